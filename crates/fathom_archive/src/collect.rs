@@ -1,0 +1,201 @@
+//! The decisions shared by every input kind: path safety, skip rules, limits.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io;
+
+use crate::rules::{generated_marker, looks_binary, vendored_component};
+use crate::{Archive, ReadOptions, SkipReason, Skipped, SourceFile};
+
+/// Feeds entries through the skip rules and gathers what is kept.
+pub(crate) struct Collector<'a> {
+    options: &'a ReadOptions<'a>,
+    root: Option<String>,
+    files: Vec<SourceFile>,
+    skipped: Vec<Skipped>,
+    /// Vendored directory prefix -> number of entries under it, reported once.
+    vendored: BTreeMap<String, usize>,
+    seen: HashSet<String>,
+    kept_bytes: u64,
+    full: bool,
+}
+
+/// An entry as the input describes it, before anything is read.
+pub(crate) struct Entry<'p> {
+    pub raw_path: &'p str,
+    pub declared_size: u64,
+    pub encrypted: bool,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(options: &'a ReadOptions<'a>, root: Option<String>) -> Self {
+        Collector {
+            options,
+            root,
+            files: Vec::new(),
+            skipped: Vec::new(),
+            vendored: BTreeMap::new(),
+            seen: HashSet::new(),
+            kept_bytes: 0,
+            full: false,
+        }
+    }
+
+    /// Decides on one file entry. `read(cap)` returns at most `cap + 1` bytes, so
+    /// an entry that lies about its size is still caught.
+    pub fn offer(&mut self, entry: Entry<'_>, read: impl FnOnce(u64) -> io::Result<Vec<u8>>) {
+        let path = match self.relative_path(entry.raw_path) {
+            Ok(path) => path,
+            Err(why) => return self.skip(entry.raw_path.to_owned(), SkipReason::Unreadable, why.to_owned()),
+        };
+        if let Some(dir) = vendored_component(&path) {
+            let end = path.find(&format!("{dir}/")).map_or(path.len(), |at| at + dir.len() + 1);
+            *self.vendored.entry(path[..end].to_owned()).or_default() += 1;
+            return;
+        }
+        if !self.seen.insert(path.clone()) {
+            return self.skip(path, SkipReason::Unreadable, "duplicate entry; the first one was kept".into());
+        }
+        if !(self.options.accept)(&path) {
+            return self.skip(path, SkipReason::Unsupported, "no supported language for this file".into());
+        }
+        if let Some(marker) = generated_marker(&path, "") {
+            return self.skip(path, SkipReason::Generated, marker);
+        }
+        if entry.encrypted {
+            return self.skip(path, SkipReason::Encrypted, "entry is encrypted".into());
+        }
+        let cap = self.options.limits.max_file_bytes;
+        if entry.declared_size > cap {
+            return self.skip(path, SkipReason::TooLarge, too_large(entry.declared_size, cap));
+        }
+        if self.full {
+            return self.skip(path, SkipReason::Limit, self.total_limit_detail());
+        }
+        let bytes = match read(cap) {
+            Ok(bytes) => bytes,
+            Err(err) => return self.skip(path, SkipReason::Unreadable, err.to_string()),
+        };
+        if bytes.len() as u64 > cap {
+            return self.skip(path, SkipReason::TooLarge, format!("more than {} when decompressed", human_bytes(cap)));
+        }
+        if looks_binary(&bytes) {
+            return self.skip(path, SkipReason::Binary, "contains NUL bytes".into());
+        }
+        if self.kept_bytes + bytes.len() as u64 > self.options.limits.max_total_bytes {
+            self.full = true;
+            return self.skip(path, SkipReason::Limit, self.total_limit_detail());
+        }
+        let (text, lossy) = match String::from_utf8(bytes) {
+            Ok(text) => (text, false),
+            Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
+        };
+        let head_end = text.char_indices().nth(2048).map_or(text.len(), |(at, _)| at);
+        if let Some(marker) = generated_marker(&path, &text[..head_end]) {
+            return self.skip(path, SkipReason::Generated, marker);
+        }
+        self.kept_bytes += text.len() as u64;
+        self.files.push(SourceFile { path, text, lossy });
+    }
+
+    pub fn skip(&mut self, path: String, reason: SkipReason, detail: String) {
+        self.skipped.push(Skipped { path, reason, detail });
+    }
+
+    /// Records a whole directory left out without looking inside it.
+    pub fn skip_vendored_dir(&mut self, raw_path: &str) {
+        if let Ok(path) = self.relative_path(raw_path) {
+            self.vendored.insert(format!("{path}/"), 0);
+        }
+    }
+
+    pub fn finish(mut self) -> Archive {
+        for (dir, count) in std::mem::take(&mut self.vendored) {
+            let name = dir.trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_owned();
+            let detail = match count {
+                0 => format!("vendored or generated directory `{name}`"),
+                1 => format!("vendored or generated directory `{name}` (1 entry)"),
+                n => format!("vendored or generated directory `{name}` ({n} entries)"),
+            };
+            self.skipped.push(Skipped { path: dir, reason: SkipReason::Vendored, detail });
+        }
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.skipped.sort_by(|a, b| (a.reason, &a.path).cmp(&(b.reason, &b.path)));
+        Archive { root: self.root, files: self.files, skipped: self.skipped }
+    }
+
+    fn relative_path(&self, raw: &str) -> Result<String, &'static str> {
+        let path = normalize(raw)?;
+        Ok(match &self.root {
+            Some(root) => path.strip_prefix(root.as_str()).and_then(|p| p.strip_prefix('/')).unwrap_or(&path).to_owned(),
+            None => path,
+        })
+    }
+
+    fn total_limit_detail(&self) -> String {
+        format!("the input holds more than {} of source", human_bytes(self.options.limits.max_total_bytes))
+    }
+}
+
+/// A safe, slash-separated relative path, or why there is none.
+fn normalize(raw: &str) -> Result<String, &'static str> {
+    let unified = raw.replace('\\', "/");
+    let mut parts = Vec::new();
+    for part in unified.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err("path escapes the archive root"),
+            _ => parts.push(part),
+        }
+    }
+    if parts.is_empty() {
+        return Err("empty path");
+    }
+    Ok(parts.join("/"))
+}
+
+/// The one top-level folder that every path lies under, if there is one.
+pub fn common_root<'p>(paths: impl IntoIterator<Item = &'p str>) -> Option<String> {
+    let mut root: Option<String> = None;
+    for raw in paths.into_iter().filter(|raw| !raw.ends_with('/')) {
+        let Ok(path) = normalize(raw) else { continue };
+        let (first, _) = path.split_once('/')?;
+        match &root {
+            None => root = Some(first.to_owned()),
+            Some(r) if r == first => {}
+            Some(_) => return None,
+        }
+    }
+    root
+}
+
+fn too_large(size: u64, cap: u64) -> String {
+    format!("{} is over the {} per-file cap", human_bytes(size), human_bytes(cap))
+}
+
+pub(crate) fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_normalised_and_escapes_refused() {
+        assert_eq!(normalize("./a\\b//c.py"), Ok("a/b/c.py".into()));
+        assert_eq!(normalize("/abs/x.py"), Ok("abs/x.py".into()));
+        assert!(normalize("a/../../etc/passwd").is_err());
+    }
+
+    #[test]
+    fn a_shared_top_folder_is_the_root() {
+        assert_eq!(common_root(["repo-main/", "repo-main/a.py", "repo-main/src/b.py"]), Some("repo-main".into()));
+        assert_eq!(common_root(["a.py", "src/b.py"]), None);
+        assert_eq!(common_root(["x/a.py", "y/b.py"]), None);
+    }
+}

@@ -1,0 +1,100 @@
+//! Turns a repository archive (or, with the `fs` feature, a directory) into
+//! the list of source files worth analysing, and says why everything else
+//! was left out.
+//!
+//! This crate knows nothing of languages or parsing: the caller decides which
+//! paths it can analyse through [`ReadOptions::accept`], so files nobody will
+//! parse are never decompressed.
+
+mod collect;
+#[cfg(feature = "fs")]
+mod dir;
+mod rules;
+mod zip_reader;
+
+#[cfg(feature = "fs")]
+pub use dir::read_dir;
+pub use collect::common_root;
+pub use rules::{generated_marker, vendored_component};
+pub use zip_reader::read_zip;
+
+use serde::Serialize;
+
+/// Bounds that keep a hostile or accidental input from exhausting memory.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Files larger than this are skipped as `too_large`.
+    pub max_file_bytes: u64,
+    /// Once this many bytes have been kept, the rest of the input is skipped.
+    pub max_total_bytes: u64,
+    /// Entries beyond this count are not looked at.
+    pub max_entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_file_bytes: 1 << 20, max_total_bytes: 1 << 30, max_entries: 1_000_000 }
+    }
+}
+
+/// How to read an input.
+pub struct ReadOptions<'a> {
+    pub limits: Limits,
+    /// Whether the caller can analyse a file at this (root-relative) path.
+    /// Files it refuses are reported as [`SkipReason::Unsupported`] unread.
+    pub accept: &'a dyn Fn(&str) -> bool,
+}
+
+/// One text file kept for analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Slash-separated path, relative to the repository root.
+    pub path: String,
+    pub text: String,
+    /// The bytes were not valid UTF-8 and were decoded lossily.
+    pub lossy: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Under a vendored, built or tool-cache directory such as `node_modules`.
+    Vendored,
+    /// Generated code: minified bundles, protobuf output, files marked `@generated`.
+    Generated,
+    Binary,
+    TooLarge,
+    /// No supported language.
+    Unsupported,
+    Encrypted,
+    /// The entry could not be read: a damaged entry or an unsafe path.
+    Unreadable,
+    /// A limit on the whole input was reached.
+    Limit,
+}
+
+/// A path left out of the analysis, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: SkipReason,
+    pub detail: String,
+}
+
+/// What reading an input produced.
+#[derive(Debug, Default)]
+pub struct Archive {
+    /// The single top-level folder every path shared, stripped from all paths
+    /// (GitHub archives wrap everything in `repo-main/`).
+    pub root: Option<String>,
+    pub files: Vec<SourceFile>,
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("archive `{name}` is not a readable zip: {source}")]
+    NotAZip { name: String, source: zip::result::ZipError },
+    #[error("cannot read `{path}`: {source}")]
+    Io { path: String, source: std::io::Error },
+}

@@ -1,0 +1,218 @@
+//! The pipeline from an archive to answers, and the index it produces.
+//!
+//! `read → parse → graph → index`: each stage reports progress through the
+//! caller's [`Observer`], which also supplies the clock, so this crate runs
+//! the same natively and in a browser worker. Nothing here prints.
+
+mod summary;
+
+use std::collections::HashMap;
+
+use fathom_archive::{Archive, ArchiveError, Limits, ReadOptions, SourceFile};
+use fathom_graph::{CodeGraph, FileInput};
+use fathom_model::{Definition, Language, SymbolKind};
+use fathom_parse::Parsers;
+use fathom_search::{MatchKind, NameIndex};
+use serde::Serialize;
+
+pub use fathom_archive::{SkipReason, Skipped};
+pub use summary::{FileError, IndexSummary, Timings};
+
+/// A step of the pipeline, as progress reports name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Read,
+    Parse,
+    Graph,
+    Index,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Read => "read",
+            Stage::Parse => "parse",
+            Stage::Graph => "graph",
+            Stage::Index => "index",
+        }
+    }
+}
+
+/// What the caller provides to a running pipeline: a clock (browsers and
+/// native builds tell time differently) and somewhere to report progress.
+pub trait Observer {
+    /// Milliseconds from any fixed origin.
+    fn now_ms(&self) -> f64;
+    /// `done` of `total` units of `stage` are finished.
+    fn progress(&mut self, _stage: Stage, _done: usize, _total: usize) {}
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub limits: Limits,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
+}
+
+/// A repository, read, parsed, graphed and indexed.
+pub struct Index {
+    graph: CodeGraph,
+    names: NameIndex,
+    /// File texts by `FileId`.
+    texts: Vec<String>,
+    by_path: HashMap<String, u32>,
+    summary: IndexSummary,
+}
+
+/// One search result, cited to exact lines.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// The qualified name.
+    pub symbol: String,
+    pub name: String,
+    pub kind: SymbolKind,
+    pub language: Language,
+    pub file: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+    pub score: f64,
+    #[serde(rename = "match")]
+    pub match_kind: MatchKind,
+}
+
+/// Indexes a zip archive held in memory.
+pub fn index_zip(name: &str, bytes: &[u8], options: &Options, observer: &mut dyn Observer) -> Result<Index, EngineError> {
+    let start = observer.now_ms();
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
+    let archive = fathom_archive::read_zip(name, bytes, &read_options, &mut |done, total| {
+        observer.progress(Stage::Read, done, total)
+    })?;
+    Ok(index_archive(name, archive, start, observer))
+}
+
+/// Indexes a directory on disk, honouring `.gitignore`.
+#[cfg(feature = "fs")]
+pub fn index_dir(path: &std::path::Path, options: &Options, observer: &mut dyn Observer) -> Result<Index, EngineError> {
+    let start = observer.now_ms();
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
+    let archive = fathom_archive::read_dir(path, &read_options)?;
+    let files = archive.files.len();
+    observer.progress(Stage::Read, files, files);
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Ok(index_archive(&name, archive, start, observer))
+}
+
+fn accept(path: &str) -> bool {
+    Language::from_path(path).is_some()
+}
+
+fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Observer) -> Index {
+    let mut timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
+    let Archive { files, skipped, .. } = archive;
+
+    let mark = observer.now_ms();
+    let (parsed, errors) = parse_all(&files, observer);
+    timings.parse = observer.now_ms() - mark;
+
+    let mark = observer.now_ms();
+    let inputs: Vec<FileInput<'_>> = files
+        .iter()
+        .zip(&parsed)
+        .map(|(file, (language, definitions))| FileInput {
+            path: &file.path,
+            language: *language,
+            text: &file.text,
+            definitions,
+        })
+        .collect();
+    let graph = CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
+    drop(inputs);
+    timings.graph = observer.now_ms() - mark;
+
+    let mark = observer.now_ms();
+    observer.progress(Stage::Index, 0, graph.node_count());
+    let names = NameIndex::build(&graph);
+    observer.progress(Stage::Index, graph.node_count(), graph.node_count());
+    timings.index = observer.now_ms() - mark;
+    timings.total = observer.now_ms() - start;
+
+    let summary = IndexSummary::new(name, &graph, skipped, errors, timings);
+    let by_path = files.iter().enumerate().map(|(at, f)| (f.path.clone(), at as u32)).collect();
+    let texts = files.into_iter().map(|f| f.text).collect();
+    Index { graph, names, texts, by_path, summary }
+}
+
+/// Parses every file. A file the parser gives up on still gets its module,
+/// with no definitions, and is reported.
+fn parse_all(files: &[SourceFile], observer: &mut dyn Observer) -> (Vec<(Language, Vec<Definition>)>, Vec<FileError>) {
+    let mut parsers = Parsers::new();
+    let mut parsed = Vec::with_capacity(files.len());
+    let mut errors = Vec::new();
+    for (done, file) in files.iter().enumerate() {
+        observer.progress(Stage::Parse, done, files.len());
+        let language = Language::from_path(&file.path).expect("the archive keeps only files with a language");
+        if file.lossy {
+            errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
+        }
+        match parsers.parse(language, &file.text) {
+            Ok(result) => {
+                if let Some(first) = result.syntax_errors.first() {
+                    errors.push(FileError::syntax(&file.path, first, result.syntax_errors.len()));
+                }
+                parsed.push((language, result.definitions));
+            }
+            Err(err) => {
+                errors.push(FileError::new(&file.path, err.to_string(), None));
+                parsed.push((language, Vec::new()));
+            }
+        }
+    }
+    observer.progress(Stage::Parse, files.len(), files.len());
+    (parsed, errors)
+}
+
+impl Index {
+    pub fn summary(&self) -> &IndexSummary {
+        &self.summary
+    }
+
+    pub fn graph(&self) -> &CodeGraph {
+        &self.graph
+    }
+
+    /// The text of an indexed file.
+    pub fn file_text(&self, path: &str) -> Option<&str> {
+        self.by_path.get(path).map(|&at| self.texts[at as usize].as_str())
+    }
+
+    /// Symbols by name: exact, then prefix, then substring.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.names
+            .search(&self.graph, query, limit)
+            .into_iter()
+            .map(|hit| {
+                let node = self.graph.node(hit.node);
+                SearchHit {
+                    symbol: node.qualified_name.clone(),
+                    name: node.name.clone(),
+                    kind: node.kind,
+                    language: node.language,
+                    file: self.graph.file(node.file).path.clone(),
+                    start_line: node.span.start_line,
+                    end_line: node.span.end_line,
+                    start_byte: node.span.start_byte,
+                    end_byte: node.span.end_byte,
+                    score: (hit.score * 1000.0).round() / 1000.0,
+                    match_kind: hit.match_kind,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,94 @@
+//! What indexing a repository produced, in the shape the CLI prints and the
+//! page shows.
+
+use std::collections::BTreeMap;
+
+use fathom_archive::Skipped;
+use fathom_graph::CodeGraph;
+use fathom_model::SymbolKind;
+use fathom_parse::SyntaxError;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IndexSummary {
+    pub archive: String,
+    /// Source files parsed.
+    pub files: usize,
+    /// Graph nodes other than modules.
+    pub symbols: usize,
+    pub edges: usize,
+    /// Files parsed, by language name.
+    pub languages: BTreeMap<&'static str, usize>,
+    /// Graph nodes, by kind name.
+    pub kinds: BTreeMap<&'static str, usize>,
+    pub skipped: Vec<Skipped>,
+    /// Files indexed despite a problem, such as invalid syntax.
+    pub errors: Vec<FileError>,
+    pub timings_ms: Timings,
+}
+
+/// Milliseconds spent in each stage.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Timings {
+    pub read: f64,
+    pub parse: f64,
+    pub graph: f64,
+    pub index: f64,
+    pub total: f64,
+}
+
+/// A problem with one file. The file is still in the index.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileError {
+    pub path: String,
+    pub message: String,
+    pub line: Option<u32>,
+}
+
+impl FileError {
+    pub(crate) fn new(path: &str, message: String, line: Option<u32>) -> Self {
+        FileError { path: path.to_owned(), message, line }
+    }
+
+    pub(crate) fn syntax(path: &str, first: &SyntaxError, count: usize) -> Self {
+        let more = match count {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let message = format!("syntax error at {}:{}: {}{more}", first.line, first.column, first.message);
+        FileError::new(path, message, Some(first.line))
+    }
+}
+
+impl IndexSummary {
+    pub(crate) fn new(
+        archive: &str,
+        graph: &CodeGraph,
+        skipped: Vec<Skipped>,
+        errors: Vec<FileError>,
+        timings: Timings,
+    ) -> Self {
+        let mut languages = BTreeMap::new();
+        for file in graph.files() {
+            *languages.entry(file.language.name()).or_default() += 1;
+        }
+        let counts = graph.kind_counts();
+        let modules = counts.get(&SymbolKind::Module).copied().unwrap_or(0);
+        IndexSummary {
+            archive: archive.to_owned(),
+            files: graph.files().len(),
+            symbols: graph.node_count() - modules,
+            edges: graph.edge_count(),
+            languages,
+            kinds: counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect(),
+            skipped,
+            errors,
+            timings_ms: round(timings),
+        }
+    }
+}
+
+fn round(t: Timings) -> Timings {
+    let r = |ms: f64| (ms * 100.0).round() / 100.0;
+    Timings { read: r(t.read), parse: r(t.parse), graph: r(t.graph), index: r(t.index), total: r(t.total) }
+}

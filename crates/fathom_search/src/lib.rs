@@ -1,0 +1,191 @@
+//! Name search over the code graph.
+//!
+//! A query matches a symbol's name, or its qualified name when the query
+//! holds a dot (`Calculator.add`). Matches fall into tiers: exact beats
+//! prefix beats substring. Within a tier, closer matches (the query covers
+//! more of the name, the case agrees) rank first; ties break on kind, then
+//! on the shorter qualified name, then on file and line, so results are
+//! stable from run to run.
+
+use std::cmp::Ordering;
+
+use fathom_graph::{CodeGraph, NodeId};
+use fathom_model::SymbolKind;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchKind {
+    Substring,
+    Prefix,
+    Exact,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NameHit {
+    pub node: NodeId,
+    pub match_kind: MatchKind,
+    /// The tier (exact 3, prefix 2, substring 1) plus a closeness in `[0, 1)`.
+    pub score: f64,
+}
+
+/// The lowercased names of every node, kept so a query never lowercases the
+/// whole graph again.
+pub struct NameIndex {
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    node: NodeId,
+    name: String,
+    qualified: String,
+}
+
+impl NameIndex {
+    pub fn build(graph: &CodeGraph) -> NameIndex {
+        let entries = graph
+            .nodes()
+            .map(|(node, n)| Entry {
+                node,
+                name: n.name.to_lowercase(),
+                qualified: n.qualified_name.to_lowercase(),
+            })
+            .collect();
+        NameIndex { entries }
+    }
+
+    /// The best `limit` matches for `query`, best first.
+    pub fn search(&self, graph: &CodeGraph, query: &str, limit: usize) -> Vec<NameHit> {
+        let query = query.trim();
+        if query.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let lowered = query.to_lowercase();
+        let dotted = query.contains('.');
+        let mut hits: Vec<NameHit> = self
+            .entries
+            .iter()
+            .filter_map(|entry| {
+                let node = graph.node(entry.node);
+                let (haystack, original) =
+                    if dotted { (&entry.qualified, &node.qualified_name) } else { (&entry.name, &node.name) };
+                let match_kind = match_kind(haystack, &lowered, dotted)?;
+                let coverage = lowered.len() as f64 / haystack.len().max(1) as f64;
+                let same_case = if original.contains(query) { 1.0 } else { 0.0 };
+                let closeness = 0.8 * coverage.min(1.0) + 0.19 * same_case;
+                Some(NameHit { node: entry.node, match_kind, score: tier(match_kind) + closeness })
+            })
+            .collect();
+        hits.sort_by(|a, b| {
+            b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal).then_with(|| self.tie_break(graph, a.node, b.node))
+        });
+        hits.truncate(limit);
+        hits
+    }
+
+    fn tie_break(&self, graph: &CodeGraph, a: NodeId, b: NodeId) -> Ordering {
+        let (a, b) = (graph.node(a), graph.node(b));
+        kind_rank(a.kind)
+            .cmp(&kind_rank(b.kind))
+            .then_with(|| a.qualified_name.len().cmp(&b.qualified_name.len()))
+            .then_with(|| graph.file(a.file).path.cmp(&graph.file(b.file).path))
+            .then_with(|| a.span.start_line.cmp(&b.span.start_line))
+    }
+}
+
+fn match_kind(haystack: &str, query: &str, dotted: bool) -> Option<MatchKind> {
+    // A dotted query names a path of symbols: `calc.Calculator.add` also
+    // matches `pkg.calc.Calculator.add` exactly, as a suffix on a dot.
+    let exact = haystack == query || (dotted && haystack.ends_with(&format!(".{query}")));
+    if exact {
+        Some(MatchKind::Exact)
+    } else if haystack.starts_with(query) {
+        Some(MatchKind::Prefix)
+    } else if haystack.contains(query) {
+        Some(MatchKind::Substring)
+    } else {
+        None
+    }
+}
+
+fn tier(kind: MatchKind) -> f64 {
+    match kind {
+        MatchKind::Exact => 3.0,
+        MatchKind::Prefix => 2.0,
+        MatchKind::Substring => 1.0,
+    }
+}
+
+/// Definitions people look for first: types and free functions, then
+/// methods, then whole modules.
+fn kind_rank(kind: SymbolKind) -> u8 {
+    match kind {
+        SymbolKind::Class => 0,
+        SymbolKind::Function => 1,
+        SymbolKind::Method => 2,
+        SymbolKind::Module => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fathom_graph::FileInput;
+    use fathom_model::{Definition, Language, Span};
+
+    use super::*;
+
+    fn def(kind: SymbolKind, name: &str, parent: Option<usize>, line: u32) -> Definition {
+        let span = Span { start_line: line, end_line: line, start_byte: 0, end_byte: 0 };
+        Definition { kind, class_kind: None, name: name.into(), parent, span }
+    }
+
+    fn ranked(graph: &CodeGraph, query: &str) -> Vec<(String, MatchKind)> {
+        let index = NameIndex::build(graph);
+        let hits = index.search(graph, query, 10);
+        hits.iter().map(|h| (graph.node(h.node).qualified_name.clone(), h.match_kind)).collect()
+    }
+
+    fn graph() -> CodeGraph {
+        let calc = [
+            def(SymbolKind::Class, "Calculator", None, 1),
+            def(SymbolKind::Method, "add", Some(0), 2),
+            def(SymbolKind::Method, "add_all", Some(0), 3),
+            def(SymbolKind::Function, "readd", None, 4),
+            def(SymbolKind::Function, "ADD", None, 5),
+        ];
+        let util = [def(SymbolKind::Function, "add", None, 1), def(SymbolKind::Function, "address_of", None, 2)];
+        let inputs = [
+            FileInput { path: "calc.py", language: Language::Python, text: "", definitions: &calc },
+            FileInput { path: "util.py", language: Language::Python, text: "", definitions: &util },
+        ];
+        CodeGraph::build(&inputs, &mut |_, _| {})
+    }
+
+    #[test]
+    fn exact_then_prefix_then_substring() {
+        let names = ranked(&graph(), "add");
+        let kinds: Vec<_> = names.iter().map(|(_, k)| *k).collect();
+        let mut sorted = kinds.clone();
+        sorted.sort_by(|a, b| b.cmp(a));
+        assert_eq!(kinds, sorted, "tiers are in order: {names:?}");
+        assert_eq!(names[0], ("util.add".into(), MatchKind::Exact), "a free function outranks a same-named method");
+        assert_eq!(names[1], ("calc.Calculator.add".into(), MatchKind::Exact));
+        assert_eq!(names[2], ("calc.ADD".into(), MatchKind::Exact), "case-insensitive exact comes after case-exact");
+        assert_eq!(names[3], ("calc.Calculator.add_all".into(), MatchKind::Prefix), "the closer prefix first");
+        assert_eq!(names[4], ("util.address_of".into(), MatchKind::Prefix));
+        assert_eq!(names[5], ("calc.readd".into(), MatchKind::Substring));
+        assert_eq!(names.len(), 6, "the module names hold no `add`");
+    }
+
+    #[test]
+    fn a_dotted_query_matches_qualified_names_by_suffix() {
+        let names = ranked(&graph(), "Calculator.add");
+        assert_eq!(names[0], ("calc.Calculator.add".into(), MatchKind::Exact));
+        assert_eq!(names[1], ("calc.Calculator.add_all".into(), MatchKind::Substring));
+    }
+
+    #[test]
+    fn an_empty_query_finds_nothing() {
+        assert!(ranked(&graph(), "   ").is_empty());
+    }
+}
