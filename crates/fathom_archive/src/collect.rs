@@ -102,6 +102,7 @@ impl<'a> Collector<'a> {
     }
 
     /// Records a whole directory left out without looking inside it.
+    #[cfg(feature = "fs")]
     pub fn skip_vendored_dir(&mut self, raw_path: &str) {
         if let Ok(path) = self.relative_path(raw_path) {
             self.vendored.insert(format!("{path}/"), 0);

@@ -1,0 +1,60 @@
+# Fathom: `make run` serves the app, `make test` runs every test.
+# Both install what is missing first (scripts/setup.sh).
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := run
+
+# Build caches live outside the clone, so a fresh clone reuses them.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/fathom/target
+PORT ?= 5173
+
+LLVM := 19
+WASM_TARGET := wasm32-unknown-unknown
+WASM_OUT := $(CARGO_TARGET_DIR)/$(WASM_TARGET)/release/fathom_wasm.wasm
+# The C grammars need libc headers for wasm32; tree-sitter-language ships them.
+TS_INCLUDE = $(shell cargo metadata --format-version 1 --locked | python3 -c 'import json,sys,os; m=json.load(sys.stdin); print(next(os.path.join(os.path.dirname(p["manifest_path"]), "wasm", "include") for p in m["packages"] if p["name"] == "tree-sitter-language"))')
+WASM_ENV = CC_wasm32_unknown_unknown=clang-$(LLVM) AR_wasm32_unknown_unknown=llvm-ar-$(LLVM) \
+	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE)" \
+	RUSTFLAGS='--cfg getrandom_backend="wasm_js"'
+
+.PHONY: run build setup wasm demo cli test test-native test-e2e clean
+
+## run: install what is missing, build, and serve the app with the demo archive.
+run: build
+	@echo "Fathom is at http://127.0.0.1:$(PORT)/  (click 'Open demo' to index Fathom's own sources)"
+	npx vite preview --host 127.0.0.1 --port $(PORT) --strictPort
+
+## build: the complete static app in dist/; any static file server can serve it.
+build: setup wasm demo
+	npx vite build --logLevel warn
+	@echo "static app: dist/"
+
+setup:
+	@scripts/setup.sh
+
+## wasm: the core compiled to wasm32 and bound for the browser, in pkg/.
+wasm:
+	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm
+	wasm-bindgen --target web --out-dir pkg $(WASM_OUT)
+
+## demo: an archive of Fathom's own sources, offered by the app in one click.
+demo:
+	python3 scripts/make-demo.py www/public/demo/fathom.zip
+
+## cli: the native `fathom` binary.
+cli:
+	cargo build --locked --release -p fathom_cli
+	@echo "fathom: $(CARGO_TARGET_DIR)/release/fathom"
+
+## test: native tests, then browser tests in headless Chromium on the built app.
+test: setup test-native build test-e2e
+
+test-native:
+	cargo test --locked --workspace --all-features
+
+test-e2e:
+	npx vitest run --config tests/vitest.config.ts
+
+clean:
+	rm -rf pkg dist www/public/demo tests/.artifacts

@@ -1,0 +1,93 @@
+//! `fathom`: the command-line face of the same core the browser runs.
+
+mod output;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use fathom_engine::{Index, Observer, Options};
+
+#[derive(Parser)]
+#[command(name = "fathom", version, about = "Code comprehension for a repository archive or directory")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index a repository and summarise what was found, skipped and failed.
+    Index {
+        /// A `.zip` archive or a directory.
+        target: PathBuf,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find symbols by name: exact, then prefix, then substring.
+    Search {
+        /// A `.zip` archive or a directory.
+        target: PathBuf,
+        /// The name, or a dotted path such as `Calculator.add`.
+        query: String,
+        /// How many hits to print.
+        #[arg(long, short, default_value_t = 10)]
+        k: usize,
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("fathom: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Index { target, json } => {
+            let index = open(&target)?;
+            output::summary(index.summary(), json)?;
+        }
+        Command::Search { target, query, k, json } => {
+            let index = open(&target)?;
+            let hits = index.search(&query, k);
+            output::hits(&hits, json)?;
+            if hits.is_empty() {
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Indexes an archive or a directory.
+fn open(target: &Path) -> Result<Index> {
+    let mut clock = Clock(Instant::now());
+    let options = Options::default();
+    let index = if target.is_dir() {
+        fathom_engine::index_dir(target, &options, &mut clock)?
+    } else {
+        let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
+        let name = target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
+        fathom_engine::index_zip(&name, &bytes, &options, &mut clock)?
+    };
+    Ok(index)
+}
+
+struct Clock(Instant);
+
+impl Observer for Clock {
+    fn now_ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1000.0
+    }
+}

@@ -1,0 +1,51 @@
+//! Printing results as JSON for machines or as plain text for people.
+
+use std::io::{self, Write};
+
+use anyhow::Result;
+use fathom_engine::{IndexSummary, SearchHit};
+
+pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, summary)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "{}: {} files, {} symbols, {} edges", summary.archive, summary.files, summary.symbols, summary.edges)?;
+    for (language, count) in &summary.languages {
+        writeln!(out, "  {language:<12} {count:>6} files")?;
+    }
+    for (kind, count) in &summary.kinds {
+        writeln!(out, "  {kind:<12} {count:>6}")?;
+    }
+    let t = &summary.timings_ms;
+    writeln!(out, "time: read {:.1} ms, parse {:.1} ms, graph {:.1} ms, index {:.1} ms, total {:.1} ms", t.read, t.parse, t.graph, t.index, t.total)?;
+    if !summary.skipped.is_empty() {
+        writeln!(out, "skipped {}:", summary.skipped.len())?;
+        for s in &summary.skipped {
+            writeln!(out, "  {:<11} {}  ({})", format!("{:?}", s.reason).to_lowercase(), s.path, s.detail)?;
+        }
+    }
+    if !summary.errors.is_empty() {
+        writeln!(out, "problems {} (these files are still indexed):", summary.errors.len())?;
+        for e in &summary.errors {
+            writeln!(out, "  {}: {}", e.path, e.message)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn hits(hits: &[SearchHit], json: bool) -> Result<()> {
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, hits)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for hit in hits {
+        let kind = hit.kind.name();
+        writeln!(out, "{:>6.3}  {kind:<8} {}  {}:{}-{}", hit.score, hit.symbol, hit.file, hit.start_line, hit.end_line)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! The browser's view of Fathom: one [`Workspace`] per worker, each method a
+//! thin call into `fathom_engine` whose result crosses to JavaScript as a
+//! plain serde value. If a method here grows past a screen, its logic
+//! belongs in a core crate.
+
+use fathom_engine::{Index, Observer, Options, Stage};
+use js_sys::Function;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+export type Stage = "read" | "parse" | "graph" | "index";
+export interface Progress { stage: Stage; done: number; total: number; }
+
+export type SkipReason =
+  | "vendored" | "generated" | "binary" | "too_large" | "unsupported"
+  | "encrypted" | "unreadable" | "limit";
+export interface Skipped { path: string; reason: SkipReason; detail: string; }
+/** A problem with one file; the file is still indexed. */
+export interface FileError { path: string; message: string; line: number | null; }
+/** Milliseconds spent in each stage. */
+export interface Timings { read: number; parse: number; graph: number; index: number; total: number; }
+
+export interface IndexSummary {
+  archive: string;
+  /** Source files parsed. */
+  files: number;
+  /** Graph nodes other than modules. */
+  symbols: number;
+  edges: number;
+  /** Files parsed, by language. */
+  languages: Record<string, number>;
+  /** Graph nodes, by kind. */
+  kinds: Record<string, number>;
+  skipped: Skipped[];
+  errors: FileError[];
+  timings_ms: Timings;
+}
+
+export type SymbolKind = "module" | "class" | "function" | "method";
+export type MatchKind = "exact" | "prefix" | "substring";
+export interface SearchHit {
+  /** Qualified name, e.g. "pkg.calc.Calculator.add". */
+  symbol: string;
+  name: string;
+  kind: SymbolKind;
+  language: string;
+  /** Path in the archive, without the archive's single top-level folder. */
+  file: string;
+  /** 1-based, inclusive. */
+  start_line: number;
+  end_line: number;
+  /** 0-based, half-open, over the file's UTF-8 text. */
+  start_byte: number;
+  end_byte: number;
+  score: number;
+  match: MatchKind;
+}
+"#;
+
+/// The session state of one browser worker: the current index, if any.
+#[wasm_bindgen]
+pub struct Workspace {
+    index: Option<Index>,
+}
+
+#[wasm_bindgen]
+impl Workspace {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Workspace {
+        console_error_panic_hook::set_once();
+        Workspace { index: None }
+    }
+
+    /// Indexes a `.zip` archive. `on_progress` is called synchronously with
+    /// a `Progress` as the stages advance. The previous index is replaced
+    /// only if this one succeeds.
+    #[wasm_bindgen(js_name = indexZip, unchecked_return_type = "IndexSummary")]
+    pub fn index_zip(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
+    ) -> Result<JsValue, JsError> {
+        let mut observer = JsObserver { on_progress };
+        let index = fathom_engine::index_zip(name, bytes, &Options::default(), &mut observer)?;
+        let summary = to_js(index.summary())?;
+        self.index = Some(index);
+        Ok(summary)
+    }
+
+    /// Symbols by name, best first: exact, then prefix, then substring.
+    #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
+    pub fn search(&self, query: &str, limit: usize) -> Result<JsValue, JsError> {
+        to_js(&self.index()?.search(query, limit))
+    }
+
+    /// The text of an indexed file, or `undefined` if no such file was indexed.
+    pub fn file(&self, path: &str) -> Result<Option<String>, JsError> {
+        Ok(self.index()?.file_text(path).map(str::to_owned))
+    }
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Workspace::new()
+    }
+}
+
+impl Workspace {
+    fn index(&self) -> Result<&Index, JsError> {
+        self.index.as_ref().ok_or_else(|| JsError::new("no repository is indexed yet"))
+    }
+}
+
+/// Plain objects and `null`s, never `Map`s or `undefined`.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+struct JsObserver {
+    on_progress: Function,
+}
+
+#[derive(Serialize)]
+struct ProgressEvent {
+    stage: Stage,
+    done: usize,
+    total: usize,
+}
+
+impl Observer for JsObserver {
+    fn now_ms(&self) -> f64 {
+        let performance: Option<web_sys::Performance> =
+            js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok().and_then(|p| p.dyn_into().ok());
+        performance.map_or_else(js_sys::Date::now, |p| p.now())
+    }
+
+    fn progress(&mut self, stage: Stage, done: usize, total: usize) {
+        if let Ok(event) = to_js(&ProgressEvent { stage, done, total }) {
+            // A throwing callback must not abort indexing; the page hears of it in the console.
+            let _ = self.on_progress.call1(&JsValue::NULL, &event);
+        }
+    }
+}

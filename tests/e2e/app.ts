@@ -1,0 +1,81 @@
+// Page-level actions and reads on the Fathom app, shared by the e2e tests.
+import type { Page } from 'playwright-core';
+
+export type AppState = 'idle' | 'indexing' | 'ready' | 'error';
+
+export interface Citation {
+  file: string;
+  start: number;
+  end: number;
+}
+
+export async function uploadZip(page: Page, name: string, bytes: Uint8Array): Promise<void> {
+  await page.getByTestId('file-input').setInputFiles({ name, mimeType: 'application/zip', buffer: Buffer.from(bytes) });
+}
+
+/** Waits until indexing has started and then settled into `state`. */
+export async function waitForState(page: Page, state: AppState, timeout = 120_000): Promise<void> {
+  await page.waitForFunction(
+    (expected) => document.body.dataset.state === expected,
+    state,
+    { timeout, polling: 50 },
+  );
+}
+
+/** Types a query and waits for the result list rendered for exactly that query. */
+export async function searchFor(page: Page, query: string): Promise<void> {
+  await page.getByTestId('search-input').fill(query);
+  await page.locator(`[data-testid="search-results"][data-query="${query}"]`).waitFor({ state: 'attached' });
+}
+
+export function resultCount(page: Page): Promise<number> {
+  return page.getByTestId('search-result').count();
+}
+
+/** Parses the `file:start-end` citation shown on the index-th result. */
+export async function citationOf(page: Page, index: number): Promise<Citation> {
+  const text = (await page.getByTestId('search-result').nth(index).locator('.cite').textContent()) ?? '';
+  const match = /^(.+):(\d+)-(\d+)$/.exec(text.trim());
+  if (!match) throw new Error(`unexpected citation ${JSON.stringify(text)}`);
+  return { file: match[1] ?? '', start: Number(match[2]), end: Number(match[3]) };
+}
+
+/** Waits for the code view to show `citation.file` with its lines highlighted. */
+export async function waitForCode(page: Page, citation: Citation): Promise<void> {
+  await page.waitForFunction(
+    ({ file, start }) =>
+      document.querySelector<HTMLElement>('[data-testid="code-path"]')?.dataset.path === file &&
+      document.querySelector<HTMLElement>('[data-testid="code-view"] .line.hl')?.dataset.line === String(start),
+    citation,
+  );
+}
+
+/** Line numbers and text of the highlighted lines in the code view. */
+export function highlighted(page: Page): Promise<{ lines: number[]; text: string }> {
+  return page.evaluate(() => {
+    const lines = [...document.querySelectorAll<HTMLElement>('[data-testid="code-view"] .line.hl')];
+    return { lines: lines.map((line) => Number(line.dataset.line)), text: lines.map((line) => line.textContent).join('\n') };
+  });
+}
+
+/** Reads a summary table: data-<key> → data-count of each row under the given test id. */
+export function summaryCounts(page: Page, testId: string, key: 'language' | 'kind'): Promise<Record<string, number>> {
+  return page.evaluate(
+    ({ testId, key }) =>
+      Object.fromEntries(
+        [...document.querySelectorAll<HTMLElement>(`[data-testid="${testId}"] [data-${key}]`)].map((row) => [
+          row.getAttribute(`data-${key}`) ?? '',
+          Number(row.dataset.count),
+        ]),
+      ),
+    { testId, key },
+  );
+}
+
+export async function countOf(page: Page, testId: string): Promise<number> {
+  return Number(await page.getByTestId(testId).getAttribute('data-count'));
+}
+
+export function range(start: number, end: number): number[] {
+  return Array.from({ length: end - start + 1 }, (_, i) => start + i);
+}

@@ -1,0 +1,61 @@
+// Launches the system Chromium through playwright-core and opens the app in a
+// fresh context that records every request, so tests can prove the page never
+// talks to another origin.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+  '--enable-unsafe-webgpu',
+  '--use-webgpu-adapter=swiftshader',
+];
+
+const ARTIFACTS_DIR = fileURLToPath(new URL('../.artifacts/', import.meta.url));
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+export interface AppPage {
+  page: Page;
+  /** Every URL requested by the page and its workers, in order. */
+  requests: string[];
+  /** Uncaught exceptions thrown in the page. */
+  pageErrors: string[];
+  /** Requested URLs that are neither same-origin nor data:/blob:. */
+  foreignRequests(): string[];
+  close(): Promise<void>;
+}
+
+export async function openApp(browser: Browser, baseUrl: string): Promise<AppPage> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const requests: string[] = [];
+  const pageErrors: string[] = [];
+  context.on('request', (request) => requests.push(request.url()));
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(baseUrl);
+  const origin = new URL(baseUrl).origin;
+  return {
+    page,
+    requests,
+    pageErrors,
+    foreignRequests: () =>
+      requests.filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== origin),
+    close: () => context.close(),
+  };
+}
+
+/** Saves a full-page screenshot to tests/.artifacts/<name>.png for humans to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage: true });
+}

@@ -1,0 +1,75 @@
+// The one-click demo: Fathom's own sources, served next to the app.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { citationOf, countOf, highlighted, resultCount, searchFor, summaryCounts, waitForCode, waitForState } from './app';
+import { launchBrowser, openApp, screenshot } from './browser';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+
+beforeAll(async () => {
+  const demo = await fetch(new URL('demo/fathom.zip', baseUrl));
+  expect(demo.ok, 'dist/demo/fathom.zip is missing: the build must write www/public/demo/fathom.zip').toBe(true);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('demo archive', () => {
+  test('the demo button indexes Fathom itself and finds FathomClient', async () => {
+    const app = await openApp(browser, baseUrl);
+    try {
+      const { page } = app;
+      await page.getByTestId('demo-button').click();
+      await waitForState(page, 'ready');
+      expect(await countOf(page, 'summary-files')).toBeGreaterThan(0);
+      expect((await summaryCounts(page, 'summary-files', 'language')).typescript).toBeGreaterThan(0);
+
+      await searchFor(page, 'FathomClient');
+      expect(await resultCount(page)).toBeGreaterThan(0);
+      const citation = await citationOf(page, 0);
+      expect(citation.file).toMatch(/client\.ts$/);
+      await page.getByTestId('search-result').first().click();
+      await waitForCode(page, citation);
+      expect((await highlighted(page)).text).toContain('class FathomClient');
+      await screenshot(page, 'demo-fathom-client');
+
+      expect(app.foreignRequests()).toEqual([]);
+      expect(app.pageErrors).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('the page stays responsive while the demo is indexed', async () => {
+    const app = await openApp(browser, baseUrl);
+    try {
+      const { page } = app;
+      await page.evaluate(() => {
+        const durations: number[] = [];
+        (window as unknown as { longTasks: number[] }).longTasks = durations;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) durations.push(entry.duration);
+        }).observe({ type: 'longtask' });
+      });
+
+      await page.getByTestId('demo-button').click();
+      // Round-trips to the main thread while indexing runs in the worker.
+      const roundTrips: number[] = [];
+      let state = '';
+      while (state !== 'ready' && state !== 'error') {
+        const started = Date.now();
+        state = await page.evaluate(() => document.body.dataset.state ?? '');
+        roundTrips.push(Date.now() - started);
+      }
+      expect(state).toBe('ready');
+      expect(roundTrips.length).toBeGreaterThan(0);
+      expect(Math.max(...roundTrips)).toBeLessThan(2_000);
+      const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+      expect(Math.max(0, ...longTasks)).toBeLessThan(1_500);
+    } finally {
+      await app.close();
+    }
+  });
+});

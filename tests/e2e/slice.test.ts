@@ -1,0 +1,159 @@
+// The vertical slice: upload an archive, read the summary, search, open code.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import {
+  citationOf,
+  countOf,
+  highlighted,
+  range,
+  resultCount,
+  searchFor,
+  summaryCounts,
+  uploadZip,
+  waitForCode,
+  waitForState,
+} from './app';
+import { launchBrowser, openApp, screenshot, type AppPage } from './browser';
+import { corruptZip, zipFiles, zipFixture } from './fixtures';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Runs a scenario in a fresh page, then checks it made no foreign request and threw nothing. */
+async function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
+  const app = await openApp(browser, baseUrl);
+  try {
+    await run(app);
+    expect(app.foreignRequests()).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
+  } finally {
+    await app.close();
+  }
+}
+
+/** Searches `name`, opens the first result and checks that exactly its lines are highlighted. */
+async function openFirstResult(page: Page, name: string, file: string, definition: string): Promise<void> {
+  await searchFor(page, name);
+  expect(await resultCount(page)).toBeGreaterThan(0);
+  const citation = await citationOf(page, 0);
+  expect(citation.file).toBe(file);
+  expect(citation.end).toBeGreaterThanOrEqual(citation.start);
+
+  await page.getByTestId('search-result').first().click();
+  await waitForCode(page, citation);
+  await expect.poll(() => page.getByTestId('code-path').textContent()).toBe(file);
+  const { lines, text } = await highlighted(page);
+  expect(lines).toEqual(range(citation.start, citation.end));
+  expect(text).toContain(definition);
+}
+
+describe('webapp fixture', () => {
+  test('indexes an uploaded zip, summarises it, searches and opens code', async () => {
+    await withApp(async ({ page, requests }) => {
+      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await waitForState(page, 'ready');
+      await screenshot(page, 'webapp-ready');
+
+      expect(await countOf(page, 'summary-files')).toBe(6);
+      expect(await summaryCounts(page, 'summary-files', 'language')).toEqual({ python: 3, javascript: 1, typescript: 2 });
+      expect(await countOf(page, 'summary-symbols')).toBeGreaterThan(0);
+      const kinds = await summaryCounts(page, 'summary-symbols', 'kind');
+      expect(kinds.function).toBeGreaterThan(0);
+      expect(kinds.class).toBeGreaterThan(0);
+      expect(kinds.method).toBeGreaterThan(0);
+
+      for (const stage of ['read', 'parse', 'graph', 'index']) {
+        const bar = page.getByTestId(`progress-${stage}`);
+        expect(await bar.getAttribute('data-done')).toBe(await bar.getAttribute('data-total'));
+        await expect.poll(() => bar.locator('.count').textContent()).toMatch(/^\d[\d,]* \/ \d[\d,]*$/);
+      }
+
+      // A vendored directory is skipped once, as a whole; other files are listed by reason.
+      const skipped = page.getByTestId('skipped');
+      for (const group of await skipped.locator('details summary').all()) await group.click();
+      const skippedPaths = () => skipped.locator('li[data-path]').evaluateAll((items) =>
+        items.map((item) => item.getAttribute('data-path')));
+      await expect.poll(skippedPaths).toEqual(expect.arrayContaining(['node_modules/', 'assets/logo.png']));
+
+      // A file with syntax errors is listed, and still indexed.
+      const errorPaths = await page.getByTestId('errors').locator('li[data-path]').evaluateAll((items) =>
+        items.map((item) => item.getAttribute('data-path')));
+      expect(errorPaths).toContain('server/broken.py');
+      await screenshot(page, 'webapp-summary-expanded');
+
+      await openFirstResult(page, 'compute_total', 'server/billing.py', 'def compute_total');
+      await screenshot(page, 'webapp-python-hit');
+      await openFirstResult(page, 'formatPrice', 'web/static/app.js', 'function formatPrice');
+      await openFirstResult(page, 'createClient', 'web/src/api.ts', 'function createClient');
+
+      expect(requests.some((url) => url.endsWith('.wasm'))).toBe(true);
+    });
+  });
+
+  test('keyboard: ArrowDown + Enter opens the selected result', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await waitForState(page, 'ready');
+      await searchFor(page, 'Invoice');
+      const citation = await citationOf(page, 0);
+      const input = page.getByTestId('search-input');
+      await input.press('ArrowDown');
+      await input.press('Enter');
+      await waitForCode(page, citation);
+      const { lines, text } = await highlighted(page);
+      expect(lines).toEqual(range(citation.start, citation.end));
+      expect(text).toContain('class Invoice');
+    });
+  });
+
+  test('a corrupt zip shows the cause, and the next archive still works', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'damaged-archive.zip', corruptZip(zipFixture('webapp')));
+      await waitForState(page, 'error');
+      const banner = page.getByRole('alert');
+      await expect.poll(() => banner.isVisible()).toBe(true);
+      expect(await page.getByTestId('error-banner').isVisible()).toBe(true);
+      const message = (await banner.textContent()) ?? '';
+      expect(message).toContain('damaged-archive.zip');
+      expect(message).toMatch(/zip/i);
+      await screenshot(page, 'corrupt-zip-error');
+
+      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await waitForState(page, 'ready');
+      expect(await page.getByTestId('error-banner').isVisible()).toBe(false);
+      await openFirstResult(page, 'compute_total', 'server/billing.py', 'def compute_total');
+    });
+  });
+
+  test('a 20k-line file opens without freezing the page', async () => {
+    const filler = Array.from({ length: 6000 }, (_, i) => `def filler_${i}(x):\n    return x + ${i}\n`).join('\n');
+    const needle = 'def needle_function(a, b):\n    total = a + b\n    return total\n';
+    const source = `${filler}\n${needle}`;
+    const lineCount = source.split('\n').length - 1;
+    expect(lineCount).toBeGreaterThan(17_000);
+
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'big.zip', zipFiles({ 'big/huge.py': source }));
+      await waitForState(page, 'ready');
+      await openFirstResult(page, 'needle_function', 'huge.py', 'def needle_function');
+      expect(await page.locator('[data-testid="code-view"] .line').count()).toBe(lineCount);
+      const visible = await page.evaluate(() => {
+        const line = document.querySelector('[data-testid="code-view"] .line.hl');
+        const viewport = document.querySelector('[data-testid="code-view"] .code-scroll');
+        if (!line || !viewport) return false;
+        const a = line.getBoundingClientRect();
+        const b = viewport.getBoundingClientRect();
+        return a.top >= b.top && a.bottom <= b.bottom;
+      });
+      expect(visible).toBe(true);
+      await screenshot(page, 'big-file');
+    });
+  });
+});

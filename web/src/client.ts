@@ -1,0 +1,89 @@
+// Main-thread handle on the indexing worker: typed, promise-based calls
+// correlated with worker replies by request id.
+import type { IndexSummary, Op, OpResults, Progress, SearchHit, WorkerReply, WorkerRequest } from './protocol';
+
+/** A request without its id; `op` drives inference of the result type. */
+type RequestBody<K extends Op> = Omit<Extract<WorkerRequest, { op: K }>, 'id'> & { op: K };
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  onProgress: ((progress: Progress) => void) | undefined;
+}
+
+export class FathomClient {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  /** Set once the worker is gone (disposed or crashed); every later call rejects with it. */
+  #closed: Error | undefined;
+
+  constructor() {
+    this.#worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    this.#worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => this.#onReply(event.data));
+    this.#worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      this.#close(new Error(`the Fathom worker failed: ${event.message || 'it could not be loaded'}`));
+    });
+  }
+
+  /** Indexes a .zip archive, replacing the previous index on success. */
+  async indexZip(file: Blob, name: string, onProgress?: (progress: Progress) => void): Promise<IndexSummary> {
+    const bytes = await file.arrayBuffer();
+    return this.#request({ op: 'indexZip', name, bytes }, [bytes], onProgress);
+  }
+
+  /** Ranked symbol search over the current index. */
+  search(query: string, limit = 50): Promise<SearchHit[]> {
+    return this.#request({ op: 'search', query, limit });
+  }
+
+  /** Source text of an indexed file, or undefined when the path is not indexed. */
+  file(path: string): Promise<string | undefined> {
+    return this.#request({ op: 'file', path });
+  }
+
+  /** Terminates the worker; pending calls are rejected. */
+  dispose(): void {
+    this.#close(new Error('FathomClient was disposed'));
+  }
+
+  #request<K extends Op>(
+    body: RequestBody<K>,
+    transfer: Transferable[] = [],
+    onProgress?: (progress: Progress) => void,
+  ): Promise<OpResults[K]> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const id = this.#nextId++;
+    return new Promise<OpResults[K]>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress });
+      this.#worker.postMessage({ ...body, id }, transfer);
+    });
+  }
+
+  #onReply(reply: WorkerReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return;
+    switch (reply.type) {
+      case 'progress':
+        pending.onProgress?.(reply.progress);
+        return;
+      case 'result':
+        this.#pending.delete(reply.id);
+        pending.resolve(reply.value);
+        return;
+      case 'error':
+        this.#pending.delete(reply.id);
+        pending.reject(new Error(reply.message));
+        return;
+    }
+  }
+
+  #close(reason: Error): void {
+    if (this.#closed) return;
+    this.#closed = reason;
+    this.#worker.terminate();
+    for (const pending of this.#pending.values()) pending.reject(reason);
+    this.#pending.clear();
+  }
+}

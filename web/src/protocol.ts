@@ -1,0 +1,54 @@
+// The result types are declared once, by the wasm crate, in the generated
+// bindings; this module re-exports them and adds the messages exchanged
+// between FathomClient (main thread) and the indexing worker.
+
+import type { IndexSummary, Progress, SearchHit, Stage } from '../../pkg/fathom_wasm.js';
+
+export type {
+  FileError,
+  IndexSummary,
+  MatchKind,
+  Progress,
+  SearchHit,
+  SkipReason,
+  Skipped,
+  Stage,
+  SymbolKind,
+  Timings,
+} from '../../pkg/fathom_wasm.js';
+
+export const STAGES: readonly Stage[] = ['read', 'parse', 'graph', 'index'];
+
+// ---- Worker protocol -------------------------------------------------------
+
+export type WorkerRequest =
+  | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }
+  | { id: number; op: 'search'; query: string; limit: number }
+  | { id: number; op: 'file'; path: string };
+
+export type Op = WorkerRequest['op'];
+
+/** The value each operation resolves to. */
+export interface OpResults {
+  indexZip: IndexSummary;
+  search: SearchHit[];
+  file: string | undefined;
+}
+
+export type ResultReply = {
+  [K in Op]: { id: number; type: 'result'; op: K; value: OpResults[K] };
+}[Op];
+
+export interface ErrorReply {
+  id: number;
+  type: 'error';
+  message: string;
+}
+
+export interface ProgressReply {
+  id: number;
+  type: 'progress';
+  progress: Progress;
+}
+
+export type WorkerReply = ResultReply | ErrorReply | ProgressReply;

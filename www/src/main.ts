@@ -1,0 +1,102 @@
+// Wires the views to the Fathom engine running in a worker.
+import { FathomClient, type SearchHit } from '../../web/src/index';
+import { ErrorBanner } from './banner';
+import { CodeView } from './codeview';
+import { byTestId, required } from './dom';
+import { setupDropZone } from './dropzone';
+import { ProgressView } from './progress';
+import { SearchPanel, citation } from './search';
+import { renderSummary } from './summary';
+import './style.css';
+
+/** Mirrored on <body data-state> (the markup starts in 'idle'). */
+type AppState = 'idle' | 'indexing' | 'ready' | 'error';
+
+const DEMO_URL = './demo/fathom.zip';
+const DEMO_NAME = 'fathom.zip';
+
+const client = new FathomClient();
+const banner = new ErrorBanner(byTestId('error-banner'));
+const progress = new ProgressView(required('#progress'));
+const summaryRoot = byTestId('summary');
+const codeView = new CodeView(byTestId('code-view'));
+const dropZone = byTestId('drop-zone');
+const demoButton = byTestId<HTMLButtonElement>('demo-button');
+const fileInput = byTestId<HTMLInputElement>('file-input');
+const statusLine = required('#status-line');
+
+const search = new SearchPanel({
+  input: byTestId<HTMLInputElement>('search-input'),
+  list: byTestId('search-results'),
+  status: required('#search-status'),
+  search: (query, limit) => client.search(query, limit),
+  onOpen: (hit) => void openHit(hit),
+});
+
+let busy = false;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function setState(state: AppState): void {
+  document.body.dataset.state = state;
+}
+
+function setBusy(value: boolean): void {
+  busy = value;
+  demoButton.disabled = value;
+  fileInput.disabled = value;
+  dropZone.classList.toggle('busy', value);
+}
+
+async function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
+  if (busy) return;
+  setBusy(true);
+  setState('indexing');
+  banner.hide();
+  progress.reset();
+  statusLine.textContent = `Indexing ${name}…`;
+  try {
+    const summary = await client.indexZip(await load(), name, (p) => progress.update(p));
+    renderSummary(summaryRoot, summary);
+    codeView.clear();
+    search.enable();
+    statusLine.textContent = `Indexed ${name}`;
+    setState('ready');
+  } catch (error) {
+    progress.fail();
+    banner.show(`Could not index ${name}: ${messageOf(error)}`);
+    statusLine.textContent = `Failed to index ${name}`;
+    setState('error');
+  } finally {
+    setBusy(false);
+  }
+}
+
+async function fetchDemo(): Promise<Blob> {
+  const response = await fetch(DEMO_URL);
+  if (!response.ok) throw new Error(`the demo archive is unavailable (HTTP ${response.status} for ${DEMO_URL})`);
+  return response.blob();
+}
+
+/** Increases with every opened hit, so a slow file load cannot override a later click. */
+let openGeneration = 0;
+
+async function openHit(hit: SearchHit): Promise<void> {
+  const generation = ++openGeneration;
+  try {
+    if (!codeView.isShowing(hit.file)) {
+      const text = await client.file(hit.file);
+      if (generation !== openGeneration) return;
+      if (text === undefined) throw new Error('the file is not in the index');
+      codeView.load(hit.file, text);
+    }
+    codeView.highlight({ start: hit.start_line, end: hit.end_line }, `${hit.kind} ${hit.symbol} · ${citation(hit)}`);
+  } catch (error) {
+    banner.show(`Could not open ${hit.file}: ${messageOf(error)}`);
+  }
+}
+
+setupDropZone(dropZone, fileInput, (file) => void indexArchive(file.name, async () => file));
+demoButton.addEventListener('click', () => void indexArchive(DEMO_NAME, fetchDemo));

@@ -1,0 +1,61 @@
+// One progress bar per indexing stage, with "done / total" counts.
+import { STAGES, type Progress, type Stage } from '../../web/src/index';
+import { h } from './dom';
+
+type StageStatus = 'pending' | 'active' | 'done' | 'failed';
+
+interface StageRow {
+  row: HTMLElement;
+  bar: HTMLElement;
+  fill: HTMLElement;
+  count: HTMLElement;
+}
+
+const LABELS: Record<Stage, string> = { read: 'Read', parse: 'Parse', graph: 'Graph', index: 'Index' };
+
+export class ProgressView {
+  readonly #rows = new Map<Stage, StageRow>();
+
+  constructor(root: HTMLElement) {
+    for (const stage of STAGES) {
+      const fill = h('div', { class: 'fill' });
+      const bar = h('div', { class: 'bar', role: 'progressbar', 'aria-label': `${LABELS[stage]} progress` }, fill);
+      const count = h('span', { class: 'count' });
+      const row = h('div', { class: 'stage', 'data-testid': `progress-${stage}` },
+        h('span', { class: 'label' }, LABELS[stage]), bar, count);
+      root.append(row);
+      this.#rows.set(stage, { row, bar, fill, count });
+    }
+    this.reset();
+  }
+
+  reset(): void {
+    for (const stage of STAGES) this.#set(stage, 0, 0, 'pending');
+  }
+
+  update({ stage, done, total }: Progress): void {
+    this.#set(stage, done, total, done >= total ? 'done' : 'active');
+  }
+
+  /** Marks stages that were still running as failed. */
+  fail(): void {
+    for (const { row } of this.#rows.values()) {
+      if (row.dataset.status === 'active') row.dataset.status = 'failed';
+    }
+  }
+
+  #set(stage: Stage, done: number, total: number, status: StageStatus): void {
+    const parts = this.#rows.get(stage);
+    if (!parts) return;
+    const { row, bar, fill, count } = parts;
+    row.dataset.status = status;
+    row.dataset.done = String(done);
+    row.dataset.total = String(total);
+    bar.setAttribute('aria-valuemin', '0');
+    bar.setAttribute('aria-valuemax', String(total));
+    bar.setAttribute('aria-valuenow', String(done));
+    const ratio = total > 0 ? Math.min(1, done / total) : status === 'done' ? 1 : 0;
+    fill.style.width = `${(ratio * 100).toFixed(1)}%`;
+    count.textContent = `${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}`;
+  }
+}
