@@ -22,7 +22,7 @@ WASM_ENV = CC_wasm32_unknown_unknown=clang-$(LLVM) AR_wasm32_unknown_unknown=llv
 
 ## run: install what is missing, build, and serve the app with the demo archive.
 run: build
-	@echo "Fathom is at http://127.0.0.1:$(PORT)/  (click 'Open demo' to index Fathom's own sources)"
+	@echo "Fathom: http://127.0.0.1:$(PORT)/?demo opens the demo (Fathom's own sources); http://127.0.0.1:$(PORT)/ starts empty"
 	npx vite preview --host 127.0.0.1 --port $(PORT) --strictPort
 
 ## build: the complete static app in dist/; any static file server can serve it.

@@ -132,6 +132,31 @@ describe('webapp fixture', () => {
     });
   });
 
+  test('the page answers while a large archive is indexed in the worker', async () => {
+    // Large enough that indexing takes a while: were it on the main thread,
+    // no round trip could be answered while the state is 'indexing'.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) {
+      files[`big/pkg${i % 30}/mod${i}.py`] = Array.from({ length: 12 }, (_, j) =>
+        `class Model${i}_${j}:\n    def method_${j}(self, x):\n        return x * ${j}\n`).join('\n');
+    }
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'large.zip', zipFiles(files));
+      const answeredWhileIndexing: number[] = [];
+      for (;;) {
+        const started = Date.now();
+        const state = await page.evaluate(() => document.body.dataset.state);
+        if (state !== 'indexing') break;
+        answeredWhileIndexing.push(Date.now() - started);
+      }
+      await waitForState(page, 'ready');
+      expect(await countOf(page, 'summary-files')).toBe(3000);
+      expect(answeredWhileIndexing.length).toBeGreaterThan(3);
+      const progressSeen = await page.getByTestId('progress-parse').getAttribute('data-done');
+      expect(progressSeen).toBe('3000');
+    });
+  });
+
   test('a 20k-line file opens without freezing the page', async () => {
     const filler = Array.from({ length: 6000 }, (_, i) => `def filler_${i}(x):\n    return x + ${i}\n`).join('\n');
     const needle = 'def needle_function(a, b):\n    total = a + b\n    return total\n';

@@ -100,3 +100,6 @@ async function openHit(hit: SearchHit): Promise<void> {
 
 setupDropZone(dropZone, fileInput, (file) => void indexArchive(file.name, async () => file));
 demoButton.addEventListener('click', () => void indexArchive(DEMO_NAME, fetchDemo));
+
+// `?demo` (the address `make run` prints) opens the demo archive on load.
+if (new URLSearchParams(location.search).has('demo')) void indexArchive(DEMO_NAME, fetchDemo);

@@ -74,14 +74,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn open(target: &Path) -> Result<Index> {
     let mut clock = Clock(Instant::now());
     let options = Options::default();
-    let index = if target.is_dir() {
-        fathom_engine::index_dir(target, &options, &mut clock)?
-    } else {
-        let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
-        let name = target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
-        fathom_engine::index_zip(&name, &bytes, &options, &mut clock)?
-    };
-    Ok(index)
+    if target.is_dir() {
+        // Canonical, so that `.` is named after the directory it stands for.
+        let dir = target.canonicalize().with_context(|| format!("cannot open `{}`", target.display()))?;
+        return Ok(fathom_engine::index_dir(&dir, &options, &mut clock)?);
+    }
+    let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
+    let name = target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Ok(fathom_engine::index_zip(&name, &bytes, &options, &mut clock)?)
 }
 
 struct Clock(Instant);

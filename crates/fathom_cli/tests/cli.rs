@@ -1,0 +1,74 @@
+//! The `fathom` binary's JSON contract and exit codes, on the mini-py-js fixture.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mini-py-js")
+}
+
+fn fathom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fathom")).args(args).output().expect("the binary runs")
+}
+
+fn json(output: &Output) -> Value {
+    assert!(output.status.success(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+#[test]
+fn index_json_reports_counts_skips_errors_and_stage_times() {
+    let summary = json(&fathom(&["index", fixture().to_str().unwrap(), "--json"]));
+    assert_eq!(summary["archive"], "mini-py-js");
+    assert_eq!(summary["files"], 9);
+    assert_eq!(summary["symbols"], 33);
+    assert_eq!(summary["edges"], 33);
+    assert_eq!(summary["languages"], serde_json::json!({"javascript": 1, "python": 6, "tsx": 1, "typescript": 1}));
+    let skipped = summary["skipped"].as_array().unwrap();
+    let reason_of = |path: &str| skipped.iter().find(|s| s["path"] == path).map(|s| s["reason"].clone());
+    assert_eq!(reason_of("node_modules/"), Some("vendored".into()));
+    assert_eq!(reason_of("pkg/_native.py"), Some("binary".into()));
+    assert_eq!(reason_of("web/src/vendor.min.js"), Some("generated".into()));
+    assert!(skipped.iter().all(|s| s["detail"].as_str().is_some_and(|d| !d.is_empty())));
+    assert_eq!(summary["errors"][0]["path"], "broken/half_written.py");
+    for stage in ["read", "parse", "graph", "index", "total"] {
+        assert!(summary["timings_ms"][stage].as_f64().is_some_and(|ms| ms >= 0.0), "{stage}");
+    }
+}
+
+#[test]
+fn search_json_prints_ranked_hits_with_citations() {
+    let hits = json(&fathom(&["search", fixture().to_str().unwrap(), "total", "--k", "3", "--json"]));
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    assert_eq!(hits[0]["symbol"], "web/src/store.CartStore.total");
+    assert_eq!(hits[0]["kind"], "method");
+    assert_eq!((hits[0]["file"].as_str(), hits[0]["start_line"].as_u64(), hits[0]["end_line"].as_u64()), (Some("web/src/store.js"), Some(11), Some(13)));
+    assert_eq!(hits[0]["match"], "exact");
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "ranked: {scores:?}");
+    // No name starts with `total`: substring matches follow, the closer one first.
+    assert_eq!((hits[1]["symbol"].as_str(), hits[1]["match"].as_str()), (Some("pkg.util.strings.format_total"), Some("substring")));
+    assert_eq!(hits[2]["symbol"], "pkg.calc.compute_total");
+}
+
+#[test]
+fn search_with_no_hits_exits_1_and_a_bad_archive_exits_2_naming_the_cause() {
+    let none = fathom(&["search", fixture().to_str().unwrap(), "no_such_symbol_anywhere", "--json"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&none.stdout).trim(), "[]");
+
+    let bad = std::env::temp_dir().join(format!("fathom-cli-test-{}.zip", std::process::id()));
+    std::fs::write(&bad, b"PK\x03\x04 this is not really a zip").unwrap();
+    let out = fathom(&["index", bad.to_str().unwrap(), "--json"]);
+    std::fs::remove_file(&bad).ok();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is not a readable zip"), "{stderr}");
+
+    let missing = fathom(&["index", "/no/such/archive.zip"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/archive.zip"));
+}
