@@ -51,6 +51,8 @@ cli:
 test: setup test-native build test-e2e
 
 test-native:
+	cargo fmt --check
+	cargo clippy --locked --workspace --all-features --all-targets -- -D warnings
 	cargo test --locked --workspace --all-features
 
 test-e2e:

@@ -13,6 +13,22 @@ export async function uploadZip(page: Page, name: string, bytes: Uint8Array): Pr
   await page.getByTestId('file-input').setInputFiles({ name, mimeType: 'application/zip', buffer: Buffer.from(bytes) });
 }
 
+/** Drops a zip onto the drop zone, as a user dragging it from their file manager would. */
+export async function dropZip(page: Page, name: string, bytes: Uint8Array): Promise<void> {
+  const dataTransfer = await page.evaluateHandle(
+    ({ base64, fileName }) => {
+      const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([data], fileName, { type: 'application/zip' }));
+      return transfer;
+    },
+    { base64: Buffer.from(bytes).toString('base64'), fileName: name },
+  );
+  const zone = page.getByTestId('drop-zone');
+  await zone.dispatchEvent('dragenter', { dataTransfer });
+  await zone.dispatchEvent('drop', { dataTransfer });
+}
+
 /** Waits until indexing has started and then settled into `state`. */
 export async function waitForState(page: Page, state: AppState, timeout = 120_000): Promise<void> {
   await page.waitForFunction(

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import {
   citationOf,
   countOf,
+  dropZip,
   highlighted,
   range,
   resultCount,
@@ -55,9 +56,9 @@ async function openFirstResult(page: Page, name: string, file: string, definitio
 }
 
 describe('webapp fixture', () => {
-  test('indexes an uploaded zip, summarises it, searches and opens code', async () => {
+  test('indexes a dropped zip, summarises it, searches and opens code', async () => {
     await withApp(async ({ page, requests }) => {
-      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await dropZip(page, 'webapp.zip', zipFixture('webapp'));
       await waitForState(page, 'ready');
       await screenshot(page, 'webapp-ready');
 

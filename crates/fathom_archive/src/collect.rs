@@ -127,7 +127,9 @@ impl<'a> Collector<'a> {
     fn relative_path(&self, raw: &str) -> Result<String, &'static str> {
         let path = normalize(raw)?;
         Ok(match &self.root {
-            Some(root) => path.strip_prefix(root.as_str()).and_then(|p| p.strip_prefix('/')).unwrap_or(&path).to_owned(),
+            Some(root) => {
+                path.strip_prefix(root.as_str()).and_then(|p| p.strip_prefix('/')).unwrap_or(&path).to_owned()
+            }
             None => path,
         })
     }

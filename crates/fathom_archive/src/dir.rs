@@ -22,7 +22,9 @@ pub fn read_dir(root: &Path, options: &ReadOptions<'_>) -> Result<Archive, Archi
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(|entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir && entry.depth() > 0 && vendored_component(&format!("{}/x", entry.file_name().to_string_lossy())).is_some())
+            !(is_dir
+                && entry.depth() > 0
+                && vendored_component(&format!("{}/x", entry.file_name().to_string_lossy())).is_some())
         })
         .build();
     for (count, item) in walker.enumerate() {
@@ -69,9 +71,9 @@ fn list_pruned_children(dir: &Path, relative_dir: &str) -> Vec<String> {
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            vendored_component(&format!("{name}/x")).is_some().then(|| {
-                if relative_dir.is_empty() { name } else { format!("{relative_dir}/{name}") }
-            })
+            vendored_component(&format!("{name}/x"))
+                .is_some()
+                .then(|| if relative_dir.is_empty() { name } else { format!("{relative_dir}/{name}") })
         })
         .collect()
 }

@@ -12,9 +12,9 @@ mod dir;
 mod rules;
 mod zip_reader;
 
+pub use collect::common_root;
 #[cfg(feature = "fs")]
 pub use dir::read_dir;
-pub use collect::common_root;
 pub use rules::{generated_marker, vendored_component};
 pub use zip_reader::read_zip;
 

@@ -12,7 +12,11 @@ pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    writeln!(out, "{}: {} files, {} symbols, {} edges", summary.archive, summary.files, summary.symbols, summary.edges)?;
+    writeln!(
+        out,
+        "{}: {} files, {} symbols, {} edges",
+        summary.archive, summary.files, summary.symbols, summary.edges
+    )?;
     for (language, count) in &summary.languages {
         writeln!(out, "  {language:<12} {count:>6} files")?;
     }
@@ -20,7 +24,11 @@ pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
         writeln!(out, "  {kind:<12} {count:>6}")?;
     }
     let t = &summary.timings_ms;
-    writeln!(out, "time: read {:.1} ms, parse {:.1} ms, graph {:.1} ms, index {:.1} ms, total {:.1} ms", t.read, t.parse, t.graph, t.index, t.total)?;
+    writeln!(
+        out,
+        "time: read {:.1} ms, parse {:.1} ms, graph {:.1} ms, index {:.1} ms, total {:.1} ms",
+        t.read, t.parse, t.graph, t.index, t.total
+    )?;
     if !summary.skipped.is_empty() {
         writeln!(out, "skipped {}:", summary.skipped.len())?;
         for s in &summary.skipped {
@@ -45,7 +53,11 @@ pub fn hits(hits: &[SearchHit], json: bool) -> Result<()> {
     }
     for hit in hits {
         let kind = hit.kind.name();
-        writeln!(out, "{:>6.3}  {kind:<8} {}  {}:{}-{}", hit.score, hit.symbol, hit.file, hit.start_line, hit.end_line)?;
+        writeln!(
+            out,
+            "{:>6.3}  {kind:<8} {}  {}:{}-{}",
+            hit.score, hit.symbol, hit.file, hit.start_line, hit.end_line
+        )?;
     }
     Ok(())
 }

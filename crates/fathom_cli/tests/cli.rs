@@ -45,12 +45,18 @@ fn search_json_prints_ranked_hits_with_citations() {
     assert_eq!(hits.len(), 3);
     assert_eq!(hits[0]["symbol"], "web/src/store.CartStore.total");
     assert_eq!(hits[0]["kind"], "method");
-    assert_eq!((hits[0]["file"].as_str(), hits[0]["start_line"].as_u64(), hits[0]["end_line"].as_u64()), (Some("web/src/store.js"), Some(11), Some(13)));
+    assert_eq!(
+        (hits[0]["file"].as_str(), hits[0]["start_line"].as_u64(), hits[0]["end_line"].as_u64()),
+        (Some("web/src/store.js"), Some(11), Some(13))
+    );
     assert_eq!(hits[0]["match"], "exact");
     let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "ranked: {scores:?}");
     // No name starts with `total`: substring matches follow, the closer one first.
-    assert_eq!((hits[1]["symbol"].as_str(), hits[1]["match"].as_str()), (Some("pkg.util.strings.format_total"), Some("substring")));
+    assert_eq!(
+        (hits[1]["symbol"].as_str(), hits[1]["match"].as_str()),
+        (Some("pkg.util.strings.format_total"), Some("substring"))
+    );
     assert_eq!(hits[2]["symbol"], "pkg.calc.compute_total");
 }
 

@@ -88,7 +88,12 @@ pub struct SearchHit {
 }
 
 /// Indexes a zip archive held in memory.
-pub fn index_zip(name: &str, bytes: &[u8], options: &Options, observer: &mut dyn Observer) -> Result<Index, EngineError> {
+pub fn index_zip(
+    name: &str,
+    bytes: &[u8],
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Index, EngineError> {
     let start = observer.now_ms();
     let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
     let archive = fathom_archive::read_zip(name, bytes, &read_options, &mut |done, total| {

@@ -54,7 +54,13 @@ fn outline(index: &Index) -> String {
     let mut lines = Vec::new();
     for (id, node) in graph.nodes() {
         let file = &graph.file(node.file).path;
-        lines.push(format!("{:<8} {} @ {file}:{}-{}", node.kind.name(), node.qualified_name, node.span.start_line, node.span.end_line));
+        lines.push(format!(
+            "{:<8} {} @ {file}:{}-{}",
+            node.kind.name(),
+            node.qualified_name,
+            node.span.start_line,
+            node.span.end_line
+        ));
         for (edge, target) in graph.outgoing(id) {
             lines.push(format!("    -{edge:?}-> {}", graph.node(target).qualified_name));
         }
@@ -81,7 +87,8 @@ fn a_directory_and_its_zip_give_the_same_index() {
     let (z, d) = (from_zip.summary(), from_dir.summary());
     assert_eq!((z.files, z.symbols, z.edges), (d.files, d.symbols, d.edges));
     assert_eq!(z.errors, d.errors);
-    let reasons = |s: &fathom_engine::IndexSummary| s.skipped.iter().map(|s| (s.path.clone(), s.reason)).collect::<Vec<_>>();
+    let reasons =
+        |s: &fathom_engine::IndexSummary| s.skipped.iter().map(|s| (s.path.clone(), s.reason)).collect::<Vec<_>>();
     assert_eq!(reasons(z), reasons(d));
 }
 
@@ -117,7 +124,8 @@ fn a_corrupt_archive_is_refused_with_its_name_and_cause() {
     let err = index_zip("half.zip", &bytes, &Options::default(), &mut Recorder { stages: Vec::new() }).err().unwrap();
     let message = err.to_string();
     assert!(message.starts_with("archive `half.zip` is not a readable zip:"), "{message}");
-    let err = index_zip("notes.zip", b"plain text", &Options::default(), &mut Recorder { stages: Vec::new() }).err().unwrap();
+    let err =
+        index_zip("notes.zip", b"plain text", &Options::default(), &mut Recorder { stages: Vec::new() }).err().unwrap();
     assert!(err.to_string().contains("notes.zip"));
 }
 

@@ -67,7 +67,8 @@ mod tests {
 
     #[test]
     fn python_modules_are_named_from_their_outermost_package() {
-        let paths = ["src/pkg/__init__.py", "src/pkg/calc.py", "src/pkg/sub/__init__.py", "src/pkg/sub/x.py", "scripts/run.py"];
+        let paths =
+            ["src/pkg/__init__.py", "src/pkg/calc.py", "src/pkg/sub/__init__.py", "src/pkg/sub/x.py", "scripts/run.py"];
         let packages = PythonPackages::new(&paths);
         let name = |p| module_name(p, Language::Python, &packages);
         assert_eq!(name("src/pkg/calc.py"), "pkg.calc");

@@ -94,7 +94,8 @@ fn tsx_components_are_functions() {
 
 #[test]
 fn broken_syntax_is_reported_and_the_rest_is_still_extracted() {
-    let source = "def fine():\n    return 1\n\ndef broken(:\n    pass\n\nclass Still:\n    def there(self):\n        pass\n";
+    let source =
+        "def fine():\n    return 1\n\ndef broken(:\n    pass\n\nclass Still:\n    def there(self):\n        pass\n";
     let parsed = Parsers::new().parse(Language::Python, source).unwrap();
     assert!(!parsed.syntax_errors.is_empty(), "the broken signature is reported");
     assert_eq!(parsed.syntax_errors[0].line, 4);

@@ -45,11 +45,7 @@ impl NameIndex {
     pub fn build(graph: &CodeGraph) -> NameIndex {
         let entries = graph
             .nodes()
-            .map(|(node, n)| Entry {
-                node,
-                name: n.name.to_lowercase(),
-                qualified: n.qualified_name.to_lowercase(),
-            })
+            .map(|(node, n)| Entry { node, name: n.name.to_lowercase(), qualified: n.qualified_name.to_lowercase() })
             .collect();
         NameIndex { entries }
     }
