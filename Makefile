@@ -14,8 +14,10 @@ WASM_TARGET := wasm32-unknown-unknown
 WASM_OUT := $(CARGO_TARGET_DIR)/$(WASM_TARGET)/release/fathom_wasm.wasm
 # The C grammars need libc headers for wasm32; tree-sitter-language ships them.
 TS_INCLUDE = $(shell cargo metadata --format-version 1 --locked | python3 -c 'import json,sys,os; m=json.load(sys.stdin); print(next(os.path.join(os.path.dirname(p["manifest_path"]), "wasm", "include") for p in m["packages"] if p["name"] == "tree-sitter-language"))')
-WASM_ENV = CC_wasm32_unknown_unknown=clang-$(LLVM) AR_wasm32_unknown_unknown=llvm-ar-$(LLVM) \
-	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE)" \
+# scripts/wasm-cc is clang, minus the libc shims that tree-sitter >= 0.27 makes redundant.
+# tree-sitter-language's headers lack wchar_t and C11's static_assert, which the C++ scanner uses.
+WASM_ENV = CC_wasm32_unknown_unknown=$(CURDIR)/scripts/wasm-cc LLVM_VERSION=$(LLVM) AR_wasm32_unknown_unknown=llvm-ar-$(LLVM) \
+	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE) -include stddef.h -Dstatic_assert=_Static_assert" \
 	RUSTFLAGS='--cfg getrandom_backend="wasm_js"'
 
 .PHONY: run build setup wasm demo cli test test-native test-e2e clean

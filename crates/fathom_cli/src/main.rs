@@ -27,6 +27,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the graph schema: node labels, properties, edge types, reasons.
+    Schema {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Find symbols by name: exact, then prefix, then substring.
     Search {
         /// A `.zip` archive or a directory.
@@ -58,6 +64,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let index = open(&target)?;
             output::summary(index.summary(), json)?;
         }
+        Command::Schema { json } => output::schema(&fathom_engine::schema(), json)?,
         Command::Search { target, query, k, json } => {
             let index = open(&target)?;
             let hits = index.search(&query, k);

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use fathom_engine::{IndexSummary, SearchHit};
+use fathom_engine::{IndexSummary, Schema, SearchHit};
 
 pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
@@ -58,6 +58,36 @@ pub fn hits(hits: &[SearchHit], json: bool) -> Result<()> {
             "{:>6.3}  {kind:<8} {}  {}:{}-{}",
             hit.score, hit.symbol, hit.file, hit.start_line, hit.end_line
         )?;
+    }
+    Ok(())
+}
+
+pub fn schema(schema: &Schema, json: bool) -> Result<()> {
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, schema)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "Fathom graph schema v{}", schema.version)?;
+    writeln!(out, "\nNode labels:")?;
+    for label in &schema.node_labels {
+        writeln!(
+            out,
+            "  {:<16} {}\n  {:<16} properties: {}",
+            label.label,
+            label.description,
+            "",
+            label.properties.join(", ")
+        )?;
+    }
+    writeln!(out, "\nEdge types (every edge has confidence and reason):")?;
+    for edge in &schema.edge_types {
+        writeln!(out, "  {:<16} {}", edge.edge_type, edge.description)?;
+    }
+    writeln!(out, "\nReasons:")?;
+    for reason in &schema.reasons {
+        writeln!(out, "  {:<16} {}", reason.reason, reason.description)?;
     }
     Ok(())
 }

@@ -23,8 +23,17 @@ fn index_json_reports_counts_skips_errors_and_stage_times() {
     let summary = json(&fathom(&["index", fixture().to_str().unwrap(), "--json"]));
     assert_eq!(summary["archive"], "mini-py-js");
     assert_eq!(summary["files"], 9);
-    assert_eq!(summary["symbols"], 33);
-    assert_eq!(summary["edges"], 33);
+    assert_eq!(summary["symbols"], 40);
+    let kinds = &summary["kinds"];
+    assert_eq!(
+        (kinds["class"].as_u64(), kinds["method"].as_u64(), kinds["field"].as_u64()),
+        (Some(7), Some(11), Some(6))
+    );
+    for edge_type in ["CONTAINS", "HAS_METHOD", "HAS_FIELD", "INHERITS", "IMPORTS", "CALLS", "USES", "DECORATES"] {
+        assert!(summary["edge_types"][edge_type].as_u64().is_some_and(|n| n > 0), "{edge_type} edges");
+    }
+    let edge_sum: u64 = summary["edge_types"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(summary["edges"].as_u64(), Some(edge_sum));
     assert_eq!(summary["languages"], serde_json::json!({"javascript": 1, "python": 6, "tsx": 1, "typescript": 1}));
     let skipped = summary["skipped"].as_array().unwrap();
     let reason_of = |path: &str| skipped.iter().find(|s| s["path"] == path).map(|s| s["reason"].clone());
@@ -40,9 +49,9 @@ fn index_json_reports_counts_skips_errors_and_stage_times() {
 
 #[test]
 fn search_json_prints_ranked_hits_with_citations() {
-    let hits = json(&fathom(&["search", fixture().to_str().unwrap(), "total", "--k", "3", "--json"]));
+    let hits = json(&fathom(&["search", fixture().to_str().unwrap(), "total", "--k", "6", "--json"]));
     let hits = hits.as_array().unwrap();
-    assert_eq!(hits.len(), 3);
+    assert_eq!(hits.len(), 6);
     assert_eq!(hits[0]["symbol"], "web/src/store.CartStore.total");
     assert_eq!(hits[0]["kind"], "method");
     assert_eq!(
@@ -52,12 +61,14 @@ fn search_json_prints_ranked_hits_with_citations() {
     assert_eq!(hits[0]["match"], "exact");
     let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "ranked: {scores:?}");
-    // No name starts with `total`: substring matches follow, the closer one first.
+    // Other exact matches, fields, rank below the method; substring matches follow.
     assert_eq!(
-        (hits[1]["symbol"].as_str(), hits[1]["match"].as_str()),
-        (Some("pkg.util.strings.format_total"), Some("substring"))
+        (hits[1]["symbol"].as_str(), hits[1]["kind"].as_str()),
+        (Some("pkg.calc.Calculator.total"), Some("field"))
     );
-    assert_eq!(hits[2]["symbol"], "pkg.calc.compute_total");
+    let first_substring = hits.iter().position(|h| h["match"] == "substring").unwrap();
+    assert!(hits[..first_substring].iter().all(|h| h["match"] == "exact"));
+    assert_eq!(hits[first_substring]["symbol"], "pkg.util.strings.format_total", "the closer substring match first");
 }
 
 #[test]
@@ -77,4 +88,36 @@ fn search_with_no_hits_exits_1_and_a_bad_archive_exits_2_naming_the_cause() {
     let missing = fathom(&["index", "/no/such/archive.zip"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/archive.zip"));
+}
+
+#[test]
+fn schema_lists_every_label_edge_type_and_reason() {
+    let schema = json(&fathom(&["schema", "--json"]));
+    let labels: Vec<&str> =
+        schema["node_labels"].as_array().unwrap().iter().map(|l| l["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["MODULE", "PACKAGE", "CLASS", "FUNCTION", "METHOD", "FIELD", "GLOBAL_VARIABLE", "ANNOTATION"]);
+    let edges: Vec<&str> =
+        schema["edge_types"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        edges,
+        [
+            "CONTAINS",
+            "HAS_METHOD",
+            "HAS_FIELD",
+            "INHERITS",
+            "IMPLEMENTS",
+            "IMPORTS",
+            "CALLS",
+            "USES",
+            "DECORATES",
+            "OVERRIDES"
+        ]
+    );
+    let reasons: Vec<&str> =
+        schema["reasons"].as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap()).collect();
+    for reason in ["import-resolved", "receiver-typed", "same-file", "unique-name", "ambiguous-name"] {
+        assert!(reasons.contains(&reason), "{reason}");
+    }
+    let calls = schema["edge_types"].as_array().unwrap().iter().find(|e| e["type"] == "CALLS").unwrap();
+    assert!(calls["properties"].as_array().unwrap().iter().any(|p| p == "line"));
 }

@@ -10,12 +10,14 @@ use std::collections::HashMap;
 
 use fathom_archive::{Archive, ArchiveError, Limits, ReadOptions, SourceFile};
 use fathom_graph::{CodeGraph, FileInput};
-use fathom_model::{Definition, Language, SymbolKind};
+use fathom_model::{FileFacts, Language, SymbolKind};
 use fathom_parse::Parsers;
+use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
 use fathom_search::{MatchKind, NameIndex};
 use serde::Serialize;
 
 pub use fathom_archive::{SkipReason, Skipped};
+pub use fathom_graph::{Schema, schema};
 pub use summary::{FileError, IndexSummary, Timings};
 
 /// A step of the pipeline, as progress reports name it.
@@ -25,6 +27,7 @@ pub enum Stage {
     Read,
     Parse,
     Graph,
+    Resolve,
     Index,
 }
 
@@ -34,6 +37,7 @@ impl Stage {
             Stage::Read => "read",
             Stage::Parse => "parse",
             Stage::Graph => "graph",
+            Stage::Resolve => "resolve",
             Stage::Index => "index",
         }
     }
@@ -114,32 +118,47 @@ pub fn index_dir(path: &std::path::Path, options: &Options, observer: &mut dyn O
     Ok(index_archive(&name, archive, start, observer))
 }
 
+/// Source files in a supported language, and the project files that tell
+/// how their imports resolve.
 fn accept(path: &str) -> bool {
-    Language::from_path(path).is_some()
+    Language::from_path(path).is_some() || is_config_file(path)
 }
 
 fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Observer) -> Index {
     let mut timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
     let Archive { files, skipped, .. } = archive;
+    let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
+        files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
 
     let mark = observer.now_ms();
-    let (parsed, errors) = parse_all(&files, observer);
+    let (parsed, mut errors) = parse_all(&files, observer);
     timings.parse = observer.now_ms() - mark;
 
     let mark = observer.now_ms();
     let inputs: Vec<FileInput<'_>> = files
         .iter()
         .zip(&parsed)
-        .map(|(file, (language, definitions))| FileInput {
-            path: &file.path,
-            language: *language,
-            text: &file.text,
-            definitions,
-        })
+        .map(|(file, (language, facts))| FileInput { path: &file.path, language: *language, text: &file.text, facts })
         .collect();
-    let graph = CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
+    let (mut graph, nodes) = CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
     drop(inputs);
     timings.graph = observer.now_ms() - mark;
+
+    let mark = observer.now_ms();
+    observer.progress(Stage::Resolve, 0, 1);
+    let config = ProjectConfig::read(configs.iter().map(|f| (f.path.as_str(), f.text.as_str())));
+    errors
+        .extend(config.problems.iter().map(|(path, why)| FileError::new(path, format!("not understood: {why}"), None)));
+    let sources: Vec<ResolveInput<'_>> = files
+        .iter()
+        .zip(&parsed)
+        .zip(&nodes)
+        .map(|((file, (language, facts)), nodes)| ResolveInput { path: &file.path, language: *language, facts, nodes })
+        .collect();
+    let resolution = fathom_resolve::resolve(&mut graph, &sources, &config);
+    drop(sources);
+    observer.progress(Stage::Resolve, 1, 1);
+    timings.resolve = observer.now_ms() - mark;
 
     let mark = observer.now_ms();
     observer.progress(Stage::Index, 0, graph.node_count());
@@ -148,7 +167,7 @@ fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Ob
     timings.index = observer.now_ms() - mark;
     timings.total = observer.now_ms() - start;
 
-    let summary = IndexSummary::new(name, &graph, skipped, errors, timings);
+    let summary = IndexSummary::new(name, &graph, skipped, errors, resolution, timings);
     let by_path = files.iter().enumerate().map(|(at, f)| (f.path.clone(), at as u32)).collect();
     let texts = files.into_iter().map(|f| f.text).collect();
     Index { graph, names, texts, by_path, summary }
@@ -156,7 +175,7 @@ fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Ob
 
 /// Parses every file. A file the parser gives up on still gets its module,
 /// with no definitions, and is reported.
-fn parse_all(files: &[SourceFile], observer: &mut dyn Observer) -> (Vec<(Language, Vec<Definition>)>, Vec<FileError>) {
+fn parse_all(files: &[SourceFile], observer: &mut dyn Observer) -> (Vec<(Language, FileFacts)>, Vec<FileError>) {
     let mut parsers = Parsers::new();
     let mut parsed = Vec::with_capacity(files.len());
     let mut errors = Vec::new();
@@ -166,16 +185,16 @@ fn parse_all(files: &[SourceFile], observer: &mut dyn Observer) -> (Vec<(Languag
         if file.lossy {
             errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
         }
-        match parsers.parse(language, &file.text) {
+        match parsers.parse(language, &file.path, &file.text) {
             Ok(result) => {
                 if let Some(first) = result.syntax_errors.first() {
                     errors.push(FileError::syntax(&file.path, first, result.syntax_errors.len()));
                 }
-                parsed.push((language, result.definitions));
+                parsed.push((language, result.facts));
             }
             Err(err) => {
                 errors.push(FileError::new(&file.path, err.to_string(), None));
-                parsed.push((language, Vec::new()));
+                parsed.push((language, FileFacts::default()));
             }
         }
     }
@@ -190,6 +209,14 @@ impl Index {
 
     pub fn graph(&self) -> &CodeGraph {
         &self.graph
+    }
+
+    /// A node's source text, read from its file by its span: the `code`
+    /// property, never stored twice. `None` for external nodes.
+    pub fn code(&self, id: fathom_graph::NodeId) -> Option<&str> {
+        let node = self.graph.node(id);
+        let text = self.texts.get(node.file?.0 as usize)?;
+        text.get(node.span.start_byte as usize..node.span.end_byte as usize)
     }
 
     /// The text of an indexed file.
@@ -209,7 +236,7 @@ impl Index {
                     name: node.name.clone(),
                     kind: node.kind,
                     language: node.language,
-                    file: self.graph.file(node.file).path.clone(),
+                    file: self.graph.path_of(hit.node).unwrap_or_default().to_owned(),
                     start_line: node.span.start_line,
                     end_line: node.span.end_line,
                     start_byte: node.span.start_byte,

@@ -7,6 +7,7 @@ use fathom_archive::Skipped;
 use fathom_graph::CodeGraph;
 use fathom_model::SymbolKind;
 use fathom_parse::SyntaxError;
+use fathom_resolve::Stats;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -19,8 +20,14 @@ pub struct IndexSummary {
     pub edges: usize,
     /// Files parsed, by language name.
     pub languages: BTreeMap<&'static str, usize>,
-    /// Graph nodes, by kind name.
+    /// Graph nodes defined in the archive, by kind name.
     pub kinds: BTreeMap<&'static str, usize>,
+    /// Nodes standing for things outside the archive.
+    pub external: usize,
+    /// Edges by type.
+    pub edge_types: BTreeMap<&'static str, usize>,
+    /// How many imports and calls resolved, and how.
+    pub resolution: Stats,
     pub skipped: Vec<Skipped>,
     /// Files indexed despite a problem, such as invalid syntax.
     pub errors: Vec<FileError>,
@@ -33,6 +40,7 @@ pub struct Timings {
     pub read: f64,
     pub parse: f64,
     pub graph: f64,
+    pub resolve: f64,
     pub index: f64,
     pub total: f64,
 }
@@ -66,6 +74,7 @@ impl IndexSummary {
         graph: &CodeGraph,
         skipped: Vec<Skipped>,
         errors: Vec<FileError>,
+        resolution: Stats,
         timings: Timings,
     ) -> Self {
         let mut languages = BTreeMap::new();
@@ -73,14 +82,18 @@ impl IndexSummary {
             *languages.entry(file.language.name()).or_default() += 1;
         }
         let counts = graph.kind_counts();
+        let internal: usize = counts.values().sum();
         let modules = counts.get(&SymbolKind::Module).copied().unwrap_or(0);
         IndexSummary {
             archive: archive.to_owned(),
             files: graph.files().len(),
-            symbols: graph.node_count() - modules,
+            symbols: internal - modules,
             edges: graph.edge_count(),
             languages,
             kinds: counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect(),
+            external: graph.node_count() - internal,
+            edge_types: graph.edge_counts().into_iter().map(|(kind, n)| (kind.label(), n)).collect(),
+            resolution,
             skipped,
             errors,
             timings_ms: round(timings),
@@ -90,5 +103,12 @@ impl IndexSummary {
 
 fn round(t: Timings) -> Timings {
     let r = |ms: f64| (ms * 100.0).round() / 100.0;
-    Timings { read: r(t.read), parse: r(t.parse), graph: r(t.graph), index: r(t.index), total: r(t.total) }
+    Timings {
+        read: r(t.read),
+        parse: r(t.parse),
+        graph: r(t.graph),
+        resolve: r(t.resolve),
+        index: r(t.index),
+        total: r(t.total),
+    }
 }

@@ -1,71 +1,17 @@
 //! The whole pipeline on the `mini-py-js` fixture, read as a zip (as the
 //! browser does) and as a directory (as the CLI does).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+mod common;
 
-use fathom_engine::{Index, Observer, Options, SkipReason, Stage, index_dir, index_zip};
+use std::io::Write;
+
+use common::{Recorder, fixture, outline, zip_folder};
+use fathom_engine::{Index, Options, SkipReason, Stage, index_dir, index_zip};
 use zip::write::SimpleFileOptions;
 
-struct Recorder {
-    stages: Vec<(Stage, usize, usize)>,
-}
-
-impl Observer for Recorder {
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-    fn progress(&mut self, stage: Stage, done: usize, total: usize) {
-        self.stages.push((stage, done, total));
-    }
-}
-
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mini-py-js")
-}
-
-/// Zips a folder under a top-level `prefix/`, as GitHub archives do.
-fn zip_folder(dir: &Path, prefix: &str) -> Vec<u8> {
-    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let mut stack = vec![dir.to_path_buf()];
-    let mut files = Vec::new();
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() { stack.push(path) } else { files.push(path) }
-        }
-    }
-    files.sort();
-    for path in files {
-        let name = format!("{prefix}/{}", path.strip_prefix(dir).unwrap().to_string_lossy());
-        writer.start_file(name, SimpleFileOptions::default()).unwrap();
-        writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
-}
-
 fn index_fixture_zip() -> Index {
-    let bytes = zip_folder(&fixture(), "mini-py-js-main");
-    index_zip("mini-py-js.zip", &bytes, &Options::default(), &mut Recorder { stages: Vec::new() }).unwrap()
-}
-
-fn outline(index: &Index) -> String {
-    let graph = index.graph();
-    let mut lines = Vec::new();
-    for (id, node) in graph.nodes() {
-        let file = &graph.file(node.file).path;
-        lines.push(format!(
-            "{:<8} {} @ {file}:{}-{}",
-            node.kind.name(),
-            node.qualified_name,
-            node.span.start_line,
-            node.span.end_line
-        ));
-        for (edge, target) in graph.outgoing(id) {
-            lines.push(format!("    -{edge:?}-> {}", graph.node(target).qualified_name));
-        }
-    }
-    lines.join("\n")
+    let bytes = zip_folder(&fixture("mini-py-js"), "mini-py-js-main");
+    index_zip("mini-py-js.zip", &bytes, &Options::default(), &mut Recorder::new()).unwrap()
 }
 
 #[test]
@@ -82,7 +28,7 @@ fn the_summary_counts_languages_and_kinds_and_says_what_was_skipped_and_why() {
 #[test]
 fn a_directory_and_its_zip_give_the_same_index() {
     let from_zip = index_fixture_zip();
-    let from_dir = index_dir(&fixture(), &Options::default(), &mut Recorder { stages: Vec::new() }).unwrap();
+    let from_dir = index_dir(&fixture("mini-py-js"), &Options::default(), &mut Recorder::new()).unwrap();
     assert_eq!(outline(&from_zip), outline(&from_dir));
     let (z, d) = (from_zip.summary(), from_dir.summary());
     assert_eq!((z.files, z.symbols, z.edges), (d.files, d.symbols, d.edges));
@@ -108,10 +54,10 @@ fn search_cites_the_exact_lines_of_the_definition() {
 
 #[test]
 fn progress_reaches_the_end_of_every_stage() {
-    let bytes = zip_folder(&fixture(), "root");
-    let mut recorder = Recorder { stages: Vec::new() };
+    let bytes = zip_folder(&fixture("mini-py-js"), "root");
+    let mut recorder = Recorder::new();
     index_zip("f.zip", &bytes, &Options::default(), &mut recorder).unwrap();
-    for stage in [Stage::Read, Stage::Parse, Stage::Graph, Stage::Index] {
+    for stage in [Stage::Read, Stage::Parse, Stage::Graph, Stage::Resolve, Stage::Index] {
         let last = recorder.stages.iter().rfind(|(s, _, _)| *s == stage).expect("stage reported");
         assert_eq!(last.1, last.2, "{stage:?} ends with done == total");
     }
@@ -119,13 +65,12 @@ fn progress_reaches_the_end_of_every_stage() {
 
 #[test]
 fn a_corrupt_archive_is_refused_with_its_name_and_cause() {
-    let mut bytes = zip_folder(&fixture(), "root");
+    let mut bytes = zip_folder(&fixture("mini-py-js"), "root");
     bytes.truncate(bytes.len() / 2);
-    let err = index_zip("half.zip", &bytes, &Options::default(), &mut Recorder { stages: Vec::new() }).err().unwrap();
+    let err = index_zip("half.zip", &bytes, &Options::default(), &mut Recorder::new()).err().unwrap();
     let message = err.to_string();
     assert!(message.starts_with("archive `half.zip` is not a readable zip:"), "{message}");
-    let err =
-        index_zip("notes.zip", b"plain text", &Options::default(), &mut Recorder { stages: Vec::new() }).err().unwrap();
+    let err = index_zip("notes.zip", b"plain text", &Options::default(), &mut Recorder::new()).err().unwrap();
     assert!(err.to_string().contains("notes.zip"));
 }
 
@@ -146,7 +91,7 @@ fn hostile_entries_are_skipped_and_the_rest_is_kept() {
     let bytes = writer.finish().unwrap().into_inner();
     let mut options = Options::default();
     options.limits.max_file_bytes = 1024;
-    let index = index_zip("hostile.zip", &bytes, &options, &mut Recorder { stages: Vec::new() }).unwrap();
+    let index = index_zip("hostile.zip", &bytes, &options, &mut Recorder::new()).unwrap();
     let summary = index.summary();
     let reason = |path: &str| summary.skipped.iter().find(|s| s.path == path).map(|s| s.reason);
     assert_eq!(reason("../../etc/evil.py"), Some(SkipReason::Unreadable));
@@ -161,8 +106,8 @@ fn hostile_entries_are_skipped_and_the_rest_is_kept() {
 fn the_total_size_limit_stops_reading_but_keeps_what_fits() {
     let mut options = Options::default();
     options.limits.max_total_bytes = 2000;
-    let bytes = zip_folder(&fixture(), "root");
-    let index = index_zip("f.zip", &bytes, &options, &mut Recorder { stages: Vec::new() }).unwrap();
+    let bytes = zip_folder(&fixture("mini-py-js"), "root");
+    let index = index_zip("f.zip", &bytes, &options, &mut Recorder::new()).unwrap();
     let summary = index.summary();
     assert!(summary.files > 0);
     assert!(summary.skipped.iter().any(|s| s.reason == SkipReason::Limit), "{:?}", summary.skipped);

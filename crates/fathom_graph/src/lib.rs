@@ -1,47 +1,99 @@
 //! The code property graph.
 //!
-//! Nodes are modules (one per file) and the symbols defined in them; edges
-//! say what contains what. The graph knows nothing of tree-sitter: it is
-//! built from plain [`Definition`]s, whatever produced them.
+//! Nodes are modules (one per file), packages, the symbols defined in files,
+//! and the external symbols they refer to. Edges carry their kind, a
+//! confidence and the reason they exist. This crate builds the containment
+//! skeleton from extracted facts; `fathom_resolve` adds the inferred edges.
+//! It knows nothing of tree-sitter.
 
-mod module_name;
+mod build;
+mod naming;
+mod schema;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use fathom_model::{ClassKind, Definition, Language, Span, SymbolKind};
+use fathom_model::{ClassKind, Language, Parameter, Span, SymbolKind, Visibility};
 use petgraph::Direction;
-use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
-pub use module_name::module_name;
+pub use build::{FileInput, FileNodes};
+pub use naming::{PythonPackages, module_name, separator};
+pub use schema::{EdgeKind, EdgeSchema, LabelSchema, Reason, ReasonSchema, SCHEMA_VERSION, Schema, schema};
 
 /// Stable within one graph: the index of a node.
 pub type NodeId = NodeIndex<u32>;
+pub type EdgeId = EdgeIndex<u32>;
 
 /// Index of a file in [`CodeGraph::files`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct FileId(pub u32);
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub kind: SymbolKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub class_kind: Option<ClassKind>,
     pub name: String,
     pub qualified_name: String,
-    pub file: FileId,
+    /// `None` for external and package nodes.
+    pub file: Option<FileId>,
     pub language: Language,
     pub span: Span,
+    pub is_external: bool,
+    /// What the source says about a definition; `None` for modules, packages
+    /// and external nodes.
+    pub details: Option<Box<Details>>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum EdgeKind {
-    /// A module, class or function holds a nested definition.
-    Contains,
-    /// A class holds a method.
-    HasMethod,
+/// The properties of a definition beyond its identity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Details {
+    pub signature: Option<String>,
+    pub docstring: Option<String>,
+    pub parameters: Vec<Parameter>,
+    pub return_type: Option<String>,
+    /// The declared type of a field or global.
+    pub type_name: Option<String>,
+    pub modifiers: Vec<String>,
+    pub visibility: Option<Visibility>,
+    /// Decorator and annotation names as written.
+    pub decorators: Vec<String>,
+    pub is_test: bool,
+    pub is_constructor: bool,
+    pub complexity: Option<u32>,
+    pub loc: u32,
+    pub synthesized: Option<&'static str>,
+    /// Go receiver or Rust `impl` type, for methods declared outside their type.
+    pub owner: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    Read,
+    Write,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    /// 1 for syntax edges; below 1 for inferred ones.
+    pub confidence: f32,
+    pub reason: Reason,
+    /// The line of the call, use, import or decoration.
+    pub line: Option<u32>,
+    pub access: Option<Access>,
+}
+
+impl Edge {
+    pub fn syntax(kind: EdgeKind) -> Edge {
+        Edge { kind, confidence: 1.0, reason: Reason::Syntax, line: None, access: None }
+    }
+
+    pub fn inferred(kind: EdgeKind, confidence: f32, reason: Reason, line: Option<u32>) -> Edge {
+        Edge { kind, confidence, reason, line, access: None }
+    }
 }
 
 /// A file of the graph and its module node.
@@ -52,73 +104,50 @@ pub struct FileEntry {
     pub module: NodeId,
 }
 
-/// One file's definitions, ready to be added.
-pub struct FileInput<'a> {
-    pub path: &'a str,
-    pub language: Language,
-    /// The whole file, for the module node's span.
-    pub text: &'a str,
-    /// Parents come before their children, as the parser reports them.
-    pub definitions: &'a [Definition],
-}
-
 #[derive(Debug, Default)]
 pub struct CodeGraph {
-    graph: DiGraph<Node, EdgeKind, u32>,
+    graph: DiGraph<Node, Edge, u32>,
     files: Vec<FileEntry>,
+    /// External nodes by kind and qualified name, so each exists once.
+    externals: HashMap<(SymbolKind, String), NodeId>,
 }
 
 impl CodeGraph {
-    /// Builds the graph of a whole repository. `progress(done, total)` is
-    /// called once per file.
-    pub fn build(inputs: &[FileInput<'_>], progress: &mut dyn FnMut(usize, usize)) -> CodeGraph {
-        let all_paths: Vec<&str> = inputs.iter().map(|f| f.path).collect();
-        let packages = module_name::PythonPackages::new(&all_paths);
-        let mut graph = CodeGraph::default();
-        for (done, input) in inputs.iter().enumerate() {
-            progress(done, inputs.len());
-            graph.add_file(input, module_name(input.path, input.language, &packages));
-        }
-        progress(inputs.len(), inputs.len());
-        graph
+    pub fn add_node(&mut self, node: Node) -> NodeId {
+        self.graph.add_node(node)
     }
 
-    fn add_file(&mut self, input: &FileInput<'_>, module: String) {
-        let file = FileId(self.files.len() as u32);
-        let module_node = self.graph.add_node(Node {
-            kind: SymbolKind::Module,
-            class_kind: None,
-            name: module.clone(),
-            qualified_name: module,
-            file,
-            language: input.language,
-            span: whole_file_span(input.text),
-        });
-        self.files.push(FileEntry { path: input.path.to_owned(), language: input.language, module: module_node });
-        let mut ids: Vec<NodeId> = Vec::with_capacity(input.definitions.len());
-        for definition in input.definitions {
-            let parent = definition.parent.map_or(module_node, |at| ids[at]);
-            let qualified_name = format!("{}.{}", self.graph[parent].qualified_name, definition.name);
-            let node = self.graph.add_node(Node {
-                kind: definition.kind,
-                class_kind: definition.class_kind,
-                name: definition.name.clone(),
-                qualified_name,
-                file,
-                language: input.language,
-                span: definition.span,
-            });
-            let edge = match (self.graph[parent].kind, definition.kind) {
-                (SymbolKind::Class, SymbolKind::Method) => EdgeKind::HasMethod,
-                _ => EdgeKind::Contains,
-            };
-            self.graph.add_edge(parent, node, edge);
-            ids.push(node);
+    pub fn add_edge(&mut self, from: NodeId, to: NodeId, edge: Edge) -> EdgeId {
+        self.graph.add_edge(from, to, edge)
+    }
+
+    /// The node standing for something outside the archive, created once.
+    pub fn external(&mut self, kind: SymbolKind, qualified_name: &str, language: Language) -> NodeId {
+        if let Some(&id) = self.externals.get(&(kind, qualified_name.to_owned())) {
+            return id;
         }
+        let name = qualified_name.rsplit(['.', ':', '/', '\\']).find(|s| !s.is_empty()).unwrap_or(qualified_name);
+        let id = self.graph.add_node(Node {
+            kind,
+            class_kind: (kind == SymbolKind::Class).then_some(ClassKind::Class),
+            name: name.to_owned(),
+            qualified_name: qualified_name.to_owned(),
+            file: None,
+            language,
+            span: Span::default(),
+            is_external: true,
+            details: None,
+        });
+        self.externals.insert((kind, qualified_name.to_owned()), id);
+        id
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
         &self.graph[id]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.graph[id]
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> {
@@ -133,6 +162,10 @@ impl CodeGraph {
         self.graph.edge_count()
     }
 
+    pub fn edges(&self) -> impl Iterator<Item = (EdgeId, NodeId, NodeId, &Edge)> {
+        self.graph.edge_references().map(|e| (e.id(), e.source(), e.target(), e.weight()))
+    }
+
     pub fn files(&self) -> &[FileEntry] {
         &self.files
     }
@@ -141,27 +174,77 @@ impl CodeGraph {
         &self.files[id.0 as usize]
     }
 
-    /// The edges leaving `id`, with their targets.
-    pub fn outgoing(&self, id: NodeId) -> impl Iterator<Item = (EdgeKind, NodeId)> + '_ {
-        self.graph.edges_directed(id, Direction::Outgoing).map(|e| (*e.weight(), e.target()))
+    /// The path of the file a node is defined in, if any.
+    pub fn path_of(&self, id: NodeId) -> Option<&str> {
+        self.graph[id].file.map(|f| self.files[f.0 as usize].path.as_str())
     }
 
-    /// The node that contains `id`, if any (modules have none).
+    /// The edges leaving `id`, oldest first, with their targets.
+    pub fn outgoing(&self, id: NodeId) -> impl Iterator<Item = (&Edge, NodeId)> + '_ {
+        let mut edges: Vec<_> = self.graph.edges_directed(id, Direction::Outgoing).collect();
+        edges.sort_by_key(|e| e.id());
+        edges.into_iter().map(|e| (e.weight(), e.target()))
+    }
+
+    /// The edges entering `id`, oldest first, with their sources.
+    pub fn incoming(&self, id: NodeId) -> impl Iterator<Item = (&Edge, NodeId)> + '_ {
+        let mut edges: Vec<_> = self.graph.edges_directed(id, Direction::Incoming).collect();
+        edges.sort_by_key(|e| e.id());
+        edges.into_iter().map(|e| (e.weight(), e.source()))
+    }
+
+    /// The node that contains `id` (modules and externals have none).
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.graph.edges_directed(id, Direction::Incoming).next().map(|e| e.source())
+        self.incoming(id)
+            .find(|(e, _)| matches!(e.kind, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField))
+            .map(|(_, source)| source)
     }
 
-    /// Node counts by kind, for summaries.
+    /// Distinct callers and callees over `CALLS` edges.
+    pub fn fan_in(&self, id: NodeId) -> usize {
+        self.distinct(id, Direction::Incoming, EdgeKind::Calls)
+    }
+
+    pub fn fan_out(&self, id: NodeId) -> usize {
+        self.distinct(id, Direction::Outgoing, EdgeKind::Calls)
+    }
+
+    fn distinct(&self, id: NodeId, direction: Direction, kind: EdgeKind) -> usize {
+        let mut others: Vec<NodeId> = self
+            .graph
+            .edges_directed(id, direction)
+            .filter(|e| e.weight().kind == kind)
+            .map(|e| if direction == Direction::Incoming { e.source() } else { e.target() })
+            .collect();
+        others.sort();
+        others.dedup();
+        others.len()
+    }
+
+    /// Node counts by kind, for summaries; external nodes are left out.
     pub fn kind_counts(&self) -> BTreeMap<SymbolKind, usize> {
         let mut counts = BTreeMap::new();
-        for node in self.graph.node_weights() {
+        for node in self.graph.node_weights().filter(|n| !n.is_external) {
             *counts.entry(node.kind).or_default() += 1;
         }
         counts
     }
-}
 
-fn whole_file_span(text: &str) -> Span {
-    let lines = text.lines().count().max(1);
-    Span { start_line: 1, end_line: lines as u32, start_byte: 0, end_byte: text.len() as u32 }
+    /// Edge counts by type.
+    pub fn edge_counts(&self) -> BTreeMap<EdgeKind, usize> {
+        let mut counts = BTreeMap::new();
+        for edge in self.graph.edge_weights() {
+            *counts.entry(edge.kind).or_default() += 1;
+        }
+        counts
+    }
+
+    pub(crate) fn push_file(&mut self, entry: FileEntry) -> FileId {
+        self.files.push(entry);
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    pub(crate) fn set_file_module(&mut self, file: FileId, module: NodeId) {
+        self.files[file.0 as usize].module = module;
+    }
 }

@@ -45,6 +45,7 @@ impl NameIndex {
     pub fn build(graph: &CodeGraph) -> NameIndex {
         let entries = graph
             .nodes()
+            .filter(|(_, n)| !n.is_external)
             .map(|(node, n)| Entry { node, name: n.name.to_lowercase(), qualified: n.qualified_name.to_lowercase() })
             .collect();
         NameIndex { entries }
@@ -84,7 +85,7 @@ impl NameIndex {
         kind_rank(a.kind)
             .cmp(&kind_rank(b.kind))
             .then_with(|| a.qualified_name.len().cmp(&b.qualified_name.len()))
-            .then_with(|| graph.file(a.file).path.cmp(&graph.file(b.file).path))
+            .then_with(|| a.file.cmp(&b.file))
             .then_with(|| a.span.start_line.cmp(&b.span.start_line))
     }
 }
@@ -113,26 +114,29 @@ fn tier(kind: MatchKind) -> f64 {
 }
 
 /// Definitions people look for first: types and free functions, then
-/// methods, then whole modules.
+/// methods, then state, then containers.
 fn kind_rank(kind: SymbolKind) -> u8 {
     match kind {
         SymbolKind::Class => 0,
         SymbolKind::Function => 1,
         SymbolKind::Method => 2,
-        SymbolKind::Module => 3,
+        SymbolKind::Annotation => 3,
+        SymbolKind::GlobalVariable => 4,
+        SymbolKind::Field => 5,
+        SymbolKind::Module => 6,
+        SymbolKind::Package => 7,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use fathom_graph::FileInput;
-    use fathom_model::{Definition, Language, Span};
+    use fathom_model::{Definition, FileFacts, Language, Span};
 
     use super::*;
 
     fn def(kind: SymbolKind, name: &str, parent: Option<usize>, line: u32) -> Definition {
-        let span = Span { start_line: line, end_line: line, start_byte: 0, end_byte: 0 };
-        Definition { kind, class_kind: None, name: name.into(), parent, span }
+        Definition::new(kind, name, parent, Span { start_line: line, end_line: line, start_byte: 0, end_byte: 0 })
     }
 
     fn ranked(graph: &CodeGraph, query: &str) -> Vec<(String, MatchKind)> {
@@ -142,19 +146,21 @@ mod tests {
     }
 
     fn graph() -> CodeGraph {
-        let calc = [
+        let calc = vec![
             def(SymbolKind::Class, "Calculator", None, 1),
             def(SymbolKind::Method, "add", Some(0), 2),
             def(SymbolKind::Method, "add_all", Some(0), 3),
             def(SymbolKind::Function, "readd", None, 4),
             def(SymbolKind::Function, "ADD", None, 5),
         ];
-        let util = [def(SymbolKind::Function, "add", None, 1), def(SymbolKind::Function, "address_of", None, 2)];
+        let util = vec![def(SymbolKind::Function, "add", None, 1), def(SymbolKind::Function, "address_of", None, 2)];
+        let calc = FileFacts { definitions: calc, ..FileFacts::default() };
+        let util = FileFacts { definitions: util, ..FileFacts::default() };
         let inputs = [
-            FileInput { path: "calc.py", language: Language::Python, text: "", definitions: &calc },
-            FileInput { path: "util.py", language: Language::Python, text: "", definitions: &util },
+            FileInput { path: "calc.py", language: Language::Python, text: "", facts: &calc },
+            FileInput { path: "util.py", language: Language::Python, text: "", facts: &util },
         ];
-        CodeGraph::build(&inputs, &mut |_, _| {})
+        CodeGraph::build(&inputs, &mut |_, _| {}).0
     }
 
     #[test]

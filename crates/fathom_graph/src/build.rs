@@ -1,0 +1,116 @@
+//! The containment skeleton: one module per file, its definitions, and the
+//! syntax edges between them.
+
+use fathom_model::{FileFacts, Language, Span, SymbolKind};
+
+use crate::naming::{PythonPackages, module_name, qualified_root, separator};
+use crate::{CodeGraph, Details, Edge, EdgeKind, FileEntry, Node, NodeId, Reason};
+
+/// One file's facts, ready to be added.
+pub struct FileInput<'a> {
+    pub path: &'a str,
+    pub language: Language,
+    /// The whole file, for the module node's span.
+    pub text: &'a str,
+    pub facts: &'a FileFacts,
+}
+
+/// The nodes a file's facts became: index `i` of `definitions` is the node
+/// of the file's `i`-th definition.
+#[derive(Clone, Debug)]
+pub struct FileNodes {
+    pub module: NodeId,
+    pub definitions: Vec<NodeId>,
+}
+
+impl CodeGraph {
+    /// Builds the containment graph of a whole repository. `progress(done,
+    /// total)` is called once per file.
+    pub fn build(inputs: &[FileInput<'_>], progress: &mut dyn FnMut(usize, usize)) -> (CodeGraph, Vec<FileNodes>) {
+        let all_paths: Vec<&str> = inputs.iter().map(|f| f.path).collect();
+        let packages = PythonPackages::new(&all_paths);
+        let mut graph = CodeGraph::default();
+        let mut nodes = Vec::with_capacity(inputs.len());
+        for (done, input) in inputs.iter().enumerate() {
+            progress(done, inputs.len());
+            nodes.push(graph.add_file(input, &packages));
+        }
+        progress(inputs.len(), inputs.len());
+        (graph, nodes)
+    }
+
+    fn add_file(&mut self, input: &FileInput<'_>, packages: &PythonPackages) -> FileNodes {
+        let facts = input.facts;
+        let package = facts.package.as_deref();
+        let module = module_name(input.path, input.language, package, packages);
+        let file =
+            self.push_file(FileEntry { path: input.path.to_owned(), language: input.language, module: NodeId::end() });
+        let lines = input.text.lines().count().max(1) as u32;
+        let module_node = self.add_node(Node {
+            kind: SymbolKind::Module,
+            class_kind: None,
+            name: module.clone(),
+            qualified_name: module.clone(),
+            file: Some(file),
+            language: input.language,
+            span: Span { start_line: 1, end_line: lines, start_byte: 0, end_byte: input.text.len() as u32 },
+            is_external: false,
+            details: Some(Box::new(Details {
+                loc: input.text.lines().filter(|l| !l.trim().is_empty()).count() as u32,
+                ..Details::default()
+            })),
+        });
+        self.set_file_module(file, module_node);
+        let root = qualified_root(input.language, &module, package);
+        let sep = separator(input.language);
+        let mut ids: Vec<NodeId> = Vec::with_capacity(facts.definitions.len());
+        for definition in &facts.definitions {
+            let parent = definition.parent.map(|at| ids[at]);
+            let prefix = match parent {
+                Some(p) => self.node(p).qualified_name.clone(),
+                None => root.clone(),
+            };
+            let qualified_name =
+                if prefix.is_empty() { definition.name.clone() } else { format!("{prefix}{sep}{}", definition.name) };
+            let node = self.add_node(Node {
+                kind: definition.kind,
+                class_kind: definition.class_kind,
+                name: definition.name.clone(),
+                qualified_name,
+                file: Some(file),
+                language: input.language,
+                span: definition.span,
+                is_external: false,
+                details: Some(Box::new(Details {
+                    signature: definition.signature.clone(),
+                    docstring: definition.docstring.clone(),
+                    parameters: definition.parameters.clone(),
+                    return_type: definition.return_type.clone(),
+                    type_name: definition.type_name.clone(),
+                    modifiers: definition.modifiers.clone(),
+                    visibility: definition.visibility,
+                    decorators: definition.decorators.iter().map(|d| d.name.clone()).collect(),
+                    is_test: definition.is_test,
+                    is_constructor: definition.is_constructor,
+                    complexity: definition.complexity,
+                    loc: definition.loc,
+                    synthesized: definition.synthesized,
+                    owner: definition.owner.clone(),
+                })),
+            });
+            let container = parent.unwrap_or(module_node);
+            let edge = match (self.node(container).kind, definition.kind) {
+                (SymbolKind::Class, SymbolKind::Method) => EdgeKind::HasMethod,
+                (SymbolKind::Class, SymbolKind::Field) => EdgeKind::HasField,
+                _ => EdgeKind::Contains,
+            };
+            let edge = match definition.synthesized {
+                Some("lombok") => Edge::inferred(edge, 1.0, Reason::Lombok, None),
+                _ => Edge::syntax(edge),
+            };
+            self.add_edge(container, node, edge);
+            ids.push(node);
+        }
+        FileNodes { module: module_node, definitions: ids }
+    }
+}

@@ -1,0 +1,80 @@
+; C definitions. Capture vocabulary: queries/README.md.
+
+; --- Types -------------------------------------------------------------------
+
+(struct_specifier name: (_) @name body: (field_declaration_list) @body) @definition.struct
+(union_specifier name: (_) @name body: (field_declaration_list) @body) @definition.union
+(enum_specifier name: (_) @name body: (enumerator_list) @body) @definition.enum
+
+; `typedef struct { ... } circle_t;`: the anonymous type takes the typedef's name.
+(type_definition
+  type: (struct_specifier !name body: (field_declaration_list) @body)
+  declarator: (type_identifier) @name) @definition.struct
+
+(type_definition
+  type: (union_specifier !name body: (field_declaration_list) @body)
+  declarator: (type_identifier) @name) @definition.union
+
+(type_definition
+  type: (enum_specifier !name body: (enumerator_list) @body)
+  declarator: (type_identifier) @name) @definition.enum
+
+; --- Functions ---------------------------------------------------------------
+
+(function_definition
+  type: (_) @return_type
+  declarator: [
+    (function_declarator declarator: (identifier) @name parameters: (parameter_list) @parameters)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name parameters: (parameter_list) @parameters))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name parameters: (parameter_list) @parameters)))
+  ]
+  body: (compound_statement) @body) @definition.function
+
+(function_definition [(storage_class_specifier) (type_qualifier)] @modifiers) @definition
+
+; Function-like macros: `#define SQUARE(x) ((x) * (x))`.
+(preproc_function_def
+  name: (identifier) @name
+  parameters: (preproc_params) @parameters
+  value: (_)? @body) @definition.function
+
+; --- Fields ------------------------------------------------------------------
+
+(field_declaration
+  type: (_) @type
+  declarator: [
+    (field_identifier) @name
+    (pointer_declarator declarator: (field_identifier) @name)
+    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
+    (array_declarator declarator: (field_identifier) @name)
+    ; A function pointer: `double (*area)(const struct shape *self);`
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
+  ]) @definition.field
+
+; `int id, flags;`: the names after the first are fields of their own.
+(field_declaration
+  type: (_) @type
+  declarator: (_)
+  declarator: (field_identifier) @name @definition.field)
+
+(field_declaration [(storage_class_specifier) (type_qualifier)] @modifiers) @definition
+
+; --- Globals -----------------------------------------------------------------
+; Variables declared anywhere; those inside a function are dropped as locals.
+; Function prototypes declare, they do not define: they are left out.
+
+(declaration
+  type: (_) @type
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (identifier) @name)
+    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (array_declarator declarator: (identifier) @name)
+    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+  ]) @definition.global
+
+(declaration [(storage_class_specifier) (type_qualifier)] @modifiers) @definition
+
+; Object-like macros are constants: `#define MAX_SHAPES 64` (include guards have no value).
+(preproc_def name: (identifier) @name value: (_)) @definition.global

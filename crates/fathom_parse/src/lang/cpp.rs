@@ -1,0 +1,49 @@
+use fathom_model::{SymbolKind, Visibility};
+
+use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synthesize_nothing};
+
+pub(crate) static PROFILE: Profile = Profile {
+    grammar: || tree_sitter_cpp::LANGUAGE.into(),
+    definitions: include_str!("../../queries/cpp/definitions.scm"),
+    references: include_str!("../../queries/cpp/references.scm"),
+    branches: BRANCHES,
+    binary_expressions: &["binary_expression"],
+    comments: &["comment"],
+    docstrings: Docstrings::LeadingComments,
+    wrappers: &["template_declaration"],
+    implicit_parameters: &[],
+    visibility,
+    is_constructor: |name, class| name == class,
+    is_test,
+    synthesize: synthesize_nothing,
+};
+
+/// C and C++ share their statements.
+pub(super) const BRANCHES: &[&str] = &[
+    "if_statement",
+    "for_statement",
+    "for_range_loop",
+    "while_statement",
+    "do_statement",
+    "case_statement",
+    "catch_clause",
+    "conditional_expression",
+];
+
+/// The access section a member sits in. Outside any section, `static`
+/// gives a namespace-level name internal linkage: private to its file.
+/// Everything else is public.
+fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
+    let file_local = modifiers.iter().any(|m| m == "static");
+    keyword_visibility(modifiers, Some(if file_local { Visibility::Private } else { Visibility::Public }))
+}
+
+/// GoogleTest cases are marked by the queries (`TEST(...)`); a fixture
+/// class deriving from `testing::Test` is a test class.
+fn is_test(c: &TestContext<'_>) -> bool {
+    c.kind == SymbolKind::Class
+        && c.bases.iter().any(|b| {
+            let name = b.name.rsplit("::").next().unwrap_or(&b.name);
+            matches!(name, "Test" | "TestWithParam")
+        })
+}

@@ -1,0 +1,44 @@
+use fathom_model::{SymbolKind, Visibility};
+
+use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synthesize_nothing};
+
+pub(crate) static PROFILE: Profile = Profile {
+    grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    definitions: include_str!("../../queries/javascript/definitions.scm"),
+    references: include_str!("../../queries/javascript/references.scm"),
+    branches: BRANCHES,
+    binary_expressions: &["binary_expression"],
+    comments: &["comment"],
+    docstrings: Docstrings::LeadingComments,
+    wrappers: &["export_statement"],
+    implicit_parameters: &[],
+    visibility,
+    is_constructor: |name, _| name == "constructor",
+    is_test,
+    synthesize: synthesize_nothing,
+};
+
+pub(super) const BRANCHES: &[&str] = &[
+    "if_statement",
+    "for_statement",
+    "for_in_statement",
+    "while_statement",
+    "do_statement",
+    "switch_case",
+    "catch_clause",
+    "ternary_expression",
+];
+
+/// `#private` names, TypeScript's accessibility keywords, public otherwise.
+pub(super) fn visibility(name: &str, modifiers: &[String]) -> Option<Visibility> {
+    if name.starts_with('#') {
+        return Some(Visibility::Private);
+    }
+    keyword_visibility(modifiers, Some(Visibility::Public))
+}
+
+/// Test cases are calls (`it(...)`, `test(...)`) and are marked by the
+/// queries; a class is a test only by a Jasmine-style name.
+pub(super) fn is_test(c: &TestContext<'_>) -> bool {
+    c.kind == SymbolKind::Class && c.name.ends_with("Test") && crate::profile::in_test_dir(c.path)
+}

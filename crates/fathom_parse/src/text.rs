@@ -1,0 +1,92 @@
+//! Small text helpers for turning node text into property values.
+
+/// Collapses runs of whitespace to one space and trims.
+pub(crate) fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Like [`collapse`], cut to at most `max` characters with an ellipsis.
+pub(crate) fn collapse_to(text: &str, max: usize) -> String {
+    let collapsed = collapse(text);
+    match collapsed.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &collapsed[..at]),
+        None => collapsed,
+    }
+}
+
+/// A type or base name as written, without type arguments or a constructor
+/// call: `Repository<User>` → `Repository`, `Base()` → `Base`.
+pub(crate) fn bare_type(text: &str) -> String {
+    let cut = text.find(['<', '[', '(']).map_or(text, |at| &text[..at]);
+    cut.trim().trim_start_matches(['&', '*']).trim_start_matches("mut ").trim().to_owned()
+}
+
+/// A string literal's content: quotes (and Python/Rust prefixes) removed.
+pub(crate) fn unquote(text: &str) -> String {
+    let text = text.trim();
+    // String prefixes (`r"..."`, `b'...'`, `f"..."`) only count before a quote.
+    let after_prefix = text.trim_start_matches(['r', 'b', 'u', 'f', 'R', 'B', 'U', 'F']);
+    let trimmed = if after_prefix.starts_with(['"', '\'']) { after_prefix } else { text };
+    for quote in ["\"\"\"", "'''", "\"", "'", "`", "<"] {
+        let close = if quote == "<" { ">" } else { quote };
+        if let Some(inner) = trimmed.strip_prefix(quote).and_then(|t| t.strip_suffix(close)) {
+            return inner.to_owned();
+        }
+    }
+    trimmed.to_owned()
+}
+
+/// A decorator's name and arguments: `@functools.lru_cache(maxsize=2)` →
+/// (`functools.lru_cache`, `(maxsize=2)`); `#[derive(Debug)]` → (`derive`, `(Debug)`).
+pub(crate) fn split_decorator(text: &str) -> (String, Option<String>) {
+    let inner = text.trim();
+    let inner = inner.strip_prefix("#!").or_else(|| inner.strip_prefix('#')).unwrap_or(inner);
+    let inner = inner.trim_start_matches(['@', '[']).trim_end_matches(']').trim();
+    match inner.find('(') {
+        Some(at) => (collapse(&inner[..at]), Some(collapse(&inner[at..]))),
+        None => (collapse(inner), None),
+    }
+}
+
+/// Documentation comment text without its comment markers.
+pub(crate) fn comment_body(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let line = line.trim();
+            let line = line.trim_start_matches("/**").trim_start_matches("/*!").trim_start_matches("/*");
+            let line = line.trim_end_matches("*/");
+            let line = line.trim_start_matches("///").trim_start_matches("//!").trim_start_matches("//");
+            let line = line.trim_start_matches('*').trim_start_matches('#');
+            line.trim().to_owned()
+        })
+        .collect();
+    lines.join("\n").trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers_strip_syntax_and_keep_meaning() {
+        assert_eq!(collapse("def  add(self,\n    x)"), "def add(self, x)");
+        assert_eq!(collapse_to("abcdef", 3), "abc…");
+        assert_eq!(bare_type("Repository<User, Long>"), "Repository");
+        assert_eq!(bare_type("Base()"), "Base");
+        assert_eq!(bare_type("&mut Foo"), "Foo");
+        assert_eq!(unquote("'./x.js'"), "./x.js");
+        assert_eq!(unquote("\"\"\"Doc.\"\"\""), "Doc.");
+        assert_eq!(unquote("<stdio.h>"), "stdio.h");
+        assert_eq!(unquote("functools"), "functools", "a bare word keeps its letters");
+        assert_eq!(unquote("rb'raw'"), "raw");
+        assert_eq!(
+            split_decorator("@functools.lru_cache(maxsize=2)"),
+            ("functools.lru_cache".into(), Some("(maxsize=2)".into()))
+        );
+        assert_eq!(split_decorator("#[derive(Debug, Clone)]"), ("derive".into(), Some("(Debug, Clone)".into())));
+        assert_eq!(split_decorator("[HttpGet]"), ("HttpGet".into(), None));
+        assert_eq!(comment_body("/**\n * Adds.\n * Twice.\n */"), "Adds.\nTwice.");
+        assert_eq!(comment_body("/// Adds one."), "Adds one.");
+    }
+}

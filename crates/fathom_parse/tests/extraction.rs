@@ -1,0 +1,151 @@
+//! Extraction on small inline sources, one behaviour per test.
+
+mod common;
+
+use common::{parse, render};
+use fathom_model::{Language, SymbolKind};
+
+#[test]
+fn python_definitions_carry_their_properties() {
+    let source = r#"import functools
+from typing import overload
+
+RATE: float = 0.2
+
+
+class Calculator(Base, metaclass=Meta):
+    """Keeps a running total."""
+
+    precision = 2
+
+    def __init__(self, start: int = 0) -> None:
+        self.total = start
+
+    @functools.lru_cache(maxsize=2)
+    async def add(self, amount: float) -> "Calculator":
+        if amount > 0 and amount < 10:
+            self.total += amount
+        elif amount < 0:
+            raise ValueError("negative")
+        return self
+
+    def _reset(self):
+        def inner():
+            return 0
+        self.total = inner()
+
+
+@overload
+def parse(x: int) -> int: ...
+@overload
+def parse(x: str) -> int: ...
+def parse(x):
+    return int(x)
+"#;
+    insta::assert_snapshot!(render(&parse(Language::Python, "calc.py", source)));
+}
+
+#[test]
+fn python_tests_follow_pytest_and_unittest_conventions() {
+    let source = "import unittest\n\ndef test_adds():\n    assert 1\n\ndef helper():\n    pass\n\nclass TestCalc:\n    def test_sub(self):\n        pass\n\nclass CalcCase(unittest.TestCase):\n    def test_mul(self):\n        pass\n    def setUp(self):\n        pass\n";
+    let parsed = parse(Language::Python, "tests/test_calc.py", source);
+    let tests: Vec<&str> = parsed.facts.definitions.iter().filter(|d| d.is_test).map(|d| d.name.as_str()).collect();
+    assert_eq!(tests, ["test_adds", "TestCalc", "test_sub", "CalcCase", "test_mul"]);
+    let outside = parse(Language::Python, "src/calc.py", "def test_like_name():\n    pass\n");
+    assert!(!outside.facts.definitions[0].is_test, "outside test files, a test-like name is not a test");
+}
+
+#[test]
+fn javascript_and_typescript_definitions_and_references() {
+    let js = r#"import { formatPrice as fmt } from "./format.js";
+import Store, * as all from "./store";
+export { Cart } from "./cart";
+export * from "./util";
+const legacy = require("./legacy");
+
+/** A cart. */
+export class CartStore extends Store {
+  #items = [];
+  static count = 0;
+  constructor() { super(); this.#items = []; }
+  addItem(item) {
+    if (item && item.price > 0) { this.#items.push(item); }
+    return fmt(item.price);
+  }
+  onChange = (listener) => { this.listener = listener; };
+}
+
+describe("cart", () => {
+  it("adds an item", () => {
+    const store = new CartStore();
+    store.addItem({ price: 1 });
+  });
+});
+"#;
+    insta::assert_snapshot!("javascript", render(&parse(Language::JavaScript, "cart.js", js)));
+
+    let ts = r#"import type { Money } from "./money";
+
+export interface Repo<T> extends Base {
+  find(id: string): T;
+  readonly size: number;
+}
+
+export abstract class UserRepo implements Repo<User>, Disposable {
+  constructor(private readonly db: Database, name: string) { super(); }
+  @Cached()
+  public async find(id: string): Promise<User> {
+    const user: User = await this.db.get(id);
+    return user ?? this.fallback(id);
+  }
+  protected abstract fallback(id: string): User;
+}
+
+export function parse(x: string): number;
+export function parse(x: number): number;
+export function parse(x: any): number { return Number(x); }
+export const LIMIT: number = 10;
+"#;
+    insta::assert_snapshot!("typescript", render(&parse(Language::TypeScript, "repo.ts", ts)));
+}
+
+#[test]
+fn broken_syntax_is_reported_and_the_rest_is_still_extracted() {
+    let source =
+        "def fine():\n    return 1\n\ndef broken(:\n    pass\n\nclass Still:\n    def there(self):\n        pass\n";
+    let parsed = parse(Language::Python, "x.py", source);
+    assert_eq!(parsed.syntax_errors.first().map(|e| e.line), Some(4));
+    let names: Vec<_> = parsed.facts.definitions.iter().map(|d| d.name.as_str()).collect();
+    assert!(names.contains(&"fine") && names.contains(&"Still") && names.contains(&"there"), "{names:?}");
+}
+
+#[test]
+fn spans_are_exact_bytes_of_the_definition() {
+    let source = "x = 1\n\ndef f():\n    return x\n";
+    let parsed = parse(Language::Python, "x.py", source);
+    let f = parsed.facts.definitions.iter().find(|d| d.name == "f").unwrap();
+    assert_eq!(&source[f.span.start_byte as usize..f.span.end_byte as usize], "def f():\n    return x");
+    assert_eq!((f.span.start_line, f.span.end_line), (3, 4));
+    assert_eq!(&source[f.name_span.start_byte as usize..f.name_span.end_byte as usize], "f");
+}
+
+#[test]
+fn deeply_nested_code_does_not_overflow_the_stack() {
+    let depth = 3000;
+    let source = format!("def f():\n    return {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+    let parsed = parse(Language::Python, "deep.py", &source);
+    let f = &parsed.facts.definitions[0];
+    assert_eq!((f.kind, f.name.as_str()), (SymbolKind::Function, "f"));
+    let nested_ifs: String = (0..500).map(|i| format!("{}if x:\n", "    ".repeat(i + 1))).collect();
+    let source = format!("def g(x):\n{nested_ifs}{}pass\n", "    ".repeat(501));
+    let parsed = parse(Language::Python, "deep.py", &source);
+    assert_eq!(parsed.facts.definitions[0].complexity, Some(501));
+}
+
+#[test]
+fn every_language_query_compiles_against_its_grammar() {
+    let mut parsers = fathom_parse::Parsers::new();
+    for language in Language::ALL {
+        parsers.parse(language, "empty", "").unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -1,0 +1,871 @@
+//! Cross-file resolution: turns each file's raw references (imports, bases,
+//! call sites, uses, decorators) into edges of the code graph.
+//!
+//! Every inferred edge says why it exists and how sure it is:
+//! - a receiver whose type is known resolves by that type (`receiver-typed`);
+//! - a name bound by an import resolves through it (`import-resolved`);
+//! - otherwise the name is looked up in the same file, then the same package,
+//!   then the whole archive (`unique-name`);
+//! - several candidates are all kept, marked `ambiguous-name`, each with a
+//!   confidence that falls with their number. Nothing is picked silently.
+//!
+//! Targets outside the archive become `is_external` nodes.
+
+mod config;
+mod modules;
+mod tables;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use fathom_graph::{Access, CodeGraph, Edge, EdgeKind, FileNodes, NodeId, Reason};
+use fathom_model::{BaseKind, CallSite, FileFacts, Language, SymbolKind};
+use serde::Serialize;
+
+pub use config::{ProjectConfig, is_config_file};
+use modules::{Place, locate};
+use tables::{Family, Tables};
+
+/// One parsed file, with the nodes its definitions became.
+pub struct SourceFile<'a> {
+    pub path: &'a str,
+    pub language: Language,
+    pub facts: &'a FileFacts,
+    pub nodes: &'a FileNodes,
+}
+
+/// How much of each kind of reference resolved.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub imports: usize,
+    pub imports_internal: usize,
+    pub imports_external: usize,
+    pub calls: usize,
+    /// Calls resolved to exactly one target.
+    pub calls_resolved: usize,
+    /// Calls resolved to several candidates, all kept.
+    pub calls_ambiguous: usize,
+    pub calls_external: usize,
+    pub calls_unresolved: usize,
+}
+
+/// Candidates above this many are too vague to be worth an edge each.
+const MAX_CANDIDATES: usize = 8;
+
+/// What a local name stands for in a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Target {
+    Node(NodeId),
+    Module(NodeId),
+    Package(String),
+    External(NodeId),
+}
+
+/// A set of candidates and why they were chosen.
+struct Found {
+    targets: Vec<NodeId>,
+    reason: Reason,
+    confidence: f32,
+}
+
+impl Found {
+    fn one(target: NodeId, reason: Reason, confidence: f32) -> Found {
+        Found { targets: vec![target], reason, confidence }
+    }
+
+    /// By name: one candidate is a `unique-name` guess, several are ambiguous.
+    fn by_name(targets: Vec<NodeId>) -> Option<Found> {
+        match targets.len() {
+            0 => None,
+            1 => Some(Found { targets, reason: Reason::UniqueName, confidence: 0.6 }),
+            n if n <= MAX_CANDIDATES => {
+                Some(Found { targets, reason: Reason::AmbiguousName, confidence: 0.6 / n as f32 })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Adds every inferred edge to `graph`.
+pub fn resolve(graph: &mut CodeGraph, files: &[SourceFile<'_>], config: &ProjectConfig) -> Stats {
+    let tables = Tables::build(graph, files);
+    let mut resolver = Resolver { graph, files, config, tables, bindings: Vec::new(), stats: Stats::default() };
+    resolver.attach_owned_methods();
+    resolver.bind_imports();
+    resolver.inheritance();
+    resolver.overrides();
+    resolver.decorators();
+    resolver.calls();
+    resolver.uses();
+    resolver.stats
+}
+
+struct Resolver<'g, 'f> {
+    graph: &'g mut CodeGraph,
+    files: &'f [SourceFile<'f>],
+    config: &'f ProjectConfig,
+    tables: Tables,
+    /// Per file: local name → what it stands for; `""` keys wildcard imports.
+    bindings: Vec<HashMap<String, Vec<Target>>>,
+    stats: Stats,
+}
+
+impl Resolver<'_, '_> {
+    /// Go methods and Rust `impl` items name their type: make them its members.
+    fn attach_owned_methods(&mut self) {
+        for (index, file) in self.files.iter().enumerate() {
+            for (at, definition) in file.facts.definitions.iter().enumerate() {
+                let Some(owner) = &definition.owner else { continue };
+                let method = file.nodes.definitions[at];
+                let parent_is_class =
+                    definition.parent.is_some_and(|p| file.facts.definitions[p].kind == SymbolKind::Class);
+                if parent_is_class {
+                    continue;
+                }
+                let Some(found) = self.lookup_type(index, owner) else { continue };
+                if let [class] = found.targets[..] {
+                    let reason = if found.reason == Reason::SameFile { Reason::Syntax } else { found.reason };
+                    let confidence = if reason == Reason::Syntax { 1.0 } else { found.confidence };
+                    self.graph.add_edge(class, method, Edge::inferred(EdgeKind::HasMethod, confidence, reason, None));
+                    self.tables.add_member(class, &definition.name, method);
+                }
+            }
+        }
+    }
+
+    fn bind_imports(&mut self) {
+        self.bindings = vec![HashMap::new(); self.files.len()];
+        for index in 0..self.files.len() {
+            let file = &self.files[index];
+            let module = file.nodes.module;
+            let mut seen: HashSet<NodeId> = HashSet::new();
+            for import in &file.facts.imports {
+                self.stats.imports += 1;
+                let line = Some(import.span.start_line);
+                // Kotlin writes `import a.b.Shape` as one path: its package is `a.b`.
+                let source = match (&import.name, Family::of(file.language)) {
+                    (Some(name), Family::Jvm) => {
+                        import.source.strip_suffix(&format!(".{name}")).unwrap_or(&import.source)
+                    }
+                    _ => import.source.as_str(),
+                };
+                let place = locate(&self.tables, self.config, file, source);
+                let target = match (&place, &import.name) {
+                    (Some(place), Some(name)) if !import.wildcard => self.export_of(place, name, 0),
+                    (Some(Place::Module(m)), None) => Some(Target::Module(*m)),
+                    (Some(Place::Package(p)), None) => Some(Target::Package(p.clone())),
+                    _ => None,
+                };
+                let target = match (target, &place) {
+                    (Some(target), _) => target,
+                    (None, Some(Place::Module(m))) if import.name.as_deref() == Some("default") => Target::Module(*m),
+                    (None, Some(_)) if import.wildcard => match place.clone() {
+                        Some(Place::Module(m)) => Target::Module(m),
+                        Some(Place::Package(p)) => Target::Package(p),
+                        None => unreachable!(),
+                    },
+                    (None, _) => Target::External(self.external_import(file.language, source, import.name.as_deref())),
+                };
+                let edge_target = match &target {
+                    Target::Node(id) | Target::Module(id) | Target::External(id) => Some(*id),
+                    Target::Package(_) => None,
+                };
+                if let Target::External(_) = target {
+                    self.stats.imports_external += 1;
+                } else {
+                    self.stats.imports_internal += 1;
+                }
+                if let Some(to) = edge_target.filter(|&to| seen.insert(to) && to != module) {
+                    let (reason, confidence) = if matches!(target, Target::External(_)) {
+                        (Reason::External, 1.0)
+                    } else {
+                        (Reason::ImportResolved, 1.0)
+                    };
+                    self.graph.add_edge(module, to, Edge::inferred(EdgeKind::Imports, confidence, reason, line));
+                }
+                let key = if import.wildcard { String::new() } else { local_name(import, file.language) };
+                self.bindings[index].entry(key).or_default().push(target);
+            }
+        }
+    }
+
+    /// What `name` means when imported from `place`: a definition, a
+    /// submodule, or whatever the module itself imported under that name
+    /// (re-exports through `__init__.py` and `index.ts` barrels).
+    fn export_of(&self, place: &Place, name: &str, depth: usize) -> Option<Target> {
+        if depth > 8 {
+            return None;
+        }
+        match place {
+            Place::Package(package) => {
+                let family = self.family_of_package(package)?;
+                let members = self.tables.package_members.get(&(family, package.clone()))?;
+                members.get(name).and_then(|ids| ids.first()).map(|&id| Target::Node(id))
+            }
+            Place::Module(module) => {
+                if let Some(&id) =
+                    self.tables.top_level.get(module).and_then(|n| n.get(name)).and_then(|ids| ids.last())
+                {
+                    return Some(Target::Node(id));
+                }
+                let file_index = *self.tables.file_of_module.get(module)?;
+                let file = &self.files[file_index];
+                let family = Family::of(file.language);
+                let submodule = format!("{}.{name}", self.graph.node(*module).name);
+                if let Some([sub]) = self.tables.module_by_name.get(&(family, submodule)).map(Vec::as_slice) {
+                    return Some(Target::Module(*sub));
+                }
+                // Follow the module's own imports of that name, then its wildcard re-exports.
+                for import in &file.facts.imports {
+                    let binds = !import.wildcard && local_name(import, file.language) == name;
+                    if !(binds || (import.wildcard && import.reexport) || (import.wildcard && family == Family::Python))
+                    {
+                        continue;
+                    }
+                    let Some(inner) = locate(&self.tables, self.config, file, &import.source) else { continue };
+                    let found = match (&import.name, import.wildcard) {
+                        (Some(original), false) => self.export_of(&inner, original, depth + 1),
+                        (None, false) => match inner {
+                            Place::Module(m) => Some(Target::Module(m)),
+                            Place::Package(p) => Some(Target::Package(p)),
+                        },
+                        (_, true) => self.export_of(&inner, name, depth + 1),
+                    };
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn family_of_package(&self, package: &str) -> Option<Family> {
+        [Family::Jvm, Family::CSharp, Family::Php, Family::Go]
+            .into_iter()
+            .find(|&f| self.tables.package_members.contains_key(&(f, package.to_owned())))
+    }
+
+    fn external_import(&mut self, language: Language, source: &str, name: Option<&str>) -> NodeId {
+        let sep = fathom_graph::separator(language);
+        match name {
+            Some(name) if name != "default" => {
+                let qualified = format!("{}{sep}{name}", source.trim_start_matches("./"));
+                let kind = if name.starts_with(char::is_uppercase) { SymbolKind::Class } else { SymbolKind::Function };
+                self.graph.external(kind, &qualified, language)
+            }
+            _ => self.graph.external(SymbolKind::Module, source, language),
+        }
+    }
+
+    /// The classes a type name may denote from file `index`.
+    fn lookup_type(&self, index: usize, written: &str) -> Option<Found> {
+        let name = written.rsplit(['.', ':', '\\']).find(|s| !s.is_empty()).unwrap_or(written);
+        let is_type = |id: &NodeId| matches!(self.graph.node(*id).kind, SymbolKind::Class | SymbolKind::Annotation);
+        self.lookup(index, name, &is_type)
+    }
+
+    /// Looks a name up from file `index`: imports, the file itself, its
+    /// package, wildcard imports, then the archive by name.
+    fn lookup(&self, index: usize, name: &str, accept: &dyn Fn(&NodeId) -> bool) -> Option<Found> {
+        let file = &self.files[index];
+        let family = Family::of(file.language);
+        for target in self.bindings.get(index).and_then(|b| b.get(name)).into_iter().flatten() {
+            match target {
+                Target::Node(id) if accept(id) => return Some(Found::one(*id, Reason::ImportResolved, 0.95)),
+                Target::External(id) => return Some(Found::one(*id, Reason::External, 0.9)),
+                _ => {}
+            }
+        }
+        let local: Vec<NodeId> = self
+            .tables
+            .top_level
+            .get(&file.nodes.module)
+            .and_then(|n| n.get(name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|id| accept(id))
+            .collect();
+        if !local.is_empty() {
+            return Some(Found { targets: local, reason: Reason::SameFile, confidence: 0.9 });
+        }
+        if let Some(package) = &self.tables.package_of_file[index] {
+            let members = self.tables.package_members.get(&(family, package.clone()));
+            let same: Vec<NodeId> =
+                members.and_then(|n| n.get(name)).into_iter().flatten().copied().filter(|id| accept(id)).collect();
+            if !same.is_empty() {
+                return Some(Found { targets: same, reason: Reason::SamePackage, confidence: 0.85 });
+            }
+        }
+        for target in self.bindings.get(index).and_then(|b| b.get("")).into_iter().flatten() {
+            let place = match target {
+                Target::Module(m) => Place::Module(*m),
+                Target::Package(p) => Place::Package(p.clone()),
+                _ => continue,
+            };
+            if let Some(Target::Node(id)) =
+                self.export_of(&place, name, 0).filter(|t| matches!(t, Target::Node(id) if accept(id)))
+            {
+                return Some(Found::one(id, Reason::ImportResolved, 0.9));
+            }
+        }
+        let anywhere: Vec<NodeId> = self
+            .tables
+            .by_name
+            .get(&(family, name.to_owned()))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|id| accept(id))
+            .collect();
+        Found::by_name(anywhere)
+    }
+
+    fn inheritance(&mut self) {
+        for index in 0..self.files.len() {
+            let file = &self.files[index];
+            let mut pairs: Vec<(NodeId, BaseKind, String, u32)> = Vec::new();
+            for (at, definition) in file.facts.definitions.iter().enumerate() {
+                for base in &definition.bases {
+                    pairs.push((file.nodes.definitions[at], base.kind, base.name.clone(), base.span.start_line));
+                }
+            }
+            for implementation in &file.facts.impls {
+                if let Some(found) = self.lookup_type(index, &implementation.type_name) {
+                    for &class in &found.targets {
+                        let base = &implementation.base;
+                        pairs.push((class, base.kind, base.name.clone(), base.span.start_line));
+                    }
+                }
+            }
+            for (class, kind, base, line) in pairs {
+                let edge_kind = match kind {
+                    BaseKind::Inherits => EdgeKind::Inherits,
+                    BaseKind::Implements => EdgeKind::Implements,
+                };
+                let found = self.lookup_type(index, &base).filter(|f| !f.targets.contains(&class));
+                let found = found.unwrap_or_else(|| {
+                    let external = self.graph.external(SymbolKind::Class, &base, file.language);
+                    Found::one(external, Reason::External, 1.0)
+                });
+                for target in found.targets {
+                    self.graph.add_edge(
+                        class,
+                        target,
+                        Edge::inferred(edge_kind, found.confidence, found.reason, Some(line)),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The supertypes of a class, nearest first, each once.
+    fn ancestors(&self, class: NodeId) -> Vec<NodeId> {
+        let mut seen = HashSet::from([class]);
+        let mut queue = VecDeque::from([class]);
+        let mut out = Vec::new();
+        while let Some(current) = queue.pop_front() {
+            for (edge, base) in self.graph.outgoing(current) {
+                if matches!(edge.kind, EdgeKind::Inherits | EdgeKind::Implements) && seen.insert(base) && out.len() < 64
+                {
+                    out.push(base);
+                    queue.push_back(base);
+                }
+            }
+        }
+        out
+    }
+
+    /// Members named `name` of `class` or, failing that, of its nearest supertypes.
+    fn member(&self, class: NodeId, name: &str) -> Option<(Vec<NodeId>, bool)> {
+        if let Some(found) = self.tables.members.get(&class).and_then(|m| m.get(name)) {
+            return Some((found.clone(), false));
+        }
+        self.ancestors(class)
+            .into_iter()
+            .find_map(|base| self.tables.members.get(&base).and_then(|m| m.get(name)).cloned())
+            .map(|found| (found, true))
+    }
+
+    fn overrides(&mut self) {
+        let classes: Vec<NodeId> = self.tables.members.keys().copied().collect();
+        for class in classes {
+            let ancestors = self.ancestors(class);
+            let Some(members) = self.tables.members.get(&class) else { continue };
+            let mut edges = Vec::new();
+            for methods in members.values() {
+                for &method in methods {
+                    let node = self.graph.node(method);
+                    let is_ctor = node.details.as_ref().is_some_and(|d| d.is_constructor);
+                    if node.kind != SymbolKind::Method || is_ctor {
+                        continue;
+                    }
+                    let own_arity = arity(self.graph, method);
+                    let overridden = ancestors.iter().find_map(|&base| {
+                        let same: Vec<NodeId> = self
+                            .tables
+                            .members
+                            .get(&base)?
+                            .get(&node.name)?
+                            .iter()
+                            .copied()
+                            .filter(|&m| {
+                                self.graph.node(m).kind == SymbolKind::Method && arity(self.graph, m) == own_arity
+                            })
+                            .collect();
+                        (!same.is_empty()).then_some(same)
+                    });
+                    for target in overridden.into_iter().flatten() {
+                        edges.push((method, target));
+                    }
+                }
+            }
+            for (method, target) in edges {
+                self.graph.add_edge(method, target, Edge::inferred(EdgeKind::Overrides, 0.95, Reason::Inherited, None));
+            }
+        }
+    }
+
+    fn decorators(&mut self) {
+        for index in 0..self.files.len() {
+            let file = &self.files[index];
+            for (at, definition) in file.facts.definitions.iter().enumerate() {
+                let target = file.nodes.definitions[at];
+                for decorator in &definition.decorators {
+                    let last = decorator.name.rsplit(['.', ':']).next().unwrap_or(&decorator.name);
+                    let first = decorator.name.split(['.', ':']).next().unwrap_or(&decorator.name);
+                    let accept = |id: &NodeId| {
+                        matches!(
+                            self.graph.node(*id).kind,
+                            SymbolKind::Annotation | SymbolKind::Function | SymbolKind::Class
+                        )
+                    };
+                    let resolved = self
+                        .lookup(index, last, &accept)
+                        .filter(|f| f.reason != Reason::AmbiguousName && f.reason != Reason::UniqueName);
+                    let found = match resolved {
+                        Some(found) if found.reason != Reason::External => found,
+                        _ => {
+                            // An external decorator: name it through its import where possible.
+                            let prefix =
+                                self.bindings[index].get(first).and_then(|t| t.first()).and_then(|t| match t {
+                                    Target::External(id) => Some(self.graph.node(*id).qualified_name.clone()),
+                                    _ => None,
+                                });
+                            let qualified = match prefix {
+                                Some(prefix) if first == decorator.name => prefix,
+                                Some(prefix) => format!("{prefix}{}", &decorator.name[first.len()..]),
+                                None => decorator.name.clone(),
+                            };
+                            let external = self.graph.external(SymbolKind::Annotation, &qualified, file.language);
+                            Found::one(external, Reason::External, 1.0)
+                        }
+                    };
+                    for source in found.targets {
+                        let edge = Edge::inferred(
+                            EdgeKind::Decorates,
+                            found.confidence,
+                            found.reason,
+                            Some(decorator.span.start_line),
+                        );
+                        self.graph.add_edge(source, target, edge);
+                    }
+                }
+            }
+        }
+    }
+
+    fn calls(&mut self) {
+        for index in 0..self.files.len() {
+            let file = &self.files[index];
+            let mut seen: HashSet<(NodeId, NodeId, u32)> = HashSet::new();
+            for call in &file.facts.calls {
+                self.stats.calls += 1;
+                let caller = call.caller.map_or(file.nodes.module, |c| file.nodes.definitions[c]);
+                let Some(found) = self.callee(index, call) else {
+                    self.stats.calls_unresolved += 1;
+                    continue;
+                };
+                match found.reason {
+                    Reason::External => self.stats.calls_external += 1,
+                    Reason::AmbiguousName => self.stats.calls_ambiguous += 1,
+                    _ => self.stats.calls_resolved += 1,
+                }
+                for target in found.targets {
+                    if seen.insert((caller, target, call.span.start_line)) {
+                        let edge =
+                            Edge::inferred(EdgeKind::Calls, found.confidence, found.reason, Some(call.span.start_line));
+                        self.graph.add_edge(caller, target, edge);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a call site calls.
+    fn callee(&mut self, index: usize, call: &CallSite) -> Option<Found> {
+        let file = &self.files[index];
+        let family = Family::of(file.language);
+        let class = self.enclosing_class(index, call.caller);
+        // A bare name calls a function or a class; methods are reached
+        // through a receiver, or through the implicit `this` above.
+        let callable =
+            |graph: &CodeGraph, id: &NodeId| matches!(graph.node(*id).kind, SymbolKind::Function | SymbolKind::Class);
+        let found = match call.receiver.as_deref().map(normalize_receiver) {
+            None => {
+                let implicit = class.filter(|_| family.implicit_this()).and_then(|c| self.member_call(c, call, 0.9));
+                implicit.or_else(|| self.nested_definition(index, call.caller, &call.name)).or_else(|| {
+                    let graph = &*self.graph;
+                    self.lookup(index, &call.name, &|id| callable(graph, id))
+                })
+            }
+            Some(receiver) => match self.receiver_type(index, call.caller, class, &receiver) {
+                Some(Receiver::Class(types, reason, confidence)) => {
+                    let mut targets = Vec::new();
+                    let mut inherited = false;
+                    for class in &types {
+                        if let Some((found, from_base)) = self.member(*class, &call.name) {
+                            inherited |= from_base;
+                            targets.extend(filter_arity(self.graph, found, call.arguments));
+                        }
+                    }
+                    match targets.len() {
+                        0 => None,
+                        _ => Some(Found {
+                            targets,
+                            reason: if inherited { Reason::Inherited } else { reason },
+                            confidence: if inherited { confidence - 0.05 } else { confidence },
+                        }),
+                    }
+                }
+                Some(Receiver::Module(module)) => {
+                    self.export_of(&Place::Module(module), &call.name, 0).and_then(|t| match t {
+                        Target::Node(id) => Some(Found::one(id, Reason::ImportResolved, 0.95)),
+                        _ => None,
+                    })
+                }
+                Some(Receiver::External(qualified)) => {
+                    let sep = fathom_graph::separator(file.language);
+                    let id = self.graph.external(
+                        SymbolKind::Function,
+                        &format!("{qualified}{sep}{}", call.name),
+                        file.language,
+                    );
+                    Some(Found::one(id, Reason::External, 0.9))
+                }
+                None => {
+                    // Unknown receiver: any method of that name, never silently one of many.
+                    let candidates: Vec<NodeId> = self
+                        .tables
+                        .by_name
+                        .get(&(family, call.name.clone()))
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|&id| self.graph.node(id).kind == SymbolKind::Method)
+                        .collect();
+                    Found::by_name(filter_arity(self.graph, candidates, call.arguments))
+                }
+            },
+        }?;
+        Some(self.to_constructors(found, call))
+    }
+
+    /// A function or class defined inside the caller or one of its enclosing
+    /// functions: the innermost such definition shadows everything else.
+    fn nested_definition(&self, index: usize, scope: Option<usize>, name: &str) -> Option<Found> {
+        let file = &self.files[index];
+        let definitions = &file.facts.definitions;
+        std::iter::successors(scope, |&i| definitions[i].parent).find_map(|enclosing| {
+            let at = definitions.iter().position(|d| {
+                d.parent == Some(enclosing)
+                    && d.name == name
+                    && matches!(d.kind, SymbolKind::Function | SymbolKind::Class)
+            })?;
+            Some(Found::one(file.nodes.definitions[at], Reason::SameFile, 0.95))
+        })
+    }
+
+    /// A call on a class (`new Foo()`, `Foo()` in Python) reaches its constructors.
+    fn to_constructors(&self, found: Found, call: &CallSite) -> Found {
+        let mut targets = Vec::new();
+        for &target in &found.targets {
+            if self.graph.node(target).kind != SymbolKind::Class {
+                targets.push(target);
+                continue;
+            }
+            let constructors: Vec<NodeId> = self
+                .tables
+                .members
+                .get(&target)
+                .into_iter()
+                .flat_map(|m| m.values().flatten())
+                .copied()
+                .filter(|&m| self.graph.node(m).details.as_ref().is_some_and(|d| d.is_constructor))
+                .collect();
+            if constructors.is_empty() {
+                targets.push(target);
+            } else {
+                targets.extend(filter_arity(self.graph, constructors, call.arguments));
+            }
+        }
+        Found { targets, ..found }
+    }
+
+    /// A member of the caller's own class, called without a receiver.
+    fn member_call(&self, class: NodeId, call: &CallSite, confidence: f32) -> Option<Found> {
+        let (found, inherited) = self.member(class, &call.name)?;
+        let targets = filter_arity(self.graph, found, call.arguments);
+        let reason = if inherited { Reason::Inherited } else { Reason::ReceiverTyped };
+        (!targets.is_empty()).then_some(Found { targets, reason, confidence })
+    }
+
+    fn enclosing_class(&self, index: usize, mut at: Option<usize>) -> Option<NodeId> {
+        let file = &self.files[index];
+        while let Some(i) = at {
+            let definition = &file.facts.definitions[i];
+            if definition.kind == SymbolKind::Class {
+                return Some(file.nodes.definitions[i]);
+            }
+            if let Some(owner) = &definition.owner {
+                return self.lookup_type(index, owner).and_then(|f| f.targets.first().copied());
+            }
+            at = definition.parent;
+        }
+        None
+    }
+
+    /// The type of a receiver expression, when it can be known.
+    fn receiver_type(
+        &mut self,
+        index: usize,
+        scope: Option<usize>,
+        class: Option<NodeId>,
+        receiver: &str,
+    ) -> Option<Receiver> {
+        let file = &self.files[index];
+        if matches!(receiver, "self" | "this" | "cls" | "me" | "static") {
+            return class.map(|c| Receiver::Class(vec![c], Reason::ReceiverTyped, 0.95));
+        }
+        if matches!(receiver, "super" | "super()" | "parent" | "base") {
+            let bases = class.map(|c| self.ancestors(c)).unwrap_or_default();
+            return (!bases.is_empty()).then_some(Receiver::Class(bases, Reason::Inherited, 0.9));
+        }
+        // `self.repo`, `this.repo`: the declared type of a field.
+        if let Some(field) =
+            receiver.strip_prefix("self.").or_else(|| receiver.strip_prefix("this.")).filter(|f| !f.contains('.'))
+        {
+            let class = class?;
+            let (fields, _) = self.member(class, field)?;
+            let type_name = fields.iter().find_map(|&f| self.graph.node(f).details.as_ref()?.type_name.clone())?;
+            let found = self.lookup_type(index, &type_name)?;
+            return Some(Receiver::Class(found.targets, Reason::ReceiverTyped, 0.9));
+        }
+        if let Some(callee) = receiver.strip_suffix(')').and_then(|r| r.split_once('(')).map(|(callee, _)| callee) {
+            return self.call_result_type(index, callee);
+        }
+        if receiver.contains(['.', '(', '[', ' ']) {
+            // `a.b.c` may name a module (Python's `os.path`).
+            let family = Family::of(file.language);
+            if let Some([module]) = self.tables.module_by_name.get(&(family, receiver.to_owned())).map(Vec::as_slice) {
+                return Some(Receiver::Module(*module));
+            }
+            return None;
+        }
+        // A parameter or local with a declared type.
+        if let Some(type_name) = self.declared_type(index, scope, receiver)
+            && let Some(found) = self.lookup_type(index, &type_name)
+            && found.reason != Reason::External
+        {
+            return Some(Receiver::Class(found.targets, Reason::ReceiverTyped, 0.9));
+        }
+        // A field of the class, named without `this` (Java, C#, C++).
+        if let Some(class) = class.filter(|_| Family::of(file.language).implicit_this())
+            && let Some((fields, _)) = self.member(class, receiver)
+            && let Some(found) = fields
+                .iter()
+                .find_map(|&f| self.graph.node(f).details.as_ref()?.type_name.clone())
+                .and_then(|t| self.lookup_type(index, &t))
+        {
+            return Some(Receiver::Class(found.targets, Reason::ReceiverTyped, 0.85));
+        }
+        // An imported module or class, or a class of the same file or package: a static call.
+        if let Some(targets) = self.bindings[index].get(receiver) {
+            match targets.first() {
+                Some(Target::Module(m)) => return Some(Receiver::Module(*m)),
+                Some(Target::External(id)) => {
+                    return Some(Receiver::External(self.graph.node(*id).qualified_name.clone()));
+                }
+                Some(Target::Node(id)) if self.graph.node(*id).kind == SymbolKind::Class => {
+                    return Some(Receiver::Class(vec![*id], Reason::ImportResolved, 0.95));
+                }
+                _ => {}
+            }
+        }
+        let found =
+            self.lookup_type(index, receiver).filter(|f| matches!(f.reason, Reason::SameFile | Reason::SamePackage))?;
+        Some(Receiver::Class(found.targets, found.reason, found.confidence))
+    }
+
+    /// The type a call such as `Order("o-1")` or `make_order()` returns: the
+    /// class it constructs, or the callee's declared return type.
+    fn call_result_type(&self, index: usize, callee: &str) -> Option<Receiver> {
+        if callee.contains(['.', '(', ' ']) || callee.is_empty() {
+            return None;
+        }
+        let graph = &*self.graph;
+        let found =
+            self.lookup(index, callee, &|id| matches!(graph.node(*id).kind, SymbolKind::Function | SymbolKind::Class))?;
+        let [target] = found.targets[..] else { return None };
+        let node = self.graph.node(target);
+        if node.kind == SymbolKind::Class {
+            return Some(Receiver::Class(vec![target], found.reason, found.confidence));
+        }
+        let returns = node.details.as_ref()?.return_type.clone()?;
+        let class_index = self.files.iter().position(|f| f.nodes.module == self.module_of(target))?;
+        let typed = self.lookup_type(class_index, returns.trim_matches(['"', '\'']))?;
+        (typed.reason != Reason::External).then_some(Receiver::Class(typed.targets, Reason::ReceiverTyped, 0.85))
+    }
+
+    /// The module a definition lies in.
+    fn module_of(&self, id: NodeId) -> NodeId {
+        let file = self.graph.node(id).file.expect("definitions lie in files");
+        self.graph.file(file).module
+    }
+
+    /// Whether `name` is a parameter or local of `scope` or an enclosing
+    /// function: then it hides any global of that name.
+    fn is_local(&self, index: usize, scope: Option<usize>, name: &str) -> bool {
+        let facts = self.files[index].facts;
+        std::iter::successors(scope, |&i| facts.definitions[i].parent).any(|i| {
+            facts.definitions[i].parameters.iter().any(|p| p.name.as_deref() == Some(name))
+                || facts.locals.iter().any(|l| l.scope == Some(i) && l.name == name)
+        })
+    }
+
+    /// The written type of a parameter of `scope` or its enclosing
+    /// functions, or of a typed local there.
+    fn declared_type(&self, index: usize, scope: Option<usize>, name: &str) -> Option<String> {
+        let facts = self.files[index].facts;
+        let mut at = scope;
+        while let Some(i) = at {
+            let definition = &facts.definitions[i];
+            if let Some(p) = definition.parameters.iter().find(|p| p.name.as_deref() == Some(name)) {
+                return p.type_name.clone();
+            }
+            if let Some(local) = facts.locals.iter().find(|l| l.scope == Some(i) && l.name == name) {
+                return Some(local.type_name.clone());
+            }
+            at = definition.parent;
+        }
+        facts.locals.iter().find(|l| l.scope.is_none() && l.name == name).map(|l| l.type_name.clone())
+    }
+
+    fn uses(&mut self) {
+        for index in 0..self.files.len() {
+            let file = &self.files[index];
+            let family = Family::of(file.language);
+            let mut edges: Vec<(NodeId, NodeId, Found, u32, Access)> = Vec::new();
+            for u in &file.facts.uses {
+                let Some(user_index) = u.user else { continue };
+                let user = file.nodes.definitions[user_index];
+                let class = self.enclosing_class(index, u.user);
+                let is_state = |graph: &CodeGraph, id: &NodeId| {
+                    matches!(graph.node(*id).kind, SymbolKind::Field | SymbolKind::GlobalVariable)
+                };
+                let found = match u.receiver.as_deref().map(normalize_receiver) {
+                    Some(r) if matches!(r.as_str(), "self" | "this") => class.and_then(|c| {
+                        let (targets, _) = self.member(c, &u.name)?;
+                        let targets: Vec<NodeId> = targets.into_iter().filter(|id| is_state(self.graph, id)).collect();
+                        (!targets.is_empty()).then_some(Found {
+                            targets,
+                            reason: Reason::ReceiverTyped,
+                            confidence: 0.95,
+                        })
+                    }),
+                    Some(_) => None,
+                    None => {
+                        let shadowed = self.is_local(index, u.user, &u.name);
+                        let member = class.filter(|_| family.implicit_this() && !shadowed).and_then(|c| {
+                            let (targets, _) = self.member(c, &u.name)?;
+                            let targets: Vec<NodeId> =
+                                targets.into_iter().filter(|id| is_state(self.graph, id)).collect();
+                            (!targets.is_empty()).then_some(Found {
+                                targets,
+                                reason: Reason::ReceiverTyped,
+                                confidence: 0.85,
+                            })
+                        });
+                        member.or_else(|| {
+                            if shadowed {
+                                return None;
+                            }
+                            let graph = &*self.graph;
+                            let found =
+                                self.lookup(index, &u.name, &|id| graph.node(*id).kind == SymbolKind::GlobalVariable)?;
+                            matches!(found.reason, Reason::SameFile | Reason::ImportResolved | Reason::SamePackage)
+                                .then_some(found)
+                        })
+                    }
+                };
+                if let Some(found) = found {
+                    let access = if u.write { Access::Write } else { Access::Read };
+                    for &target in &found.targets {
+                        edges.push((user, target, Found { targets: Vec::new(), ..found }, u.span.start_line, access));
+                    }
+                }
+            }
+            for (user, target, found, line, access) in edges {
+                let mut edge = Edge::inferred(EdgeKind::Uses, found.confidence, found.reason, Some(line));
+                edge.access = Some(access);
+                self.graph.add_edge(user, target, edge);
+            }
+        }
+    }
+}
+
+enum Receiver {
+    Class(Vec<NodeId>, Reason, f32),
+    Module(NodeId),
+    External(String),
+}
+
+/// One spelling for receivers across languages: `$this->x` and `@x` become
+/// `this.x` and `self.x`; `::` and `->` become `.`.
+fn normalize_receiver(receiver: &str) -> String {
+    let r = receiver.trim();
+    let r = r.replace("$this->", "this.").replace("->", ".").replace("::", ".");
+    let r = match r.strip_prefix('@') {
+        Some(ivar) if !ivar.starts_with('@') => format!("self.{ivar}"),
+        _ => r,
+    };
+    r.trim_start_matches('$').trim_start_matches('&').trim_start_matches('*').to_owned()
+}
+
+/// The local name an import binds.
+fn local_name(import: &fathom_model::Import, language: Language) -> String {
+    if let Some(local) = import.local_name() {
+        return local.to_owned();
+    }
+    let source = import.source.trim_end_matches(".*");
+    match language {
+        // `import a.b.c` binds `a`.
+        Language::Python => source.split('.').next().unwrap_or(source).to_owned(),
+        _ => source.rsplit(['/', '.', ':', '\\']).find(|s| !s.is_empty()).unwrap_or(source).to_owned(),
+    }
+}
+
+fn arity(graph: &CodeGraph, id: NodeId) -> Option<usize> {
+    graph.node(id).details.as_ref().map(|d| d.parameters.len())
+}
+
+/// Among same-named candidates, those whose parameter count matches the
+/// arguments; all of them if none does (defaults, varargs).
+fn filter_arity(graph: &CodeGraph, candidates: Vec<NodeId>, arguments: u32) -> Vec<NodeId> {
+    if candidates.len() < 2 {
+        return candidates;
+    }
+    let exact: Vec<NodeId> =
+        candidates.iter().copied().filter(|&id| arity(graph, id) == Some(arguments as usize)).collect();
+    if exact.is_empty() { candidates } else { exact }
+}

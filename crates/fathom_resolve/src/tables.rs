@@ -1,0 +1,128 @@
+//! Lookup tables over the containment graph: modules by name and path,
+//! top-level symbols by module and by package, members by class, and every
+//! definition by its simple name.
+
+use std::collections::HashMap;
+
+use fathom_graph::{CodeGraph, NodeId};
+use fathom_model::{Language, SymbolKind};
+
+use crate::SourceFile;
+
+/// Languages that can see each other's symbols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Family {
+    Python,
+    EcmaScript,
+    Jvm,
+    CSharp,
+    Go,
+    Rust,
+    C,
+    Ruby,
+    Php,
+}
+
+impl Family {
+    pub(crate) fn of(language: Language) -> Family {
+        match language {
+            Language::Python => Family::Python,
+            Language::JavaScript | Language::TypeScript | Language::Tsx => Family::EcmaScript,
+            Language::Java | Language::Kotlin => Family::Jvm,
+            Language::CSharp => Family::CSharp,
+            Language::Go => Family::Go,
+            Language::Rust => Family::Rust,
+            Language::C | Language::Cpp => Family::C,
+            Language::Ruby => Family::Ruby,
+            Language::Php => Family::Php,
+        }
+    }
+
+    /// Whether a bare name inside a method may mean a member of its class.
+    pub(crate) fn implicit_this(self) -> bool {
+        matches!(self, Family::Jvm | Family::CSharp | Family::C | Family::Ruby)
+    }
+}
+
+pub(crate) type Names = HashMap<String, Vec<NodeId>>;
+
+#[derive(Default)]
+pub(crate) struct Tables {
+    pub module_by_name: HashMap<(Family, String), Vec<NodeId>>,
+    pub module_by_path: HashMap<String, NodeId>,
+    pub module_names: HashMap<NodeId, String>,
+    /// File index by module node.
+    pub file_of_module: HashMap<NodeId, usize>,
+    /// Top-level definitions of each module.
+    pub top_level: HashMap<NodeId, Names>,
+    /// Top-level definitions of each package or namespace (Java, Kotlin, C#, PHP, Go).
+    pub package_members: HashMap<(Family, String), Names>,
+    /// The package of each file, where the language has them.
+    pub package_of_file: Vec<Option<String>>,
+    /// Methods and fields of each class, synthesized ones included.
+    pub members: HashMap<NodeId, Names>,
+    /// Classes, functions, methods and annotations by simple name.
+    pub by_name: HashMap<(Family, String), Vec<NodeId>>,
+}
+
+impl Tables {
+    pub(crate) fn build(graph: &CodeGraph, files: &[SourceFile<'_>]) -> Tables {
+        let mut t = Tables::default();
+        for (index, file) in files.iter().enumerate() {
+            let family = Family::of(file.language);
+            let module = file.nodes.module;
+            t.module_by_path.insert(file.path.to_owned(), module);
+            t.file_of_module.insert(module, index);
+            t.module_by_name.entry((family, graph.node(module).name.clone())).or_default().push(module);
+            t.module_names.insert(module, graph.node(module).name.clone());
+            let package = package_of(file);
+            for (at, definition) in file.facts.definitions.iter().enumerate() {
+                let id = file.nodes.definitions[at];
+                let name = definition.name.clone();
+                let parent = definition.parent.map(|p| (file.nodes.definitions[p], file.facts.definitions[p].kind));
+                match parent {
+                    None | Some((_, SymbolKind::Package)) => {
+                        t.top_level.entry(module).or_default().entry(name.clone()).or_default().push(id);
+                        let namespace = match parent {
+                            Some((p, _)) => Some(graph.node(p).qualified_name.clone()),
+                            None => package.clone(),
+                        };
+                        if let Some(namespace) = namespace {
+                            t.package_members
+                                .entry((family, namespace))
+                                .or_default()
+                                .entry(name.clone())
+                                .or_default()
+                                .push(id);
+                        }
+                    }
+                    Some((class, SymbolKind::Class)) => {
+                        t.members.entry(class).or_default().entry(name.clone()).or_default().push(id);
+                    }
+                    Some(_) => {}
+                }
+                if matches!(
+                    definition.kind,
+                    SymbolKind::Class | SymbolKind::Function | SymbolKind::Method | SymbolKind::Annotation
+                ) {
+                    t.by_name.entry((family, name)).or_default().push(id);
+                }
+            }
+            t.package_of_file.push(package);
+        }
+        t
+    }
+
+    /// Records a member attached by resolution (Go receivers, Rust `impl`s).
+    pub(crate) fn add_member(&mut self, class: NodeId, name: &str, member: NodeId) {
+        self.members.entry(class).or_default().entry(name.to_owned()).or_default().push(member);
+    }
+}
+
+/// A file's package: declared (Java, Kotlin, C#, PHP) or its folder (Go).
+fn package_of(file: &SourceFile<'_>) -> Option<String> {
+    match file.language {
+        Language::Go => Some(file.path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned()),
+        _ => file.facts.package.clone(),
+    }
+}
