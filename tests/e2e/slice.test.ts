@@ -70,7 +70,13 @@ describe('webapp fixture', () => {
       expect(kinds.class).toBeGreaterThan(0);
       expect(kinds.method).toBeGreaterThan(0);
 
-      for (const stage of ['read', 'parse', 'graph', 'index']) {
+      // The graph is resolved across files: calls and imports are edges.
+      const edges = await summaryCounts(page, 'summary-edges', 'edge');
+      expect(edges.CONTAINS).toBeGreaterThan(0);
+      expect(edges.CALLS).toBeGreaterThan(0);
+      expect(edges.IMPORTS).toBeGreaterThan(0);
+
+      for (const stage of ['read', 'parse', 'graph', 'resolve', 'index']) {
         const bar = page.getByTestId(`progress-${stage}`);
         expect(await bar.getAttribute('data-done')).toBe(await bar.getAttribute('data-total'));
         await expect.poll(() => bar.locator('.count').textContent()).toMatch(/^\d[\d,]* \/ \d[\d,]*$/);

@@ -9,6 +9,7 @@ export type {
   IndexSummary,
   MatchKind,
   Progress,
+  ResolutionStats,
   SearchHit,
   SkipReason,
   Skipped,
@@ -17,7 +18,7 @@ export type {
   Timings,
 } from '../../pkg/fathom_wasm.js';
 
-export const STAGES: readonly Stage[] = ['read', 'parse', 'graph', 'index'];
+export const STAGES: readonly Stage[] = ['read', 'parse', 'graph', 'resolve', 'index'];
 
 // ---- Worker protocol -------------------------------------------------------
 

@@ -11,7 +11,7 @@ interface StageRow {
   count: HTMLElement;
 }
 
-const LABELS: Record<Stage, string> = { read: 'Read', parse: 'Parse', graph: 'Graph', index: 'Index' };
+const LABELS: Record<Stage, string> = { read: 'Read', parse: 'Parse', graph: 'Graph', resolve: 'Resolve', index: 'Index' };
 
 export class ProgressView {
   readonly #rows = new Map<Stage, StageRow>();

@@ -5,7 +5,16 @@ import { h, plural } from './dom';
 const DEBOUNCE_MS = 80;
 const RESULT_LIMIT = 50;
 
-const KIND_BADGES: Record<SymbolKind, string> = { module: 'mod', class: 'cls', function: 'fn', method: 'meth' };
+const KIND_BADGES: Record<SymbolKind, string> = {
+  module: 'mod',
+  package: 'pkg',
+  class: 'cls',
+  function: 'fn',
+  method: 'meth',
+  field: 'fld',
+  global_variable: 'var',
+  annotation: 'ann',
+};
 
 export interface SearchPanelOptions {
   input: HTMLInputElement;

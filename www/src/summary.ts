@@ -23,6 +23,8 @@ export function renderSummary(root: HTMLElement, summary: IndexSummary): void {
     ),
     countTable('summary-files', 'Files by language', 'language', summary.files, summary.languages),
     countTable('summary-symbols', 'Symbols by kind', 'kind', summary.symbols, summary.kinds),
+    countTable('summary-edges', 'Edges by type', 'edge', summary.edges, summary.edge_types),
+    resolutionLine(summary),
     timingsTable(summary),
     skippedSection(summary.skipped),
     errorsSection(summary.errors),
@@ -43,6 +45,14 @@ function countTable(testId: string, title: string, key: string, total: number, c
             h('span', { class: 'meter' }, meterFill(count / max)),
             h('span', { class: 'num' }, count.toLocaleString('en-US'))))),
   );
+}
+
+/** How calls resolved: the honest measure of the graph's precision. */
+function resolutionLine({ resolution: r, external }: IndexSummary): HTMLElement {
+  return h('p', { class: 'muted block', 'data-testid': 'summary-resolution' },
+    `Calls: ${r.calls_resolved.toLocaleString('en-US')} resolved, ${r.calls_ambiguous.toLocaleString('en-US')} ambiguous (all candidates kept), `
+    + `${r.calls_external.toLocaleString('en-US')} external, ${r.calls_unresolved.toLocaleString('en-US')} unresolved · `
+    + `${plural(external, 'external symbol')}`);
 }
 
 function meterFill(ratio: number): HTMLElement {

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-export type Stage = "read" | "parse" | "graph" | "index";
+export type Stage = "read" | "parse" | "graph" | "resolve" | "index";
 export interface Progress { stage: Stage; done: number; total: number; }
 
 export type SkipReason =
@@ -20,7 +20,12 @@ export interface Skipped { path: string; reason: SkipReason; detail: string; }
 /** A problem with one file; the file is still indexed. */
 export interface FileError { path: string; message: string; line: number | null; }
 /** Milliseconds spent in each stage. */
-export interface Timings { read: number; parse: number; graph: number; index: number; total: number; }
+export interface Timings { read: number; parse: number; graph: number; resolve: number; index: number; total: number; }
+/** How many imports and calls resolved, and how. */
+export interface ResolutionStats {
+  imports: number; imports_internal: number; imports_external: number;
+  calls: number; calls_resolved: number; calls_ambiguous: number; calls_external: number; calls_unresolved: number;
+}
 
 export interface IndexSummary {
   archive: string;
@@ -31,14 +36,20 @@ export interface IndexSummary {
   edges: number;
   /** Files parsed, by language. */
   languages: Record<string, number>;
-  /** Graph nodes, by kind. */
+  /** Graph nodes defined in the archive, by kind. */
   kinds: Record<string, number>;
+  /** Nodes standing for things outside the archive. */
+  external: number;
+  /** Edges by type, e.g. {"CALLS": 120}. */
+  edge_types: Record<string, number>;
+  resolution: ResolutionStats;
   skipped: Skipped[];
   errors: FileError[];
   timings_ms: Timings;
 }
 
-export type SymbolKind = "module" | "class" | "function" | "method";
+export type SymbolKind =
+  | "module" | "package" | "class" | "function" | "method" | "field" | "global_variable" | "annotation";
 export type MatchKind = "exact" | "prefix" | "substring";
 export interface SearchHit {
   /** Qualified name, e.g. "pkg.calc.Calculator.add". */
@@ -57,7 +68,23 @@ export interface SearchHit {
   score: number;
   match: MatchKind;
 }
+
+/** The graph's labels, properties, edge types and edge reasons: `schema()`. */
+export interface GraphSchema {
+  version: number;
+  node_labels: { label: string; description: string; properties: string[] }[];
+  edge_types: { type: string; description: string; properties: string[] }[];
+  reasons: { reason: string; description: string }[];
+  class_kinds: string[];
+}
 "#;
+
+/// The graph schema: node labels with their properties, edge types, and the
+/// reasons an inferred edge may give.
+#[wasm_bindgen(unchecked_return_type = "GraphSchema")]
+pub fn schema() -> Result<JsValue, JsError> {
+    to_js(&fathom_engine::schema())
+}
 
 /// The session state of one browser worker: the current index, if any.
 #[wasm_bindgen]
