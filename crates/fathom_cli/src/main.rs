@@ -27,6 +27,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List edges with both ends cited, for review or other tools.
+    Edges {
+        /// A `.zip` archive or a directory.
+        target: PathBuf,
+        /// Only edges of these types, such as `CALLS` (repeatable).
+        #[arg(long = "type", value_parser = parse_edge_kind)]
+        types: Vec<fathom_engine::EdgeKind>,
+        /// Print a JSON array instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the graph schema: node labels, properties, edge types, reasons.
     Schema {
         /// Print JSON instead of text.
@@ -64,6 +75,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let index = open(&target)?;
             output::summary(index.summary(), json)?;
         }
+        Command::Edges { target, types, json } => output::edges(&open(&target)?.edges(&types), json)?,
         Command::Schema { json } => output::schema(&fathom_engine::schema(), json)?,
         Command::Search { target, query, k, json } => {
             let index = open(&target)?;
@@ -89,6 +101,13 @@ fn open(target: &Path) -> Result<Index> {
     let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
     let name = target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
     Ok(fathom_engine::index_zip(&name, &bytes, &options, &mut clock)?)
+}
+
+fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {
+    fathom_engine::EdgeKind::ALL.into_iter().find(|k| k.label().eq_ignore_ascii_case(text)).ok_or_else(|| {
+        let known: Vec<&str> = fathom_engine::EdgeKind::ALL.iter().map(|k| k.label()).collect();
+        format!("unknown edge type `{text}`; known: {}", known.join(", "))
+    })
 }
 
 struct Clock(Instant);

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use fathom_engine::{IndexSummary, Schema, SearchHit};
+use fathom_engine::{EdgeRecord, IndexSummary, Schema, SearchHit};
 
 pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
@@ -88,6 +88,34 @@ pub fn schema(schema: &Schema, json: bool) -> Result<()> {
     writeln!(out, "\nReasons:")?;
     for reason in &schema.reasons {
         writeln!(out, "  {:<16} {}", reason.reason, reason.description)?;
+    }
+    Ok(())
+}
+
+pub fn edges(edges: &[EdgeRecord], json: bool) -> Result<()> {
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, edges)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for e in edges {
+        let place = |end: &fathom_engine::EdgeEnd| match &end.file {
+            Some(file) => format!("{file}:{}", end.start_line),
+            None => "external".to_owned(),
+        };
+        let line = e.line.map_or(String::new(), |l| format!(" L{l}"));
+        writeln!(
+            out,
+            "{} -{}-> {}  ({:.2} {}{line})  [{} -> {}]",
+            e.from.symbol,
+            e.edge_type.label(),
+            e.to.symbol,
+            e.confidence,
+            e.reason.name(),
+            place(&e.from),
+            place(&e.to)
+        )?;
     }
     Ok(())
 }

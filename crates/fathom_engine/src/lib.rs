@@ -17,7 +17,7 @@ use fathom_search::{MatchKind, NameIndex};
 use serde::Serialize;
 
 pub use fathom_archive::{SkipReason, Skipped};
-pub use fathom_graph::{Schema, schema};
+pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use summary::{FileError, IndexSummary, Timings};
 
 /// A step of the pipeline, as progress reports name it.
@@ -71,6 +71,29 @@ pub struct Index {
     texts: Vec<String>,
     by_path: HashMap<String, u32>,
     summary: IndexSummary,
+}
+
+/// One end of an edge.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EdgeEnd {
+    pub symbol: String,
+    pub kind: SymbolKind,
+    pub file: Option<String>,
+    pub start_line: u32,
+    pub is_external: bool,
+}
+
+/// An edge, with both ends cited and why it exists.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EdgeRecord {
+    #[serde(rename = "type")]
+    pub edge_type: fathom_graph::EdgeKind,
+    pub from: EdgeEnd,
+    pub to: EdgeEnd,
+    pub confidence: f32,
+    pub reason: fathom_graph::Reason,
+    /// The line in `from`'s file where the call, use, import or decoration is.
+    pub line: Option<u32>,
 }
 
 /// One search result, cited to exact lines.
@@ -217,6 +240,32 @@ impl Index {
         let node = self.graph.node(id);
         let text = self.texts.get(node.file?.0 as usize)?;
         text.get(node.span.start_byte as usize..node.span.end_byte as usize)
+    }
+
+    /// Every edge of the given types (all when empty), with both ends cited.
+    pub fn edges(&self, kinds: &[fathom_graph::EdgeKind]) -> Vec<EdgeRecord> {
+        let end = |id| {
+            let node = self.graph.node(id);
+            EdgeEnd {
+                symbol: node.qualified_name.clone(),
+                kind: node.kind,
+                file: self.graph.path_of(id).map(str::to_owned),
+                start_line: node.span.start_line,
+                is_external: node.is_external,
+            }
+        };
+        self.graph
+            .edges()
+            .filter(|(_, _, _, e)| kinds.is_empty() || kinds.contains(&e.kind))
+            .map(|(_, from, to, e)| EdgeRecord {
+                edge_type: e.kind,
+                from: end(from),
+                to: end(to),
+                confidence: (e.confidence * 100.0).round() / 100.0,
+                reason: e.reason,
+                line: e.line,
+            })
+            .collect()
     }
 
     /// The text of an indexed file.

@@ -68,7 +68,19 @@ fn python_module(path: &str, packages: &PythonPackages) -> String {
     let stem = strip_extension(path);
     let (mut dir, file) = stem.rsplit_once('/').unwrap_or(("", stem));
     let mut parts = if file == "__init__" { Vec::new() } else { vec![file] };
-    while !dir.is_empty() && packages.dirs.contains(dir) {
+    // Folders count up to the outermost package; folders without an
+    // `__init__.py` below it are namespace packages (PEP 420), and count too.
+    let outermost = std::iter::successors(Some(dir), |d| d.rsplit_once('/').map(|(parent, _)| parent))
+        .filter(|d| packages.dirs.contains(*d))
+        .last();
+    let Some(outermost) = outermost else {
+        return if parts.is_empty() {
+            dir.rsplit('/').next().filter(|d| !d.is_empty()).unwrap_or("__init__").to_owned()
+        } else {
+            file.to_owned()
+        };
+    };
+    while dir.len() >= outermost.len() && !dir.is_empty() {
         let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir));
         parts.push(name);
         dir = parent;
@@ -130,6 +142,7 @@ mod tests {
         assert_eq!(name("src/pkg/sub/x.py"), "pkg.sub.x");
         assert_eq!(name("src/pkg/sub/__init__.py"), "pkg.sub");
         assert_eq!(name("scripts/run.py"), "run");
+        assert_eq!(name("src/pkg/ns/mod.py"), "pkg.ns.mod", "a namespace folder inside a package counts");
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub enum Reason {
     /// The receiver's type is known: `self`, `this`, a typed parameter,
     /// field or local, a constructor assignment.
     ReceiverTyped,
+    /// The receiver's type is unknown, but its name is the class's
+    /// (`subscriber` → `Subscriber`).
+    ReceiverNamed,
     /// Found in the same file.
     SameFile,
     /// Found in the same package or namespace, in another file.
@@ -104,10 +107,11 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 11] = [
         Reason::Syntax,
         Reason::ImportResolved,
         Reason::ReceiverTyped,
+        Reason::ReceiverNamed,
         Reason::SameFile,
         Reason::SamePackage,
         Reason::UniqueName,
@@ -122,6 +126,7 @@ impl Reason {
             Reason::Syntax => "syntax",
             Reason::ImportResolved => "import-resolved",
             Reason::ReceiverTyped => "receiver-typed",
+            Reason::ReceiverNamed => "receiver-named",
             Reason::SameFile => "same-file",
             Reason::SamePackage => "same-package",
             Reason::UniqueName => "unique-name",
@@ -137,6 +142,9 @@ impl Reason {
             Reason::Syntax => "read off the syntax tree (confidence 1)",
             Reason::ImportResolved => "through an import that resolved inside the archive",
             Reason::ReceiverTyped => "the receiver's type is known (self/this, typed parameter, field or local)",
+            Reason::ReceiverNamed => {
+                "the receiver's type is unknown but its name is the class's (subscriber → Subscriber)"
+            }
             Reason::SameFile => "the name is defined in the same file",
             Reason::SamePackage => "the name is defined in the same package or namespace",
             Reason::UniqueName => "the only definition with this name in the archive",

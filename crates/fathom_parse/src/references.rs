@@ -89,7 +89,17 @@ pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut Fil
             }
             "local" => {
                 let (Some(name), Some(type_node)) = (part("local.name"), part("local.type")) else { continue };
-                let type_name = bare_type(node_text(type_node, text));
+                // `x = make()` is typed by what `make` returns: written `make()`
+                // for resolution to look up, since only it knows `make`.
+                let called = type_node
+                    .parent()
+                    .and_then(|p| p.child_by_field_name("function"))
+                    .is_some_and(|f| f.id() == type_node.id());
+                let type_name = if called {
+                    format!("{}()", node_text(type_node, text).trim())
+                } else {
+                    collapse(node_text(type_node, text))
+                };
                 if !type_name.is_empty() {
                     facts.locals.push(Local {
                         scope: scopes.innermost(span.start_byte, &facts.definitions),

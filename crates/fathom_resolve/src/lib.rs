@@ -14,6 +14,7 @@
 mod config;
 mod modules;
 mod tables;
+mod types;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -259,9 +260,21 @@ impl Resolver<'_, '_> {
 
     /// The classes a type name may denote from file `index`.
     fn lookup_type(&self, index: usize, written: &str) -> Option<Found> {
-        let name = written.rsplit(['.', ':', '\\']).find(|s| !s.is_empty()).unwrap_or(written);
         let is_type = |id: &NodeId| matches!(self.graph.node(*id).kind, SymbolKind::Class | SymbolKind::Annotation);
-        self.lookup(index, name, &is_type)
+        let mut found: Option<Found> = None;
+        for name in types::class_names(written) {
+            let Some(more) = self.lookup(index, &name, &is_type) else { continue };
+            found = Some(match found {
+                None => more,
+                // `A | B`: either may be the receiver; the weaker reason stands.
+                Some(mut all) => {
+                    all.targets.extend(more.targets);
+                    all.confidence = all.confidence.min(more.confidence);
+                    all
+                }
+            });
+        }
+        found
     }
 
     /// Looks a name up from file `index`: imports, the file itself, its
@@ -508,9 +521,19 @@ impl Resolver<'_, '_> {
         let family = Family::of(file.language);
         let class = self.enclosing_class(index, call.caller);
         // A bare name calls a function or a class; methods are reached
-        // through a receiver, or through the implicit `this` above.
-        let callable =
-            |graph: &CodeGraph, id: &NodeId| matches!(graph.node(*id).kind, SymbolKind::Function | SymbolKind::Class);
+        // through a receiver, or through the implicit `this` above. `new X()`
+        // instantiates a class, or a constructor held in a variable
+        // (`const EmptyError = createErrorClass(...)`), never an interface.
+        let instantiates = call.instantiates;
+        let callable = |graph: &CodeGraph, id: &NodeId| {
+            let node = graph.node(*id);
+            match node.kind {
+                SymbolKind::Function => !instantiates,
+                SymbolKind::Class => !(instantiates && node.class_kind == Some(fathom_model::ClassKind::Interface)),
+                SymbolKind::GlobalVariable => instantiates,
+                _ => false,
+            }
+        };
         let found = match call.receiver.as_deref().map(normalize_receiver) {
             None => {
                 let implicit = class.filter(|_| family.implicit_this()).and_then(|c| self.member_call(c, call, 0.9));
@@ -553,6 +576,8 @@ impl Resolver<'_, '_> {
                     );
                     Some(Found::one(id, Reason::External, 0.9))
                 }
+                // Unknown receiver: a core-library method name is not guessed at.
+                None if types::is_core_method(&call.name) => None,
                 None => {
                     // Unknown receiver: any method of that name, never silently one of many.
                     let candidates: Vec<NodeId> = self
@@ -564,7 +589,8 @@ impl Resolver<'_, '_> {
                         .copied()
                         .filter(|&id| self.graph.node(id).kind == SymbolKind::Method)
                         .collect();
-                    Found::by_name(filter_arity(self.graph, candidates, call.arguments))
+                    let candidates = filter_arity(self.graph, candidates, call.arguments);
+                    self.named_receiver(&receiver, &candidates).or_else(|| Found::by_name(candidates))
                 }
             },
         }?;
@@ -584,6 +610,22 @@ impl Resolver<'_, '_> {
             })?;
             Some(Found::one(file.nodes.definitions[at], Reason::SameFile, 0.95))
         })
+    }
+
+    /// Among same-named methods, those of the class a receiver is named
+    /// after: `subscriber.next()` → `Subscriber.next`. Naming is evidence
+    /// of type, weaker than a declaration.
+    fn named_receiver(&self, receiver: &str, candidates: &[NodeId]) -> Option<Found> {
+        let simple = receiver.trim_end_matches(['!', '?']).to_lowercase().replace('_', "");
+        if simple.is_empty() || !simple.chars().all(char::is_alphanumeric) {
+            return None;
+        }
+        let targets: Vec<NodeId> = candidates
+            .iter()
+            .copied()
+            .filter(|&m| self.graph.parent(m).is_some_and(|class| self.graph.node(class).name.to_lowercase() == simple))
+            .collect();
+        (!targets.is_empty()).then_some(Found { targets, reason: Reason::ReceiverNamed, confidence: 0.7 })
     }
 
     /// A call on a class (`new Foo()`, `Foo()` in Python) reaches its constructors.
@@ -672,6 +714,12 @@ impl Resolver<'_, '_> {
             }
             return None;
         }
+        // A local assigned from a call: typed by the call's result.
+        if let Some(callee) =
+            self.declared_type(index, scope, receiver).and_then(|t| t.strip_suffix("()").map(str::to_owned))
+        {
+            return self.call_result_type(index, &callee);
+        }
         // A parameter or local with a declared type.
         if let Some(type_name) = self.declared_type(index, scope, receiver)
             && let Some(found) = self.lookup_type(index, &type_name)
@@ -710,21 +758,39 @@ impl Resolver<'_, '_> {
     /// The type a call such as `Order("o-1")` or `make_order()` returns: the
     /// class it constructs, or the callee's declared return type.
     fn call_result_type(&self, index: usize, callee: &str) -> Option<Receiver> {
-        if callee.contains(['.', '(', ' ']) || callee.is_empty() {
+        let callee = callee.trim();
+        if callee.is_empty() || callee.contains(['(', ' ']) {
             return None;
         }
         let graph = &*self.graph;
-        let found =
-            self.lookup(index, callee, &|id| matches!(graph.node(*id).kind, SymbolKind::Function | SymbolKind::Class))?;
+        let is_callable = |id: &NodeId| matches!(graph.node(*id).kind, SymbolKind::Function | SymbolKind::Class);
+        // `views.OrderView()`: a member of an imported module; else the last segment.
+        let qualified = callee.split_once(['.', ':']).and_then(|(first, _)| {
+            let last = callee.rsplit(['.', ':']).next()?;
+            match self.bindings[index].get(first)?.first()? {
+                Target::Module(m) => match self.export_of(&Place::Module(*m), last, 0)? {
+                    Target::Node(id) if is_callable(&id) => Some(Found::one(id, Reason::ImportResolved, 0.95)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        });
+        let last = callee.rsplit(['.', ':']).find(|s| !s.is_empty())?;
+        let found = qualified.or_else(|| self.lookup(index, last, &is_callable))?;
         let [target] = found.targets[..] else { return None };
         let node = self.graph.node(target);
+        let confidence = found.confidence.min(0.9);
         if node.kind == SymbolKind::Class {
-            return Some(Receiver::Class(vec![target], found.reason, found.confidence));
+            return Some(Receiver::Class(vec![target], Reason::ReceiverTyped, confidence));
         }
         let returns = node.details.as_ref()?.return_type.clone()?;
         let class_index = self.files.iter().position(|f| f.nodes.module == self.module_of(target))?;
         let typed = self.lookup_type(class_index, returns.trim_matches(['"', '\'']))?;
-        (typed.reason != Reason::External).then_some(Receiver::Class(typed.targets, Reason::ReceiverTyped, 0.85))
+        (typed.reason != Reason::External).then_some(Receiver::Class(
+            typed.targets,
+            Reason::ReceiverTyped,
+            confidence.min(0.85),
+        ))
     }
 
     /// The module a definition lies in.

@@ -101,10 +101,16 @@ impl Tables {
                     }
                     Some(_) => {}
                 }
-                if matches!(
-                    definition.kind,
-                    SymbolKind::Class | SymbolKind::Function | SymbolKind::Method | SymbolKind::Annotation
-                ) {
+                // A definition inside a function is visible only there: it is
+                // found through its scope, never by name from elsewhere.
+                let local = std::iter::successors(definition.parent, |&p| file.facts.definitions[p].parent)
+                    .any(|p| file.facts.definitions[p].kind.is_callable());
+                if !local
+                    && matches!(
+                        definition.kind,
+                        SymbolKind::Class | SymbolKind::Function | SymbolKind::Method | SymbolKind::Annotation
+                    )
+                {
                     t.by_name.entry((family, name)).or_default().push(id);
                 }
             }

@@ -66,3 +66,8 @@
 (variable_declarator
   name: (identifier) @local.name
   value: (new_expression constructor: [(identifier) (member_expression)] @local.type)) @local
+
+; `const sub = createSubscriber(...)`: typed by what the function returns.
+(variable_declarator
+  name: (identifier) @local.name
+  value: (call_expression function: (identifier) @local.type)) @local

@@ -69,8 +69,18 @@
 
 (variable_declarator
   name: (identifier) @local.name
-  type: (type_annotation [(type_identifier) (generic_type)] @local.type)) @local
+  type: (type_annotation (_) @local.type)) @local
+
+; Typed parameters, anonymous functions' included: `new Observable((s: Subscriber<T>) => ...)`
+; types `s` within the enclosing definition.
+(required_parameter pattern: (identifier) @local.name type: (type_annotation (_) @local.type)) @local
+(optional_parameter pattern: (identifier) @local.name type: (type_annotation (_) @local.type)) @local
 
 ; import x = require('./x')
 (import_statement
   (import_require_clause (identifier) @import.alias source: (string) @import.source)) @import
+
+; `const sub = createSubscriber(...)`: typed by what the function returns.
+(variable_declarator
+  name: (identifier) @local.name
+  value: (call_expression function: (identifier) @local.type)) @local
