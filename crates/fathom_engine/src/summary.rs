@@ -15,7 +15,7 @@ pub struct IndexSummary {
     pub archive: String,
     /// Source files parsed.
     pub files: usize,
-    /// Graph nodes other than modules.
+    /// Definitions: graph nodes other than modules and packages.
     pub symbols: usize,
     pub edges: usize,
     /// Files parsed, by language name.
@@ -83,7 +83,9 @@ impl IndexSummary {
         }
         let counts = graph.kind_counts();
         let internal: usize = counts.values().sum();
-        let modules = counts.get(&SymbolKind::Module).copied().unwrap_or(0);
+        // Symbols are definitions: modules and packages only contain them.
+        let modules = counts.get(&SymbolKind::Module).copied().unwrap_or(0)
+            + counts.get(&SymbolKind::Package).copied().unwrap_or(0);
         IndexSummary {
             archive: archive.to_owned(),
             files: graph.files().len(),

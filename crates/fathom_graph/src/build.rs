@@ -35,8 +35,48 @@ impl CodeGraph {
             progress(done, inputs.len());
             nodes.push(graph.add_file(input, &packages));
         }
+        graph.add_directories(inputs, &nodes);
         progress(inputs.len(), inputs.len());
         (graph, nodes)
+    }
+
+    /// One `PACKAGE` per folder that holds source files, containing its
+    /// subfolders' packages and its files' modules.
+    fn add_directories(&mut self, inputs: &[FileInput<'_>], nodes: &[FileNodes]) {
+        let mut folders: std::collections::BTreeMap<String, NodeId> = std::collections::BTreeMap::new();
+        for (input, file_nodes) in inputs.iter().zip(nodes) {
+            let Some((dir, _)) = input.path.rsplit_once('/') else { continue };
+            let mut child = file_nodes.module;
+            let mut current = dir;
+            loop {
+                let (id, existed) = match folders.get(current) {
+                    Some(&id) => (id, true),
+                    None => {
+                        let name = current.rsplit('/').next().unwrap_or(current);
+                        let id = self.add_node(Node {
+                            kind: SymbolKind::Package,
+                            class_kind: None,
+                            name: name.to_owned(),
+                            qualified_name: current.to_owned(),
+                            file: None,
+                            language: input.language,
+                            span: Span::default(),
+                            is_external: false,
+                            details: None,
+                        });
+                        folders.insert(current.to_owned(), id);
+                        (id, false)
+                    }
+                };
+                self.add_edge(id, child, Edge::syntax(EdgeKind::Contains));
+                if existed {
+                    break;
+                }
+                let Some((parent, _)) = current.rsplit_once('/') else { break };
+                child = id;
+                current = parent;
+            }
+        }
     }
 
     fn add_file(&mut self, input: &FileInput<'_>, packages: &PythonPackages) -> FileNodes {

@@ -86,7 +86,8 @@ pub fn outline(index: &Index) -> String {
     for (id, node) in graph.nodes() {
         let place = match graph.path_of(id) {
             Some(path) => format!("{path}:{}-{}", node.span.start_line, node.span.end_line),
-            None => "external".to_owned(),
+            None if node.is_external => "external".to_owned(),
+            None => "folder".to_owned(),
         };
         let mut line = format!("{} {} @ {place}", node.kind.label(), node.qualified_name);
         if let Some(class_kind) = node.class_kind.filter(|_| !node.is_external) {
