@@ -50,7 +50,8 @@ fn flask_call_edges_are_at_least_90_percent_precise() {
 }
 
 #[test]
-fn rxjs_sample_still_matches_the_graph() {
-    // 0.78 overall; every miss is an ambiguous-name candidate (see the file).
-    assert!(check("rxjs-7.8.1") >= 0.78);
+fn rxjs_call_edges_are_86_percent_precise() {
+    // Every miss is an ambiguous-name candidate (see the file); the bar of
+    // 0.9 is not met here yet.
+    assert!(check("rxjs-7.8.1") >= 0.86);
 }

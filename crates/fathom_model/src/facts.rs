@@ -178,12 +178,37 @@ pub struct Use {
     pub span: Span,
 }
 
-/// A local binding whose type is known: `calc = Calculator()`,
-/// `User u = ...`, `const s = new Store()`.
+/// A local binding whose type is written or evident: `User u = ...`,
+/// `const s = new Store()`, `calc = Calculator()`, or a callback's parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Local {
     pub scope: Option<usize>,
     pub name: String,
-    pub type_name: String,
+    pub type_of: LocalType,
     pub span: Span,
+}
+
+/// Where a local's type comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocalType {
+    /// Written, or the class instantiated: `User`, `Subscriber<T> | null`.
+    Written(String),
+    /// Whatever the named function returns or class constructs: `x = make()`.
+    CallResult(String),
+    /// A parameter of a function passed as an argument, typed by the callee's
+    /// declaration (`operate((source, subscriber) => ...)`): the callee, the
+    /// argument's position, and the parameter's position within it.
+    CallbackParameter { callee: String, argument: u32, parameter: u32 },
+}
+
+impl std::fmt::Display for LocalType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LocalType::Written(t) => write!(f, "{t}"),
+            LocalType::CallResult(callee) => write!(f, "{callee}()"),
+            LocalType::CallbackParameter { callee, argument, parameter } => {
+                write!(f, "{callee}(arg {argument}, param {parameter})")
+            }
+        }
+    }
 }

@@ -7,7 +7,8 @@ mod language;
 mod symbol;
 
 pub use facts::{
-    BaseKind, BaseRef, CallSite, Decorator, Definition, FileFacts, Implementation, Import, Local, Parameter, Use,
+    BaseKind, BaseRef, CallSite, Decorator, Definition, FileFacts, Implementation, Import, Local, LocalType, Parameter,
+    Use,
 };
 pub use language::Language;
 pub use symbol::{ClassKind, Span, SymbolKind, Visibility};

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use fathom_model::{
-    BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, SymbolKind, Use,
+    BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, SymbolKind, Use,
 };
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
@@ -89,25 +89,26 @@ pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut Fil
             }
             "local" => {
                 let (Some(name), Some(type_node)) = (part("local.name"), part("local.type")) else { continue };
-                // `x = make()` is typed by what `make` returns: written `make()`
-                // for resolution to look up, since only it knows `make`.
+                // `x = make()` is typed by what `make` returns, which only resolution knows.
                 let called = type_node
                     .parent()
                     .and_then(|p| p.child_by_field_name("function"))
                     .is_some_and(|f| f.id() == type_node.id());
-                let type_name = if called {
-                    format!("{}()", node_text(type_node, text).trim())
-                } else {
-                    collapse(node_text(type_node, text))
+                let written = collapse(node_text(type_node, text));
+                let type_of = if called { LocalType::CallResult(written) } else { LocalType::Written(written) };
+                facts.locals.push(Local {
+                    scope: scopes.innermost(span.start_byte, &facts.definitions),
+                    name: node_text(name, text).to_owned(),
+                    type_of,
+                    span,
+                });
+            }
+            "callback" => {
+                let (Some(callee), Some(function)) = (part("callback.function"), part("callback.arrow")) else {
+                    continue;
                 };
-                if !type_name.is_empty() {
-                    facts.locals.push(Local {
-                        scope: scopes.innermost(span.start_byte, &facts.definitions),
-                        name: node_text(name, text).to_owned(),
-                        type_name,
-                        span,
-                    });
-                }
+                let scope = scopes.innermost(span.start_byte, &facts.definitions);
+                facts.locals.extend(callback_parameters(callee, function, text, scope));
             }
             "package" => {
                 if let Some(name) = part("package.name") {
@@ -135,6 +136,45 @@ pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut Fil
             facts.uses.push(u);
         }
     }
+}
+
+/// The untyped parameters of a function passed as an argument, each typed
+/// by its position in the callee's declared parameter (`operate(fn)`).
+fn callback_parameters(callee: Node<'_>, function: Node<'_>, text: &str, scope: Option<usize>) -> Vec<Local> {
+    let Some(arguments) = function.parent() else { return Vec::new() };
+    let mut cursor = arguments.walk();
+    let Some(argument) = arguments.named_children(&mut cursor).position(|a| a.id() == function.id()) else {
+        return Vec::new();
+    };
+    let callee = node_text(callee, text).to_owned();
+    let Some(parameters) =
+        function.child_by_field_name("parameters").or_else(|| function.child_by_field_name("parameter"))
+    else {
+        return Vec::new();
+    };
+    let list: Vec<Node<'_>> = if parameters.kind() == "identifier" {
+        vec![parameters]
+    } else {
+        let mut cursor = parameters.walk();
+        parameters.named_children(&mut cursor).filter(|p| !p.kind().contains("comment")).collect()
+    };
+    list.into_iter()
+        .enumerate()
+        .filter(|(_, p)| p.child_by_field_name("type").is_none())
+        .filter_map(|(at, p)| {
+            let name = if p.kind() == "identifier" { p } else { p.child_by_field_name("pattern")? };
+            (name.kind() == "identifier").then(|| Local {
+                scope,
+                name: node_text(name, text).to_owned(),
+                type_of: LocalType::CallbackParameter {
+                    callee: callee.clone(),
+                    argument: argument as u32,
+                    parameter: at as u32,
+                },
+                span: span_of(p),
+            })
+        })
+        .collect()
 }
 
 /// Whether a bare name is really the member part of `a.b`, a keyword

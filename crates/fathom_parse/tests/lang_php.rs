@@ -90,8 +90,8 @@ fn php_bare_uses_and_typed_locals() {
     let uses = render_bare_uses(&billing);
     assert!(uses.lines().any(|l| l == "sum: Record"), "a class name in `instanceof` is a use:\n{uses}");
     assert!(!uses.lines().any(|l| l.ends_with(": this")), "`$this` is no variable:\n{uses}");
-    let locals: Vec<(&str, &str)> = billing.locals.iter().map(|l| (l.name.as_str(), l.type_name.as_str())).collect();
-    assert_eq!(locals, [("invoice", "Invoice")]);
+    let locals: Vec<(&str, String)> = billing.locals.iter().map(|l| (l.name.as_str(), l.type_of.to_string())).collect();
+    assert_eq!(locals, [("invoice", "Invoice".to_owned())]);
     let calls: Vec<(Option<&str>, &str)> =
         billing.calls.iter().map(|c| (c.receiver.as_deref(), c.name.as_str())).collect();
     assert!(calls.contains(&(Some("invoice"), "addLine")), "a plain variable receiver loses its `$`: {calls:?}");

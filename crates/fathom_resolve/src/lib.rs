@@ -19,7 +19,7 @@ mod types;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use fathom_graph::{Access, CodeGraph, Edge, EdgeKind, FileNodes, NodeId, Reason};
-use fathom_model::{BaseKind, CallSite, FileFacts, Language, SymbolKind};
+use fathom_model::{BaseKind, CallSite, FileFacts, Language, LocalType, SymbolKind};
 use serde::Serialize;
 
 pub use config::{ProjectConfig, is_config_file};
@@ -636,15 +636,7 @@ impl Resolver<'_, '_> {
                 targets.push(target);
                 continue;
             }
-            let constructors: Vec<NodeId> = self
-                .tables
-                .members
-                .get(&target)
-                .into_iter()
-                .flat_map(|m| m.values().flatten())
-                .copied()
-                .filter(|&m| self.graph.node(m).details.as_ref().is_some_and(|d| d.is_constructor))
-                .collect();
+            let constructors = self.constructors(target);
             if constructors.is_empty() {
                 targets.push(target);
             } else {
@@ -714,18 +706,9 @@ impl Resolver<'_, '_> {
             }
             return None;
         }
-        // A local assigned from a call: typed by the call's result.
-        if let Some(callee) =
-            self.declared_type(index, scope, receiver).and_then(|t| t.strip_suffix("()").map(str::to_owned))
-        {
-            return self.call_result_type(index, &callee);
-        }
-        // A parameter or local with a declared type.
-        if let Some(type_name) = self.declared_type(index, scope, receiver)
-            && let Some(found) = self.lookup_type(index, &type_name)
-            && found.reason != Reason::External
-        {
-            return Some(Receiver::Class(found.targets, Reason::ReceiverTyped, 0.9));
+        // A parameter or local whose type is written, or follows from a call.
+        if let Some(typed) = self.declared_type(index, scope, receiver).and_then(|t| self.local_type(index, &t)) {
+            return Some(typed);
         }
         // A field of the class, named without `this` (Java, C#, C++).
         if let Some(class) = class.filter(|_| Family::of(file.language).implicit_this())
@@ -809,22 +792,63 @@ impl Resolver<'_, '_> {
         })
     }
 
-    /// The written type of a parameter of `scope` or its enclosing
-    /// functions, or of a typed local there.
-    fn declared_type(&self, index: usize, scope: Option<usize>, name: &str) -> Option<String> {
+    /// Where the type of a parameter of `scope` (or of its enclosing
+    /// functions), or of a local there, comes from.
+    fn declared_type(&self, index: usize, scope: Option<usize>, name: &str) -> Option<LocalType> {
         let facts = self.files[index].facts;
         let mut at = scope;
         while let Some(i) = at {
             let definition = &facts.definitions[i];
             if let Some(p) = definition.parameters.iter().find(|p| p.name.as_deref() == Some(name)) {
-                return p.type_name.clone();
+                return p.type_name.clone().map(LocalType::Written);
             }
             if let Some(local) = facts.locals.iter().find(|l| l.scope == Some(i) && l.name == name) {
-                return Some(local.type_name.clone());
+                return Some(local.type_of.clone());
             }
             at = definition.parent;
         }
-        facts.locals.iter().find(|l| l.scope.is_none() && l.name == name).map(|l| l.type_name.clone())
+        facts.locals.iter().find(|l| l.scope.is_none() && l.name == name).map(|l| l.type_of.clone())
+    }
+
+    /// The classes a local's type denotes.
+    fn local_type(&self, index: usize, type_of: &LocalType) -> Option<Receiver> {
+        match type_of {
+            LocalType::Written(written) => {
+                let found = self.lookup_type(index, written).filter(|f| f.reason != Reason::External)?;
+                Some(Receiver::Class(found.targets, Reason::ReceiverTyped, 0.9))
+            }
+            LocalType::CallResult(callee) => self.call_result_type(index, callee),
+            LocalType::CallbackParameter { callee, argument, parameter } => {
+                // The callee's declared parameter is a function type:
+                // `(source: Observable<T>, subscriber: Subscriber<R>) => void`.
+                let graph = &*self.graph;
+                let found = self.lookup(index, callee, &|id| {
+                    matches!(graph.node(*id).kind, SymbolKind::Function | SymbolKind::Class)
+                })?;
+                let mut target = *found.targets.first()?;
+                if self.graph.node(target).kind == SymbolKind::Class {
+                    target = self.constructors(target).into_iter().next()?;
+                }
+                let declared =
+                    self.graph.node(target).details.as_ref()?.parameters.get(*argument as usize)?.type_name.clone()?;
+                let written = types::function_parameter_type(&declared, *parameter as usize)?;
+                let home = self.files.iter().position(|f| f.nodes.module == self.module_of(target))?;
+                let typed = self.lookup_type(home, &written).filter(|f| f.reason != Reason::External)?;
+                Some(Receiver::Class(typed.targets, Reason::ReceiverTyped, 0.85))
+            }
+        }
+    }
+
+    /// The constructors a class declares (synthesized ones included).
+    fn constructors(&self, class: NodeId) -> Vec<NodeId> {
+        self.tables
+            .members
+            .get(&class)
+            .into_iter()
+            .flat_map(|m| m.values().flatten())
+            .copied()
+            .filter(|&m| self.graph.node(m).details.as_ref().is_some_and(|d| d.is_constructor))
+            .collect()
     }
 
     fn uses(&mut self) {
@@ -897,9 +921,11 @@ enum Receiver {
 }
 
 /// One spelling for receivers across languages: `$this->x` and `@x` become
-/// `this.x` and `self.x`; `::` and `->` become `.`.
+/// `this.x` and `self.x`; `::` and `->` become `.`; `x!` and `x?.y` lose their marks.
 fn normalize_receiver(receiver: &str) -> String {
     let r = receiver.trim();
+    // TypeScript's non-null (`x!`) and optional-chaining (`x?.y`) marks change no type.
+    let r = r.replace("?.", ".").trim_end_matches(['?', '!']).replace("!.", ".");
     let r = r.replace("$this->", "this.").replace("->", ".").replace("::", ".");
     let r = match r.strip_prefix('@') {
         Some(ivar) if !ivar.starts_with('@') => format!("self.{ivar}"),

@@ -14,6 +14,14 @@ pub(crate) fn class_names(written: &str) -> Vec<String> {
             out.extend(class_names(inner));
             continue;
         }
+        // TypeScript's utility wrappers keep the members of what they wrap.
+        let wrapped = ["Partial<", "Readonly<", "Required<", "NonNullable<"]
+            .iter()
+            .find_map(|w| t.strip_prefix(w).and_then(|r| r.strip_suffix('>')));
+        if let Some(inner) = wrapped {
+            out.extend(class_names(inner));
+            continue;
+        }
         if t.ends_with("[]") || t.starts_with('[') || t.starts_with('(') || t.starts_with('{') {
             continue;
         }
@@ -28,12 +36,46 @@ pub(crate) fn class_names(written: &str) -> Vec<String> {
     out
 }
 
+/// The written type of the `position`-th parameter of a function type,
+/// TypeScript's `this:` pseudo-parameter not counted:
+/// `(this: X, a: A<T>, b: B) => void`, 1 → `B`.
+pub(crate) fn function_parameter_type(function_type: &str, position: usize) -> Option<String> {
+    let text = function_type.trim().trim_start_matches('(');
+    let inner = &text[..closing_paren(text)?];
+    let parameters: Vec<&str> = split_top_level(inner, ',')
+        .into_iter()
+        .filter(|p| !p.trim().starts_with("this:") && !p.trim().is_empty())
+        .collect();
+    let (_, written) = parameters.get(position)?.split_once(':')?;
+    Some(written.trim().to_owned())
+}
+
+/// The index of the `)` that closes an already-opened parenthesis.
+fn closing_paren(text: &str) -> Option<usize> {
+    let mut depth = 1i32;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' if !(c == '>' && text[..at].ends_with('=')) => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn split_top_level(text: &str, separator: char) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (at, c) in text.char_indices() {
         match c {
             '<' | '[' | '(' | '{' => depth += 1,
+            // The `>` of an arrow (`=>`) closes nothing.
+            '>' if text[..at].ends_with('=') => {}
             '>' | ']' | ')' | '}' => depth -= 1,
             c if c == separator && depth == 0 => {
                 parts.push(&text[start..at]);
@@ -170,6 +212,23 @@ mod tests {
         assert_eq!(class_names("models.Order"), ["Order"]);
         assert_eq!(class_names("&mut Foo"), ["Foo"]);
         assert!(class_names("User[]").is_empty(), "an array of users is not a user");
+        assert_eq!(class_names("Partial<Observer<T>>"), ["Observer"]);
         assert!(class_names("undefined").is_empty());
+    }
+
+    #[test]
+    fn function_types_give_their_parameters_types() {
+        let operate = "(liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void";
+        assert_eq!(function_parameter_type(operate, 0).as_deref(), Some("Observable<T>"));
+        assert_eq!(function_parameter_type(operate, 1).as_deref(), Some("Subscriber<R>"));
+        assert_eq!(
+            function_parameter_type("(this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic", 0).as_deref(),
+            Some("Subscriber<T>")
+        );
+        assert_eq!(
+            function_parameter_type("(a: (x: number) => void, b: Map<string, number>) => void", 1).as_deref(),
+            Some("Map<string, number>")
+        );
+        assert_eq!(function_parameter_type("string", 0), None);
     }
 }

@@ -71,3 +71,13 @@
 (variable_declarator
   name: (identifier) @local.name
   value: (call_expression function: (identifier) @local.type)) @local
+
+; A function passed as an argument: its untyped parameters take the types the
+; callee declares for them (`operate((source, subscriber) => ...)`).
+(call_expression
+  function: (identifier) @callback.function
+  arguments: (arguments [(arrow_function) (function_expression)] @callback.arrow)) @callback
+
+(new_expression
+  constructor: (identifier) @callback.function
+  arguments: (arguments [(arrow_function) (function_expression)] @callback.arrow)) @callback

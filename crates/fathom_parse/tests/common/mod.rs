@@ -51,7 +51,7 @@ pub fn render(parsed: &ParsedFile) -> String {
     }
     for l in &facts.locals {
         let scope = l.scope.map_or("<module>".to_owned(), |i| facts.definitions[i].name.clone());
-        writeln!(out, "local {scope}: {}: {} L{}", l.name, l.type_name, l.span.start_line).unwrap();
+        writeln!(out, "local {scope}: {}: {} L{}", l.name, l.type_of, l.span.start_line).unwrap();
     }
     for i in &facts.impls {
         writeln!(out, "impl {} for {}", i.base.name, i.type_name).unwrap();
