@@ -2,51 +2,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-use common::{parse, render, render_bare_uses};
-use fathom_model::{Definition, Language, SymbolKind};
+use common::{parse_fixture_file, render_bare_uses};
+use fathom_model::{Definition, SymbolKind};
 use fathom_parse::ParsedFile;
-
-fn fixture_root(fixture: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(fixture)
-}
-
-/// Every source file of a fixture, by sorted relative path, with its language.
-fn sources(fixture: &str) -> Vec<(String, Language, String)> {
-    let root = fixture_root(fixture);
-    let mut files = Vec::new();
-    let mut pending = vec![root.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-                if let Some(language) = Language::from_path(&relative) {
-                    files.push((relative, language, std::fs::read_to_string(&path).unwrap()));
-                }
-            }
-        }
-    }
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    files
-}
-
-fn snapshot_fixture(fixture: &str) {
-    let files = sources(fixture);
-    assert!(!files.is_empty(), "{fixture} has no sources");
-    for (path, language, text) in files {
-        let rendered = render(&parse(language, &path, &text));
-        insta::assert_snapshot!(format!("{fixture}__{}", path.replace('/', "__")), rendered);
-    }
-}
-
-fn parse_fixture_file(fixture: &str, path: &str) -> ParsedFile {
-    let text = std::fs::read_to_string(fixture_root(fixture).join(path)).unwrap();
-    parse(Language::Java, path, &text)
-}
 
 fn methods<'a>(parsed: &'a ParsedFile, name: &str) -> Vec<&'a Definition> {
     parsed.facts.definitions.iter().filter(|d| d.kind == SymbolKind::Method && d.name == name).collect()
@@ -58,12 +16,12 @@ fn types(d: &Definition) -> Vec<&str> {
 
 #[test]
 fn lang_java() {
-    snapshot_fixture("lang-java");
+    assert_fixture_snapshots!("lang-java");
 }
 
 #[test]
 fn lang_java_spring() {
-    snapshot_fixture("lang-java-spring");
+    assert_fixture_snapshots!("lang-java-spring");
 }
 
 #[test]

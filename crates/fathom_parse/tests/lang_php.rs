@@ -2,48 +2,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-use common::{parse, render, render_bare_uses};
-use fathom_model::{Language, SymbolKind, Visibility};
-
-fn fixture_root(fixture: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(fixture)
-}
-
-/// Source files of a fixture, as sorted paths relative to its root.
-fn source_files(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if Language::from_path(&path.to_string_lossy()).is_some() {
-                out.push(path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn parse_fixture_file(fixture: &str, path: &str) -> fathom_parse::ParsedFile {
-    let text = std::fs::read_to_string(fixture_root(fixture).join(path)).unwrap();
-    let language = Language::from_path(path).unwrap();
-    parse(language, path, &text)
-}
+use common::{parse_fixture_file, render_bare_uses};
+use fathom_model::{SymbolKind, Visibility};
 
 #[test]
 fn lang_php_fixture() {
-    let fixture = "lang-php";
-    let files = source_files(&fixture_root(fixture));
-    assert!(files.len() >= 4, "{files:?}");
-    for path in files {
-        let rendered = render(&parse_fixture_file(fixture, &path));
-        insta::assert_snapshot!(format!("{fixture}__{}", path.replace('/', "__")), rendered);
-    }
+    assert_fixture_snapshots!("lang-php");
 }
 
 #[test]

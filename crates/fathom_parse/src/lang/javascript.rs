@@ -5,7 +5,7 @@ use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synth
 pub(crate) static PROFILE: Profile = Profile {
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     definitions: include_str!("../../queries/javascript/definitions.scm"),
-    references: include_str!("../../queries/javascript/references.scm"),
+    references: include_str!("../../queries/ecmascript/references.scm"),
     branches: BRANCHES,
     binary_expressions: &["binary_expression"],
     comments: &["comment"],

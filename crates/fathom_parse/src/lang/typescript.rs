@@ -7,7 +7,10 @@ pub(crate) static PROFILE: Profile =
 pub(crate) static TSX_PROFILE: Profile = Profile {
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     definitions: include_str!("../../queries/typescript/definitions.scm"),
-    references: include_str!("../../queries/typescript/references.scm"),
+    references: concat!(
+        include_str!("../../queries/ecmascript/references.scm"),
+        include_str!("../../queries/typescript/references.scm")
+    ),
     branches: BRANCHES,
     binary_expressions: &["binary_expression"],
     comments: &["comment"],

@@ -3,9 +3,62 @@
 #![allow(dead_code)]
 
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 use fathom_model::{Definition, FileFacts, Language};
 use fathom_parse::{ParsedFile, Parsers};
+
+/// Asserts one snapshot per source file of a fixture folder. A macro, so that
+/// insta names the snapshots after the calling test.
+#[macro_export]
+macro_rules! assert_fixture_snapshots {
+    ($fixture:expr) => {
+        for (name, rendered) in common::fixture_snapshots($fixture) {
+            insta::assert_snapshot!(name, rendered);
+        }
+    };
+}
+
+pub fn fixture_root(fixture: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(fixture)
+}
+
+/// Every source file of `tests/fixtures/<fixture>`, by sorted path, rendered
+/// and named for its snapshot: `<fixture>__<path, with / as __>`.
+pub fn fixture_snapshots(fixture: &str) -> Vec<(String, String)> {
+    let root = fixture_root(fixture);
+    let mut files = Vec::new();
+    let mut pending = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            if Language::from_path(&relative).is_some() {
+                files.push(relative);
+            }
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no source files in {fixture}");
+    files
+        .into_iter()
+        .map(|path| {
+            let rendered = render(&parse_fixture_file(fixture, &path));
+            (format!("{fixture}__{}", path.replace('/', "__")), rendered)
+        })
+        .collect()
+}
+
+/// Parses one file of a fixture folder, in the language its path says.
+pub fn parse_fixture_file(fixture: &str, path: &str) -> ParsedFile {
+    let text = std::fs::read_to_string(fixture_root(fixture).join(path)).unwrap();
+    let language = Language::from_path(path).unwrap_or_else(|| panic!("no language for {path}"));
+    parse(language, path, &text)
+}
 
 pub fn parse(language: Language, path: &str, text: &str) -> ParsedFile {
     Parsers::new().parse(language, path, text).unwrap_or_else(|e| panic!("{e}"))

@@ -1,4 +1,5 @@
-; JavaScript references. Capture vocabulary: queries/README.md.
+; References shared by JavaScript and TypeScript (both grammars name these nodes alike).
+; Capture vocabulary: queries/README.md.
 
 (call_expression
   function: (identifier) @call.name
