@@ -50,8 +50,6 @@ fn flask_call_edges_are_at_least_90_percent_precise() {
 }
 
 #[test]
-fn rxjs_call_edges_are_86_percent_precise() {
-    // Every miss is an ambiguous-name candidate (see the file); the bar of
-    // 0.9 is not met here yet.
-    assert!(check("rxjs-7.8.1") >= 0.86);
+fn rxjs_call_edges_are_at_least_90_percent_precise() {
+    assert!(check("rxjs-7.8.1") >= 0.9);
 }

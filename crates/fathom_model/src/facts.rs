@@ -18,6 +18,16 @@ pub struct FileFacts {
     pub package: Option<String>,
     /// Supertypes declared apart from the type: Rust's `impl Trait for Type`.
     pub impls: Vec<Implementation>,
+    /// Type aliases: `type PartialObserver<T> = NextObserver<T> | ...`.
+    pub aliases: Vec<TypeAlias>,
+}
+
+/// A named type that stands for another written type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeAlias {
+    pub name: String,
+    pub written: String,
+    pub span: Span,
 }
 
 /// `impl Trait for Type`: `type_name` implements `base`.

@@ -9,7 +9,8 @@
 use std::collections::HashSet;
 
 use fathom_model::{
-    BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, SymbolKind, Use,
+    BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, SymbolKind,
+    TypeAlias, Use,
 };
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
@@ -109,6 +110,14 @@ pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut Fil
                 };
                 let scope = scopes.innermost(span.start_byte, &facts.definitions);
                 facts.locals.extend(callback_parameters(callee, function, text, scope));
+            }
+            "alias" => {
+                let (Some(name), Some(written)) = (part("alias.name"), part("alias.type")) else { continue };
+                facts.aliases.push(TypeAlias {
+                    name: node_text(name, text).to_owned(),
+                    written: collapse(node_text(written, text)),
+                    span,
+                });
             }
             "package" => {
                 if let Some(name) = part("package.name") {

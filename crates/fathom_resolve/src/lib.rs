@@ -260,10 +260,25 @@ impl Resolver<'_, '_> {
 
     /// The classes a type name may denote from file `index`.
     fn lookup_type(&self, index: usize, written: &str) -> Option<Found> {
+        self.lookup_type_within(index, written, 0)
+    }
+
+    /// [`Self::lookup_type`], expanding type aliases up to a few levels deep.
+    fn lookup_type_within(&self, index: usize, written: &str, depth: usize) -> Option<Found> {
         let is_type = |id: &NodeId| matches!(self.graph.node(*id).kind, SymbolKind::Class | SymbolKind::Annotation);
+        let family = Family::of(self.files[index].language);
         let mut found: Option<Found> = None;
         for name in types::class_names(written) {
-            let Some(more) = self.lookup(index, &name, &is_type) else { continue };
+            let alias = match self.tables.aliases.get(&(family, name.clone())).map(Vec::as_slice) {
+                Some([only]) if depth < 4 => Some(only),
+                _ => None,
+            };
+            let more = match alias {
+                // An alias names no class of its own: what it stands for does.
+                Some(written) => self.lookup_type_within(index, written, depth + 1),
+                None => self.lookup(index, &name, &is_type),
+            };
+            let Some(more) = more else { continue };
             found = Some(match found {
                 None => more,
                 // `A | B`: either may be the receiver; the weaker reason stands.

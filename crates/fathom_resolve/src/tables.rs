@@ -63,6 +63,8 @@ pub(crate) struct Tables {
     pub members: HashMap<NodeId, Names>,
     /// Classes, functions, methods and annotations by simple name.
     pub by_name: HashMap<(Family, String), Vec<NodeId>>,
+    /// Type aliases by name: what each stands for, as written.
+    pub aliases: HashMap<(Family, String), Vec<String>>,
 }
 
 impl Tables {
@@ -113,6 +115,9 @@ impl Tables {
                 {
                     t.by_name.entry((family, name)).or_default().push(id);
                 }
+            }
+            for alias in &file.facts.aliases {
+                t.aliases.entry((family, alias.name.clone())).or_default().push(alias.written.clone());
             }
             t.package_of_file.push(package);
         }

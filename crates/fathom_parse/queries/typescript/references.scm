@@ -13,3 +13,7 @@
 ; import x = require('./x')
 (import_statement
   (import_require_clause (identifier) @import.alias source: (string) @import.source)) @import
+
+; `type PartialObserver<T> = NextObserver<T> | ErrorObserver<T>`: receivers of
+; the alias are receivers of what it stands for.
+(type_alias_declaration name: (type_identifier) @alias.name value: (_) @alias.type) @alias

@@ -106,6 +106,9 @@ pub fn render(parsed: &ParsedFile) -> String {
         let scope = l.scope.map_or("<module>".to_owned(), |i| facts.definitions[i].name.clone());
         writeln!(out, "local {scope}: {}: {} L{}", l.name, l.type_of, l.span.start_line).unwrap();
     }
+    for a in &facts.aliases {
+        writeln!(out, "alias {} = {} L{}", a.name, a.written, a.span.start_line).unwrap();
+    }
     for i in &facts.impls {
         writeln!(out, "impl {} for {}", i.base.name, i.type_name).unwrap();
     }
