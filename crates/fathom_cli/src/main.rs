@@ -62,6 +62,12 @@ enum Command {
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
+        // The reader closed the pipe (`fathom ... | head`): nothing is wrong.
+        Err(err)
+            if err.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("fathom: {err:#}");
             ExitCode::from(2)

@@ -18,7 +18,8 @@ pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
         summary.archive, summary.files, summary.symbols, summary.edges
     )?;
     for (language, count) in &summary.languages {
-        writeln!(out, "  {language:<12} {count:>6} files")?;
+        let symbols = summary.symbols_by_language.get(language).copied().unwrap_or(0);
+        writeln!(out, "  {language:<12} {count:>6} files {symbols:>7} symbols")?;
     }
     for (kind, count) in &summary.kinds {
         writeln!(out, "  {kind:<12} {count:>6}")?;

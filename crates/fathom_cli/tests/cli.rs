@@ -24,6 +24,10 @@ fn index_json_reports_counts_skips_errors_and_stage_times() {
     assert_eq!(summary["archive"], "mini-py-js");
     assert_eq!(summary["files"], 9);
     assert_eq!(summary["symbols"], 40);
+    let by_language: u64 =
+        summary["symbols_by_language"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(by_language, 40, "every symbol is counted under its language");
+    assert_eq!(summary["symbols_by_language"]["python"], 20);
     let kinds = &summary["kinds"];
     assert_eq!(
         (kinds["class"].as_u64(), kinds["method"].as_u64(), kinds["field"].as_u64()),

@@ -22,6 +22,8 @@ pub struct IndexSummary {
     pub languages: BTreeMap<&'static str, usize>,
     /// Graph nodes defined in the archive, by kind name.
     pub kinds: BTreeMap<&'static str, usize>,
+    /// Definitions (the `symbols`), by language.
+    pub symbols_by_language: BTreeMap<&'static str, usize>,
     /// Nodes standing for things outside the archive.
     pub external: usize,
     /// Edges by type.
@@ -81,18 +83,21 @@ impl IndexSummary {
         for file in graph.files() {
             *languages.entry(file.language.name()).or_default() += 1;
         }
+        let mut symbols_by_language = BTreeMap::new();
+        for (_, node) in graph.nodes().filter(|(_, n)| !n.is_external && is_definition(n.kind)) {
+            *symbols_by_language.entry(node.language.name()).or_default() += 1;
+        }
         let counts = graph.kind_counts();
         let internal: usize = counts.values().sum();
-        // Symbols are definitions: modules and packages only contain them.
-        let modules = counts.get(&SymbolKind::Module).copied().unwrap_or(0)
-            + counts.get(&SymbolKind::Package).copied().unwrap_or(0);
+        let containers: usize = counts.iter().filter(|(kind, _)| !is_definition(**kind)).map(|(_, n)| n).sum();
         IndexSummary {
             archive: archive.to_owned(),
             files: graph.files().len(),
-            symbols: internal - modules,
+            symbols: internal - containers,
             edges: graph.edge_count(),
             languages,
             kinds: counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect(),
+            symbols_by_language,
             external: graph.node_count() - internal,
             edge_types: graph.edge_counts().into_iter().map(|(kind, n)| (kind.label(), n)).collect(),
             resolution,
@@ -101,6 +106,11 @@ impl IndexSummary {
             timings_ms: round(timings),
         }
     }
+}
+
+/// Symbols are definitions: modules and packages only contain them.
+fn is_definition(kind: SymbolKind) -> bool {
+    !matches!(kind, SymbolKind::Module | SymbolKind::Package)
 }
 
 fn round(t: Timings) -> Timings {

@@ -38,6 +38,8 @@ export interface IndexSummary {
   languages: Record<string, number>;
   /** Graph nodes defined in the archive, by kind. */
   kinds: Record<string, number>;
+  /** Definitions (the `symbols`), by language. */
+  symbols_by_language: Record<string, number>;
   /** Nodes standing for things outside the archive. */
   external: number;
   /** Edges by type, e.g. {"CALLS": 120}. */
