@@ -34,7 +34,9 @@ fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
     keyword_visibility(modifiers, Some(Visibility::Internal))
 }
 
-const TEST_ANNOTATIONS: &[&str] =
+/// The test annotations of the JVM's test frameworks (JUnit 4 and 5, jqwik,
+/// Theories), shared with Kotlin.
+pub(super) const JVM_TEST_ANNOTATIONS: &[&str] =
     &["Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate", "Property", "Theory"];
 
 /// JUnit 4/5 (and TestNG) annotations; `*Test`/`*Tests` classes; JUnit 3's
@@ -42,7 +44,7 @@ const TEST_ANNOTATIONS: &[&str] =
 fn is_test(c: &TestContext<'_>) -> bool {
     match c.kind {
         SymbolKind::Method => {
-            has_decorator(c.decorators, TEST_ANNOTATIONS)
+            has_decorator(c.decorators, JVM_TEST_ANNOTATIONS)
                 || (c.name.starts_with("test")
                     && c.class
                         .is_some_and(|(_, bases)| bases.iter().any(|b| b == "TestCase" || b.ends_with(".TestCase"))))

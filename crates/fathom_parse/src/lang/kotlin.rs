@@ -1,5 +1,6 @@
 use fathom_model::{ClassKind, Definition, Parameter, SymbolKind, Visibility};
 
+use crate::lang::java::JVM_TEST_ANNOTATIONS;
 use crate::profile::{Docstrings, Profile, TestContext, has_decorator, keyword_visibility};
 
 pub(crate) static PROFILE: Profile = Profile {
@@ -31,12 +32,10 @@ fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
     keyword_visibility(modifiers, Some(Visibility::Public))
 }
 
-const TEST_ANNOTATIONS: &[&str] = &["Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"];
-
 /// JUnit/kotlin.test annotations; `*Test`/`*Tests` classes.
 fn is_test(c: &TestContext<'_>) -> bool {
     match c.kind {
-        SymbolKind::Method | SymbolKind::Function => has_decorator(c.decorators, TEST_ANNOTATIONS),
+        SymbolKind::Method | SymbolKind::Function => has_decorator(c.decorators, JVM_TEST_ANNOTATIONS),
         SymbolKind::Class => c.name.ends_with("Test") || c.name.ends_with("Tests"),
         _ => false,
     }
