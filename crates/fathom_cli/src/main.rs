@@ -27,6 +27,42 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Who calls a symbol, up to --depth hops (1 to 4), with each edge's confidence.
+    Callers(Traversal),
+    /// What a symbol calls, up to --depth hops (1 to 4).
+    Callees(Traversal),
+    /// What depends on a symbol (callers, users, subclasses, importers), with paths.
+    Impact(Traversal),
+    /// The shortest chain of dependency edges from one symbol to another.
+    Path {
+        target: PathBuf,
+        from: String,
+        to: String,
+        #[arg(long, default_value_t = fathom_engine::MAX_DEPTH)]
+        depth: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The edges at a symbol.
+    Neighbors {
+        target: PathBuf,
+        symbol: String,
+        /// Only edges of these types (repeatable).
+        #[arg(long = "type", value_parser = parse_edge_kind)]
+        types: Vec<fathom_engine::EdgeKind>,
+        /// outgoing, incoming or both.
+        #[arg(long, default_value = "both", value_parser = parse_direction)]
+        direction: fathom_engine::Direction,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A symbol with its signature, docs, members, callers, callees, tests and code.
+    Symbol {
+        target: PathBuf,
+        symbol: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// List edges with both ends cited, for review or other tools.
     Edges {
         /// A `.zip` archive or a directory.
@@ -59,6 +95,21 @@ enum Command {
     },
 }
 
+/// A traversal from one symbol.
+#[derive(clap::Args)]
+struct Traversal {
+    /// A `.zip` archive or a directory.
+    target: PathBuf,
+    /// A qualified name, or a simple name that only one symbol has.
+    symbol: String,
+    /// Hops, 1 to 4.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
+    /// Print JSON instead of lines.
+    #[arg(long)]
+    json: bool,
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -81,6 +132,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let index = open(&target)?;
             output::summary(index.summary(), json)?;
         }
+        Command::Callers(t) => output::reached(&open(&t.target)?.callers(&t.symbol, t.depth)?, t.json)?,
+        Command::Callees(t) => output::reached(&open(&t.target)?.callees(&t.symbol, t.depth)?, t.json)?,
+        Command::Impact(t) => output::reached(&open(&t.target)?.impact(&t.symbol, t.depth)?, t.json)?,
+        Command::Path { target, from, to, depth, json } => {
+            output::path(open(&target)?.path(&from, &to, depth)?.as_deref(), json)?
+        }
+        Command::Neighbors { target, symbol, types, direction, json } => {
+            output::hops(&open(&target)?.neighbors(&symbol, &types, direction)?, json)?
+        }
+        Command::Symbol { target, symbol, json } => output::symbol(&open(&target)?.symbol(&symbol)?, json)?,
         Command::Edges { target, types, json } => output::edges(&open(&target)?.edges(&types), json)?,
         Command::Schema { json } => output::schema(&fathom_engine::schema(), json)?,
         Command::Search { target, query, k, json } => {
@@ -114,6 +175,15 @@ fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {
         let known: Vec<&str> = fathom_engine::EdgeKind::ALL.iter().map(|k| k.label()).collect();
         format!("unknown edge type `{text}`; known: {}", known.join(", "))
     })
+}
+
+fn parse_direction(text: &str) -> Result<fathom_engine::Direction, String> {
+    match text {
+        "outgoing" | "out" => Ok(fathom_engine::Direction::Outgoing),
+        "incoming" | "in" => Ok(fathom_engine::Direction::Incoming),
+        "both" => Ok(fathom_engine::Direction::Both),
+        other => Err(format!("unknown direction `{other}`; use outgoing, incoming or both")),
+    }
 }
 
 struct Clock(Instant);

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use fathom_engine::{EdgeRecord, IndexSummary, Schema, SearchHit};
+use fathom_engine::{EdgeRecord, Hop, IndexSummary, NodeRef, Reached, Schema, SearchHit, SymbolContext};
 
 pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
@@ -118,5 +118,104 @@ pub fn edges(edges: &[EdgeRecord], json: bool) -> Result<()> {
             place(&e.to)
         )?;
     }
+    Ok(())
+}
+
+fn json_out<T: serde::Serialize + ?Sized>(value: &T) -> Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn cite(node: &NodeRef) -> String {
+    match &node.file {
+        Some(file) => format!("{} ({file}:{})", node.qualified_name, node.start_line),
+        None => format!("{} (external)", node.qualified_name),
+    }
+}
+
+fn hop_line(hop: &Hop) -> String {
+    let line = hop.line.map_or(String::new(), |l| format!(" L{l}"));
+    format!(
+        "{} -{}-> {}  ({:.2} {}{line})",
+        hop.from.qualified_name,
+        hop.edge.label(),
+        hop.to.qualified_name,
+        hop.confidence,
+        hop.reason.name()
+    )
+}
+
+pub fn reached(reached: &[Reached], json: bool) -> Result<()> {
+    if json {
+        return json_out(reached);
+    }
+    let mut out = io::stdout().lock();
+    if reached.is_empty() {
+        writeln!(out, "none")?;
+    }
+    for r in reached {
+        writeln!(out, "{}  depth {}  confidence {:.2}", cite(&r.node), r.depth, r.confidence)?;
+        for hop in &r.path {
+            writeln!(out, "    {}", hop_line(hop))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn hops(hops: &[Hop], json: bool) -> Result<()> {
+    if json {
+        return json_out(hops);
+    }
+    let mut out = io::stdout().lock();
+    for hop in hops {
+        writeln!(out, "{}", hop_line(hop))?;
+    }
+    Ok(())
+}
+
+pub fn path(path: Option<&[Hop]>, json: bool) -> Result<()> {
+    if json {
+        return json_out(&path);
+    }
+    match path {
+        Some(path) => hops(path, false),
+        None => Ok(writeln!(io::stdout().lock(), "no path")?),
+    }
+}
+
+pub fn symbol(context: &SymbolContext, json: bool) -> Result<()> {
+    if json {
+        return json_out(context);
+    }
+    let mut out = io::stdout().lock();
+    writeln!(out, "{} {}", context.symbol.kind.name(), cite(&context.symbol))?;
+    if let Some(signature) = &context.signature {
+        writeln!(out, "  {signature}")?;
+    }
+    if let Some(doc) = &context.docstring {
+        writeln!(out, "  {}", doc.lines().next().unwrap_or_default())?;
+    }
+    let cc = context.cyclomatic_complexity.map_or(String::from("-"), |c| c.to_string());
+    writeln!(
+        out,
+        "  complexity {cc}, loc {}, fan-in {}, fan-out {}",
+        context.loc.unwrap_or(0),
+        context.fan_in,
+        context.fan_out
+    )?;
+    for (title, hops) in [("callers", &context.callers), ("callees", &context.callees)] {
+        writeln!(out, "  {title}: {}", hops.len())?;
+        for hop in hops.iter() {
+            writeln!(out, "    {}", hop_line(hop))?;
+        }
+    }
+    writeln!(out, "  members: {}", context.members.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", "))?;
+    writeln!(
+        out,
+        "  tests: {}",
+        context.tests.iter().map(|t| t.node.qualified_name.as_str()).collect::<Vec<_>>().join(", ")
+    )?;
     Ok(())
 }

@@ -125,3 +125,34 @@ fn schema_lists_every_label_edge_type_and_reason() {
     let calls = schema["edge_types"].as_array().unwrap().iter().find(|e| e["type"] == "CALLS").unwrap();
     assert!(calls["properties"].as_array().unwrap().iter().any(|p| p == "line"));
 }
+
+fn lang_python() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/lang-python")
+}
+
+#[test]
+fn callers_json_cites_each_caller_with_its_path_and_confidence() {
+    let callers = json(&fathom(&["callers", lang_python().to_str().unwrap(), "Order.add", "--depth", "1", "--json"]));
+    let callers = callers.as_array().unwrap();
+    assert_eq!(callers.len(), 2);
+    let first = &callers[0];
+    assert_eq!(first["node"]["qualified_name"], "shop.service.build_order");
+    assert_eq!((first["node"]["file"].as_str(), first["depth"].as_u64()), (Some("shop/service.py"), Some(1)));
+    let hop = &first["path"][0];
+    assert_eq!(
+        (hop["type"].as_str(), hop["reason"].as_str(), hop["line"].as_u64()),
+        (Some("CALLS"), Some("receiver-typed"), Some(20))
+    );
+    assert!(first["confidence"].as_f64().is_some_and(|c| c > 0.0 && c <= 1.0));
+}
+
+#[test]
+fn an_ambiguous_symbol_exits_2_listing_the_candidates() {
+    let out = fathom(&["callers", lang_python().to_str().unwrap(), "render"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("shop.views.OrderView.render") && stderr.contains("shop.views.ReceiptView.render"),
+        "{stderr}"
+    );
+}

@@ -18,6 +18,7 @@ use serde::Serialize;
 
 pub use fathom_archive::{SkipReason, Skipped};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
+pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
 pub use summary::{FileError, IndexSummary, Timings};
 
 /// A step of the pipeline, as progress reports name it.
@@ -240,6 +241,42 @@ impl Index {
         let node = self.graph.node(id);
         let text = self.texts.get(node.file?.0 as usize)?;
         text.get(node.span.start_byte as usize..node.span.end_byte as usize)
+    }
+
+    /// The functions and methods that call `symbol`, up to `depth` hops away.
+    pub fn callers(&self, symbol: &str, depth: u32) -> Result<Vec<Reached>, QueryError> {
+        fathom_query::callers(&self.graph, &fathom_query::find_symbol(&self.graph, symbol)?, depth)
+    }
+
+    /// What `symbol` calls, up to `depth` hops away.
+    pub fn callees(&self, symbol: &str, depth: u32) -> Result<Vec<Reached>, QueryError> {
+        fathom_query::callees(&self.graph, &fathom_query::find_symbol(&self.graph, symbol)?, depth)
+    }
+
+    /// Everything that depends on `symbol` or what it contains, with paths.
+    pub fn impact(&self, symbol: &str, depth: u32) -> Result<Vec<Reached>, QueryError> {
+        fathom_query::impact(&self.graph, &fathom_query::find_symbol(&self.graph, symbol)?, depth)
+    }
+
+    /// The shortest chain of dependency edges from one symbol to another.
+    pub fn path(&self, from: &str, to: &str, depth: u32) -> Result<Option<Vec<Hop>>, QueryError> {
+        let (from, to) = (fathom_query::find_symbol(&self.graph, from)?, fathom_query::find_symbol(&self.graph, to)?);
+        fathom_query::path(&self.graph, &from, &to, depth)
+    }
+
+    /// The edges at `symbol`, of the given types (all when empty).
+    pub fn neighbors(&self, symbol: &str, kinds: &[EdgeKind], direction: Direction) -> Result<Vec<Hop>, QueryError> {
+        let ids = fathom_query::find_symbol(&self.graph, symbol)?;
+        Ok(ids.into_iter().flat_map(|id| fathom_query::neighbors(&self.graph, id, kinds, direction)).collect())
+    }
+
+    /// A symbol with its signature, docs, members, callers, callees, tests and code.
+    pub fn symbol(&self, symbol: &str) -> Result<SymbolContext, QueryError> {
+        // Of an overload set, the first declared stands for the symbol.
+        let id = fathom_query::find_symbol(&self.graph, symbol)?[0];
+        let mut context = fathom_query::symbol(&self.graph, id);
+        context.code = self.code(id).map(str::to_owned);
+        Ok(context)
     }
 
     /// Every edge of the given types (all when empty), with both ends cited.
