@@ -75,7 +75,7 @@ export function highlighted(page: Page): Promise<{ lines: number[]; text: string
 }
 
 /** Reads a summary table: data-<key> → data-count of each row under the given test id. */
-export function summaryCounts(page: Page, testId: string, key: 'language' | 'kind'): Promise<Record<string, number>> {
+export function summaryCounts(page: Page, testId: string, key: 'language' | 'kind' | 'edge'): Promise<Record<string, number>> {
   return page.evaluate(
     ({ testId, key }) =>
       Object.fromEntries(

@@ -104,6 +104,25 @@ describe('webapp fixture', () => {
     });
   });
 
+  test('the symbol panel lists callers with their edge, and a click opens the caller', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await waitForState(page, 'ready');
+      await openFirstResult(page, 'compute_total', 'server/billing.py', 'def compute_total');
+      const panel = page.getByTestId('symbol-panel');
+      await expect.poll(() => panel.isVisible()).toBe(true);
+      const caller = panel.getByTestId('callers').locator('li[data-symbol="billing.Invoice.total"]');
+      await expect.poll(() => caller.count()).toBe(1);
+      expect(await caller.getAttribute('data-reason')).toBe('same-file');
+      expect(await caller.locator('.edge-meta').textContent()).toMatch(/^0\.\d\d same-file · L\d+$/);
+      await screenshot(page, 'symbol-panel');
+
+      await caller.locator('button').click();
+      await expect.poll(async () => (await highlighted(page)).text).toContain('def total(self)');
+      await expect.poll(() => panel.getByTestId('callees').locator('li[data-symbol="billing.compute_total"]').count()).toBe(1);
+    });
+  });
+
   test('keyboard: ArrowDown + Enter opens the selected result', async () => {
     await withApp(async ({ page }) => {
       await uploadZip(page, 'webapp.zip', zipFixture('webapp'));

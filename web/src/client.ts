@@ -1,6 +1,18 @@
 // Main-thread handle on the indexing worker: typed, promise-based calls
 // correlated with worker replies by request id.
-import type { IndexSummary, Op, OpResults, Progress, SearchHit, WorkerReply, WorkerRequest } from './protocol';
+import type {
+  Direction,
+  Hop,
+  IndexSummary,
+  Op,
+  OpResults,
+  Progress,
+  Reached,
+  SearchHit,
+  SymbolContext,
+  WorkerReply,
+  WorkerRequest,
+} from './protocol';
 
 /** A request without its id; `op` drives inference of the result type. */
 type RequestBody<K extends Op> = Omit<Extract<WorkerRequest, { op: K }>, 'id'> & { op: K };
@@ -41,6 +53,36 @@ export class FathomClient {
   /** Source text of an indexed file, or undefined when the path is not indexed. */
   file(path: string): Promise<string | undefined> {
     return this.#request({ op: 'file', path });
+  }
+
+  /** Who calls a symbol (a qualified or unique name), up to `depth` hops (1 to 4). */
+  callers(symbol: string, depth = 1): Promise<Reached[]> {
+    return this.#request({ op: 'callers', symbol, depth });
+  }
+
+  /** What a symbol calls, up to `depth` hops (1 to 4). */
+  callees(symbol: string, depth = 1): Promise<Reached[]> {
+    return this.#request({ op: 'callees', symbol, depth });
+  }
+
+  /** What depends on a symbol or anything it contains, with paths. */
+  impact(symbol: string, depth = 2): Promise<Reached[]> {
+    return this.#request({ op: 'impact', symbol, depth });
+  }
+
+  /** The shortest chain of dependency edges between two symbols, or null. */
+  path(from: string, to: string, depth = 4): Promise<Hop[] | null> {
+    return this.#request({ op: 'path', from, to, depth });
+  }
+
+  /** The edges at a symbol, of the given types (all when empty). */
+  neighbors(symbol: string, types: string[] = [], direction: Direction = 'both'): Promise<Hop[]> {
+    return this.#request({ op: 'neighbors', symbol, types, direction });
+  }
+
+  /** A symbol with its signature, docs, members, callers, callees, tests and code. */
+  symbol(symbol: string): Promise<SymbolContext> {
+    return this.#request({ op: 'symbol', symbol });
   }
 
   /** Terminates the worker; pending calls are rejected. */

@@ -1,6 +1,11 @@
 export { FathomClient } from './client';
 export { STAGES } from './protocol';
 export type {
+  Direction,
+  Hop,
+  NodeRef,
+  Reached,
+  SymbolContext,
   FileError,
   IndexSummary,
   MatchKind,

@@ -2,10 +2,15 @@
 // bindings; this module re-exports them and adds the messages exchanged
 // between FathomClient (main thread) and the indexing worker.
 
-import type { IndexSummary, Progress, SearchHit, Stage } from '../../pkg/fathom_wasm.js';
+import type { Direction, Hop, IndexSummary, Progress, Reached, SearchHit, Stage, SymbolContext } from '../../pkg/fathom_wasm.js';
 
 export type {
+  Direction,
   FileError,
+  Hop,
+  NodeRef,
+  Reached,
+  SymbolContext,
   IndexSummary,
   MatchKind,
   Progress,
@@ -25,7 +30,13 @@ export const STAGES: readonly Stage[] = ['read', 'parse', 'graph', 'resolve', 'i
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }
   | { id: number; op: 'search'; query: string; limit: number }
-  | { id: number; op: 'file'; path: string };
+  | { id: number; op: 'file'; path: string }
+  | { id: number; op: 'callers'; symbol: string; depth: number }
+  | { id: number; op: 'callees'; symbol: string; depth: number }
+  | { id: number; op: 'impact'; symbol: string; depth: number }
+  | { id: number; op: 'path'; from: string; to: string; depth: number }
+  | { id: number; op: 'neighbors'; symbol: string; types: string[]; direction: Direction }
+  | { id: number; op: 'symbol'; symbol: string };
 
 export type Op = WorkerRequest['op'];
 
@@ -34,6 +45,12 @@ export interface OpResults {
   indexZip: IndexSummary;
   search: SearchHit[];
   file: string | undefined;
+  callers: Reached[];
+  callees: Reached[];
+  impact: Reached[];
+  path: Hop[] | null;
+  neighbors: Hop[];
+  symbol: SymbolContext;
 }
 
 export type ResultReply = {

@@ -57,6 +57,16 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       return { id, type: 'result', op: 'search', value: ws.search(request.query, request.limit) };
     case 'file':
       return { id, type: 'result', op: 'file', value: ws.file(request.path) };
+    case 'callers':
+    case 'callees':
+    case 'impact':
+      return { id, type: 'result', op: request.op, value: ws[request.op](request.symbol, request.depth) };
+    case 'path':
+      return { id, type: 'result', op: 'path', value: ws.path(request.from, request.to, request.depth) };
+    case 'neighbors':
+      return { id, type: 'result', op: 'neighbors', value: ws.neighbors(request.symbol, request.types, request.direction) };
+    case 'symbol':
+      return { id, type: 'result', op: 'symbol', value: ws.symbol(request.symbol) };
   }
 }
 

@@ -6,6 +6,7 @@ import { byTestId, required } from './dom';
 import { setupDropZone } from './dropzone';
 import { ProgressView } from './progress';
 import { SearchPanel, citation } from './search';
+import { SymbolPanel } from './symbolpanel';
 import { renderSummary } from './summary';
 import './style.css';
 
@@ -31,6 +32,14 @@ const search = new SearchPanel({
   status: required('#search-status'),
   search: (query, limit) => client.search(query, limit),
   onOpen: (hit) => void openHit(hit),
+});
+
+const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), (node) => {
+  if (node.file === null) return;
+  void openHit({
+    symbol: node.qualified_name, name: node.name, kind: node.kind, language: '', file: node.file,
+    start_line: node.start_line, end_line: node.end_line, start_byte: 0, end_byte: 0, score: 0, match: 'exact',
+  });
 });
 
 let busy = false;
@@ -61,6 +70,7 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
     const summary = await client.indexZip(await load(), name, (p) => progress.update(p));
     renderSummary(summaryRoot, summary);
     codeView.clear();
+    symbolPanel.hide();
     search.enable();
     statusLine.textContent = `Indexed ${name}`;
     setState('ready');
@@ -93,6 +103,11 @@ async function openHit(hit: SearchHit): Promise<void> {
       codeView.load(hit.file, text);
     }
     codeView.highlight({ start: hit.start_line, end: hit.end_line }, `${hit.kind} ${hit.symbol} · ${citation(hit)}`);
+    // Callers and callees are extra: if they fail, the code still stands.
+    const context = await client.symbol(hit.symbol).catch(() => null);
+    if (generation !== openGeneration) return;
+    if (context) symbolPanel.show(context);
+    else symbolPanel.hide();
   } catch (error) {
     banner.show(`Could not open ${hit.file}: ${messageOf(error)}`);
   }

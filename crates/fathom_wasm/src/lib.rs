@@ -71,6 +71,27 @@ export interface SearchHit {
   match: MatchKind;
 }
 
+/** A node as answers cite it. */
+export interface NodeRef {
+  id: number; kind: SymbolKind; name: string; qualified_name: string;
+  file: string | null; start_line: number; end_line: number; is_external: boolean;
+}
+/** One edge of an answer, in its own direction. */
+export interface Hop {
+  from: NodeRef; to: NodeRef; type: string; confidence: number; reason: string; line: number | null;
+}
+/** A node reached by a traversal: its depth, the path's confidence, and the path. */
+export interface Reached { node: NodeRef; depth: number; confidence: number; path: Hop[]; }
+export type Direction = "outgoing" | "incoming" | "both";
+/** A symbol with its context. */
+export interface SymbolContext {
+  symbol: NodeRef; class_kind: string | null; signature: string | null; docstring: string | null;
+  parameters: string[]; return_type: string | null; modifiers: string[]; visibility: string | null;
+  decorators: string[]; is_test: boolean; is_constructor: boolean; cyclomatic_complexity: number | null;
+  loc: number | null; fan_in: number; fan_out: number; parent: NodeRef | null; members: NodeRef[];
+  callers: Hop[]; callees: Hop[]; tests: Reached[]; code: string | null;
+}
+
 /** The graph's labels, properties, edge types and edge reasons: `schema()`. */
 export interface GraphSchema {
   version: number;
@@ -123,6 +144,62 @@ impl Workspace {
     #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
     pub fn search(&self, query: &str, limit: usize) -> Result<JsValue, JsError> {
         to_js(&self.index()?.search(query, limit))
+    }
+
+    /// Who calls `symbol`, up to `depth` hops (1 to 4).
+    #[wasm_bindgen(unchecked_return_type = "Reached[]")]
+    pub fn callers(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
+        to_js(&self.index()?.callers(symbol, depth)?)
+    }
+
+    /// What `symbol` calls, up to `depth` hops (1 to 4).
+    #[wasm_bindgen(unchecked_return_type = "Reached[]")]
+    pub fn callees(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
+        to_js(&self.index()?.callees(symbol, depth)?)
+    }
+
+    /// What depends on `symbol` or anything it contains, up to `depth` hops.
+    #[wasm_bindgen(unchecked_return_type = "Reached[]")]
+    pub fn impact(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
+        to_js(&self.index()?.impact(symbol, depth)?)
+    }
+
+    /// The shortest chain of dependency edges between two symbols, or `null`.
+    #[wasm_bindgen(unchecked_return_type = "Hop[] | null")]
+    pub fn path(&self, from: &str, to: &str, depth: u32) -> Result<JsValue, JsError> {
+        to_js(&self.index()?.path(from, to, depth)?)
+    }
+
+    /// The edges at `symbol`, of the given types (all when empty).
+    #[wasm_bindgen(unchecked_return_type = "Hop[]")]
+    pub fn neighbors(
+        &self,
+        symbol: &str,
+        types: Vec<String>,
+        #[wasm_bindgen(unchecked_param_type = "Direction")] direction: &str,
+    ) -> Result<JsValue, JsError> {
+        let kinds = types
+            .iter()
+            .map(|t| {
+                fathom_engine::EdgeKind::ALL
+                    .into_iter()
+                    .find(|k| k.label().eq_ignore_ascii_case(t))
+                    .ok_or_else(|| JsError::new(&format!("unknown edge type `{t}`")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let direction = match direction {
+            "outgoing" => fathom_engine::Direction::Outgoing,
+            "incoming" => fathom_engine::Direction::Incoming,
+            "both" => fathom_engine::Direction::Both,
+            other => return Err(JsError::new(&format!("unknown direction `{other}`; use outgoing, incoming or both"))),
+        };
+        to_js(&self.index()?.neighbors(symbol, &kinds, direction)?)
+    }
+
+    /// A symbol with its signature, docs, members, callers, callees, tests and code.
+    #[wasm_bindgen(unchecked_return_type = "SymbolContext")]
+    pub fn symbol(&self, symbol: &str) -> Result<JsValue, JsError> {
+        to_js(&self.index()?.symbol(symbol)?)
     }
 
     /// The text of an indexed file, or `undefined` if no such file was indexed.
