@@ -4,6 +4,7 @@
 //! Every traversal is bounded: at most [`MAX_DEPTH`] hops, so that an
 //! answer stays readable and its cost stays small on any graph.
 
+pub mod cypher;
 mod traverse;
 
 use fathom_graph::{CodeGraph, NodeId};
