@@ -27,6 +27,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a read-only Cypher query: {columns, rows, truncated}.
+    Query {
+        /// A `.zip` archive or a directory.
+        target: PathBuf,
+        /// The query, e.g. "MATCH (c:CLASS)-[:HAS_METHOD]->(m) RETURN c.name, count(m)".
+        cypher: String,
+        /// A `$parameter`, as name=JSON (e.g. names='["a","b"]'); a value that is not JSON is a string.
+        #[arg(long = "param", value_parser = parse_param)]
+        params: Vec<(String, serde_json::Value)>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Who calls a symbol, up to --depth hops (1 to 4), with each edge's confidence.
     Callers(Traversal),
     /// What a symbol calls, up to --depth hops (1 to 4).
@@ -132,6 +144,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let index = open(&target)?;
             output::summary(index.summary(), json)?;
         }
+        Command::Query { target, cypher, params, json } => {
+            let result = open(&target)?.query(&cypher, &params.into_iter().collect())?;
+            output::query(&result, json)?;
+        }
         Command::Callers(t) => output::reached(&open(&t.target)?.callers(&t.symbol, t.depth)?, t.json)?,
         Command::Callees(t) => output::reached(&open(&t.target)?.callees(&t.symbol, t.depth)?, t.json)?,
         Command::Impact(t) => output::reached(&open(&t.target)?.impact(&t.symbol, t.depth)?, t.json)?,
@@ -175,6 +191,12 @@ fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {
         let known: Vec<&str> = fathom_engine::EdgeKind::ALL.iter().map(|k| k.label()).collect();
         format!("unknown edge type `{text}`; known: {}", known.join(", "))
     })
+}
+
+fn parse_param(text: &str) -> Result<(String, serde_json::Value), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("`{text}` is not name=value"))?;
+    let value = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_owned()));
+    Ok((name.trim_start_matches('$').to_owned(), value))
 }
 
 fn parse_direction(text: &str) -> Result<fathom_engine::Direction, String> {

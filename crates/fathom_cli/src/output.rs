@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use fathom_engine::{EdgeRecord, Hop, IndexSummary, NodeRef, Reached, Schema, SearchHit, SymbolContext};
+use fathom_engine::{EdgeRecord, Hop, IndexSummary, NodeRef, QueryResult, Reached, Schema, SearchHit, SymbolContext};
 
 pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
@@ -217,5 +217,20 @@ pub fn symbol(context: &SymbolContext, json: bool) -> Result<()> {
         "  tests: {}",
         context.tests.iter().map(|t| t.node.qualified_name.as_str()).collect::<Vec<_>>().join(", ")
     )?;
+    Ok(())
+}
+
+pub fn query(result: &QueryResult, json: bool) -> Result<()> {
+    if json {
+        return json_out(result);
+    }
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", result.columns.join(" | "))?;
+    for row in &result.rows {
+        let cells: Vec<String> = row.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect();
+        writeln!(out, "{}", cells.join(" | "))?;
+    }
+    let cut = if result.truncated { " (cut: add LIMIT, up to 2000)" } else { "" };
+    writeln!(out, "{} rows{cut}", result.rows.len())?;
     Ok(())
 }

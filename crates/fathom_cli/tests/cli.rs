@@ -156,3 +156,17 @@ fn an_ambiguous_symbol_exits_2_listing_the_candidates() {
         "{stderr}"
     );
 }
+
+#[test]
+fn query_json_prints_columns_rows_and_whether_they_were_cut() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/query-mixed");
+    let query = "MATCH (c:CLASS {name: $name})-[:HAS_METHOD]->(m) RETURN m.name ORDER BY m.name";
+    let result = json(&fathom(&["query", dir.to_str().unwrap(), query, "--param", "name=Calculator", "--json"]));
+    assert_eq!(result["columns"], serde_json::json!(["m.name"]));
+    assert_eq!(result["rows"], serde_json::json!([["__init__"], ["add"], ["subtract"]]));
+    assert_eq!(result["truncated"], false);
+
+    let refused = fathom(&["query", dir.to_str().unwrap(), "MATCH (n) DELETE n"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("DELETE is not allowed"));
+}

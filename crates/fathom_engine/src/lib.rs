@@ -18,6 +18,7 @@ use serde::Serialize;
 
 pub use fathom_archive::{SkipReason, Skipped};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
+pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
 pub use summary::{FileError, IndexSummary, Timings};
 
@@ -243,6 +244,15 @@ impl Index {
         text.get(node.span.start_byte as usize..node.span.end_byte as usize)
     }
 
+    /// Runs a read-only Cypher query with its `$parameters`.
+    pub fn query(
+        &self,
+        text: &str,
+        params: &std::collections::BTreeMap<String, serde_json::Value>,
+    ) -> Result<QueryResult, CypherError> {
+        fathom_query::cypher::run(self, text, params)
+    }
+
     /// The functions and methods that call `symbol`, up to `depth` hops away.
     pub fn callers(&self, symbol: &str, depth: u32) -> Result<Vec<Reached>, QueryError> {
         fathom_query::callers(&self.graph, &fathom_query::find_symbol(&self.graph, symbol)?, depth)
@@ -332,5 +342,15 @@ impl Index {
                 }
             })
             .collect()
+    }
+}
+
+impl fathom_query::cypher::Source for Index {
+    fn graph(&self) -> &CodeGraph {
+        &self.graph
+    }
+
+    fn code(&self, id: fathom_graph::NodeId) -> Option<&str> {
+        Index::code(self, id)
     }
 }

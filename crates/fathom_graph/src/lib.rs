@@ -193,6 +193,22 @@ impl CodeGraph {
         edges.into_iter().map(|e| (e.weight(), e.source()))
     }
 
+    /// The edges leaving (`outgoing`) or entering `id`, with their ids and
+    /// both ends, oldest first.
+    pub fn edges_at(&self, id: NodeId, outgoing: bool) -> Vec<(EdgeId, NodeId, NodeId, &Edge)> {
+        let direction = if outgoing { Direction::Outgoing } else { Direction::Incoming };
+        let mut edges: Vec<_> =
+            self.graph.edges_directed(id, direction).map(|e| (e.id(), e.source(), e.target(), e.weight())).collect();
+        edges.sort_by_key(|(id, ..)| *id);
+        edges
+    }
+
+    /// An edge's ends and weight.
+    pub fn edge(&self, id: EdgeId) -> (NodeId, NodeId, &Edge) {
+        let (from, to) = self.graph.edge_endpoints(id).expect("edge ids come from this graph");
+        (from, to, &self.graph[id])
+    }
+
     /// The node that contains `id` (modules and externals have none).
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         self.incoming(id)

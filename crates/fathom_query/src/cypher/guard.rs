@@ -23,6 +23,12 @@ pub enum CypherErrorKind {
     TooManyHops,
     TooLong,
     TooDeep,
+    /// The query ran out of its budget of work.
+    Budget,
+    /// Valid Cypher that this engine does not run yet.
+    Unsupported,
+    /// A value of the wrong type, or an undefined name.
+    Type,
 }
 
 /// Why a query was refused, and where.
@@ -40,7 +46,13 @@ pub struct CypherError {
 }
 
 impl CypherError {
-    fn at(kind: CypherErrorKind, message: String, source: &str, offset: usize, expected: Option<String>) -> Self {
+    pub(crate) fn at(
+        kind: CypherErrorKind,
+        message: String,
+        source: &str,
+        offset: usize,
+        expected: Option<String>,
+    ) -> Self {
         let (line, column) = line_column(source, offset);
         CypherError { kind, message, line, column, expected }
     }

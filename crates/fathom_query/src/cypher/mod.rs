@@ -10,8 +10,12 @@
 //!   [`crate::MAX_DEPTH`] hops;
 //! - it is longer or nests deeper than the parser can take safely.
 //!
-//! Executing the accepted queries is the next step (issue 4).
+//! An accepted query then runs over the graph (`exec`), within a budget of
+//! work, returning at most a default or capped number of rows.
 
+mod exec;
 mod guard;
+mod value;
 
+pub use exec::{DEFAULT_LIMIT, QueryResult, ROW_CAP, STEP_BUDGET, Source, run};
 pub use guard::{CypherError, CypherErrorKind, parse};
