@@ -123,6 +123,31 @@ describe('webapp fixture', () => {
     });
   });
 
+  test('the query console runs Cypher in the worker and shows refusals in place', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await waitForState(page, 'ready');
+      await page.getByTestId('query-console').locator('summary').click();
+      const input = page.getByTestId('query-input');
+      await input.fill("MATCH (c:CLASS {name: 'Invoice'})-[:HAS_METHOD]->(m:METHOD) RETURN m.name ORDER BY m.name");
+      await input.press('Control+Enter');
+      const cells = page.getByTestId('query-result').locator('tbody td');
+      await expect.poll(() => cells.allTextContents()).toEqual(['__init__', 'describe', 'total']);
+      expect(await page.getByTestId('query-count').textContent()).toBe('3 rows');
+      await screenshot(page, 'query-console');
+
+      await input.fill('MATCH (n)-[:CALLS*]->(m) RETURN m');
+      await page.getByTestId('query-run').click();
+      const error = page.getByTestId('query-error');
+      await expect.poll(() => error.isVisible()).toBe(true);
+      expect(await error.textContent()).toMatch(/upper bound of at most 4.*line 1, column 18/);
+
+      await input.fill('MATCH (n) DETACH DELETE n');
+      await page.getByTestId('query-run').click();
+      await expect.poll(() => error.textContent()).toMatch(/DETACH DELETE is not allowed/);
+    });
+  });
+
   test('keyboard: ArrowDown + Enter opens the selected result', async () => {
     await withApp(async ({ page }) => {
       await uploadZip(page, 'webapp.zip', zipFixture('webapp'));

@@ -7,6 +7,7 @@ import type {
   Op,
   OpResults,
   Progress,
+  QueryResult,
   Reached,
   SearchHit,
   SymbolContext,
@@ -83,6 +84,11 @@ export class FathomClient {
   /** A symbol with its signature, docs, members, callers, callees, tests and code. */
   symbol(symbol: string): Promise<SymbolContext> {
     return this.#request({ op: 'symbol', symbol });
+  }
+
+  /** Runs a read-only Cypher query; rejects with the cause, line and column when refused. */
+  query(text: string, params: Record<string, unknown> = {}): Promise<QueryResult> {
+    return this.#request({ op: 'query', text, params });
   }
 
   /** Terminates the worker; pending calls are rejected. */

@@ -4,6 +4,7 @@ export type {
   Direction,
   Hop,
   NodeRef,
+  QueryResult,
   Reached,
   SymbolContext,
   FileError,

@@ -2,7 +2,17 @@
 // bindings; this module re-exports them and adds the messages exchanged
 // between FathomClient (main thread) and the indexing worker.
 
-import type { Direction, Hop, IndexSummary, Progress, Reached, SearchHit, Stage, SymbolContext } from '../../pkg/fathom_wasm.js';
+import type {
+  Direction,
+  Hop,
+  IndexSummary,
+  Progress,
+  QueryResult,
+  Reached,
+  SearchHit,
+  Stage,
+  SymbolContext,
+} from '../../pkg/fathom_wasm.js';
 
 export type {
   Direction,
@@ -14,6 +24,7 @@ export type {
   IndexSummary,
   MatchKind,
   Progress,
+  QueryResult,
   ResolutionStats,
   SearchHit,
   SkipReason,
@@ -36,7 +47,8 @@ export type WorkerRequest =
   | { id: number; op: 'impact'; symbol: string; depth: number }
   | { id: number; op: 'path'; from: string; to: string; depth: number }
   | { id: number; op: 'neighbors'; symbol: string; types: string[]; direction: Direction }
-  | { id: number; op: 'symbol'; symbol: string };
+  | { id: number; op: 'symbol'; symbol: string }
+  | { id: number; op: 'query'; text: string; params: Record<string, unknown> };
 
 export type Op = WorkerRequest['op'];
 
@@ -51,6 +63,7 @@ export interface OpResults {
   path: Hop[] | null;
   neighbors: Hop[];
   symbol: SymbolContext;
+  query: QueryResult;
 }
 
 export type ResultReply = {

@@ -67,6 +67,8 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       return { id, type: 'result', op: 'neighbors', value: ws.neighbors(request.symbol, request.types, request.direction) };
     case 'symbol':
       return { id, type: 'result', op: 'symbol', value: ws.symbol(request.symbol) };
+    case 'query':
+      return { id, type: 'result', op: 'query', value: ws.query(request.text, request.params) };
   }
 }
 

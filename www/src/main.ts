@@ -5,6 +5,7 @@ import { CodeView } from './codeview';
 import { byTestId, required } from './dom';
 import { setupDropZone } from './dropzone';
 import { ProgressView } from './progress';
+import { QueryConsole } from './queryconsole';
 import { SearchPanel, citation } from './search';
 import { SymbolPanel } from './symbolpanel';
 import { renderSummary } from './summary';
@@ -42,6 +43,14 @@ const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), (node) => {
   });
 });
 
+const queryConsole = new QueryConsole({
+  input: byTestId<HTMLTextAreaElement>('query-input'),
+  run: byTestId<HTMLButtonElement>('query-run'),
+  error: byTestId('query-error'),
+  result: byTestId('query-result'),
+  query: (text) => client.query(text),
+});
+
 let busy = false;
 
 function messageOf(error: unknown): string {
@@ -72,6 +81,7 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
     codeView.clear();
     symbolPanel.hide();
     search.enable();
+    queryConsole.enable();
     statusLine.textContent = `Indexed ${name}`;
     setState('ready');
   } catch (error) {

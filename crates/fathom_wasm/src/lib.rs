@@ -92,6 +92,9 @@ export interface SymbolContext {
   callers: Hop[]; callees: Hop[]; tests: Reached[]; code: string | null;
 }
 
+/** A Cypher query's answer. `truncated` says the default LIMIT or the row cap cut it. */
+export interface QueryResult { columns: string[]; rows: unknown[][]; truncated: boolean; }
+
 /** The graph's labels, properties, edge types and edge reasons: `schema()`. */
 export interface GraphSchema {
   version: number;
@@ -144,6 +147,24 @@ impl Workspace {
     #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
     pub fn search(&self, query: &str, limit: usize) -> Result<JsValue, JsError> {
         to_js(&self.index()?.search(query, limit))
+    }
+
+    /// Runs a read-only Cypher query. `params` is an object of `$parameters`.
+    /// A refused or failing query throws an Error whose message gives the
+    /// cause, the line and the column.
+    #[wasm_bindgen(unchecked_return_type = "QueryResult")]
+    pub fn query(
+        &self,
+        text: &str,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let params: std::collections::BTreeMap<String, serde_json::Value> = if params.is_undefined() || params.is_null()
+        {
+            Default::default()
+        } else {
+            serde_wasm_bindgen::from_value(params).map_err(|e| JsError::new(&format!("bad query parameters: {e}")))?
+        };
+        to_js(&self.index()?.query(text, &params)?)
     }
 
     /// Who calls `symbol`, up to `depth` hops (1 to 4).
