@@ -20,7 +20,7 @@ WASM_ENV = CC_wasm32_unknown_unknown=$(CURDIR)/scripts/wasm-cc LLVM_VERSION=$(LL
 	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE) -include stddef.h -Dstatic_assert=_Static_assert" \
 	RUSTFLAGS='--cfg getrandom_backend="wasm_js"'
 
-.PHONY: run build setup wasm demo cli corpora test test-native test-e2e clean
+.PHONY: run build setup wasm demo cli corpora bench test test-native test-e2e clean
 
 ## run: install what is missing, build, and serve the app with the demo archive.
 run: build
@@ -52,6 +52,11 @@ cli:
 ## corpora: pinned real projects (PyPI, npm) for precision tests, cached outside the clone.
 corpora:
 	@scripts/corpora.sh
+
+## bench: index a pinned Django sdist and measure query latency; writes bench/report.json.
+bench:
+	@scripts/corpora.sh --bench
+	cargo run --locked --release -q -p fathom_bench
 
 ## test: native tests, then browser tests in headless Chromium on the built app.
 test: setup test-native build test-e2e

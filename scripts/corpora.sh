@@ -16,3 +16,8 @@ if [ ! -d rxjs-7.8.1 ]; then
   npm pack --silent rxjs@7.8.1 >/dev/null
   rm -rf package && tar xzf rxjs-7.8.1.tgz && mv package rxjs-7.8.1
 fi
+if [ "${1:-}" = "--bench" ] && [ ! -d Django-5.0.6 ]; then
+  echo "corpora: Django 5.0.6 (PyPI sdist)"
+  pip download --quiet --no-deps --no-binary :all: django==5.0.6 -d .
+  tar xzf Django-5.0.6.tar.gz
+fi

@@ -128,3 +128,14 @@ fn refused_and_failing_queries_leave_the_engine_usable() {
     assert_eq!(runaway.kind, CypherErrorKind::Budget, "{runaway}");
     assert_eq!(run(&index, "MATCH (c:CLASS {name: 'Calculator'}) RETURN c.name").rows, [[json!("Calculator")]]);
 }
+
+#[test]
+fn a_pattern_bound_at_its_end_matches_the_same_rows_from_either_side() {
+    let index = index_dir(&fixture("query-mixed"));
+    // `caller` is unbound and `f` bound: the engine walks the edge backwards from `f`.
+    let backwards =
+        run(&index, "MATCH (f:METHOD {name: 'findByUsername'}) MATCH (caller)-[:CALLS]->(f) RETURN caller.name");
+    let forwards = run(&index, "MATCH (caller)-[:CALLS]->(f:METHOD {name: 'findByUsername'}) RETURN caller.name");
+    assert_eq!(rows(&backwards), rows(&forwards));
+    assert_eq!(rows(&backwards), [r#"["audit"]"#, r#"["lookup"]"#, r#"["lookupAnonymously"]"#]);
+}

@@ -190,6 +190,14 @@ impl Exec<'_> {
 
     /// The ways one pattern element extends a row.
     fn match_element(&mut self, row: Row, element: &oc::PatternElement) -> Result<Vec<Row>, CypherError> {
+        // Start from the end that is already bound: one node instead of a scan.
+        let bound = |node: &oc::NodePattern| node.variable.as_ref().is_some_and(|v| row.contains_key(&v.0));
+        if let Some((_, last)) = element.chain.last()
+            && !bound(&element.start)
+            && bound(last)
+        {
+            return self.match_element(row, &reversed(element));
+        }
         let mut out = Vec::new();
         for start in self.node_candidates(&row, &element.start)? {
             let mut bound = row.clone();
@@ -813,6 +821,23 @@ fn is_aggregate(expr: &oc::Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// The same pattern, read from its last node back to its first.
+fn reversed(element: &oc::PatternElement) -> oc::PatternElement {
+    let mut nodes: Vec<&oc::NodePattern> = vec![&element.start];
+    nodes.extend(element.chain.iter().map(|(_, node)| node));
+    let mut chain = Vec::with_capacity(element.chain.len());
+    for (at, (rel, _)) in element.chain.iter().enumerate().rev() {
+        let mut flipped = rel.clone();
+        flipped.direction = match rel.direction {
+            oc::Direction::Outgoing => oc::Direction::Incoming,
+            oc::Direction::Incoming => oc::Direction::Outgoing,
+            other => other,
+        };
+        chain.push((flipped, nodes[at].clone()));
+    }
+    oc::PatternElement { start: nodes[nodes.len() - 1].clone(), chain, span: element.span }
 }
 
 fn pattern_variables(element: &oc::PatternElement) -> Vec<String> {
