@@ -230,7 +230,7 @@ pub fn query(result: &QueryResult, json: bool) -> Result<()> {
         let cells: Vec<String> = row.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect();
         writeln!(out, "{}", cells.join(" | "))?;
     }
-    let cut = if result.truncated { " (cut: add LIMIT, up to 2000)" } else { "" };
+    let cut = if result.truncated { " (more rows exist: raise LIMIT, up to 2,000)" } else { "" };
     writeln!(out, "{} rows{cut}", result.rows.len())?;
     Ok(())
 }

@@ -139,3 +139,26 @@ fn a_pattern_bound_at_its_end_matches_the_same_rows_from_either_side() {
     assert_eq!(rows(&backwards), rows(&forwards));
     assert_eq!(rows(&backwards), [r#"["audit"]"#, r#"["lookup"]"#, r#"["lookupAnonymously"]"#]);
 }
+
+#[test]
+fn where_equalities_prune_early_with_the_same_rows() {
+    let index = index_dir(&fixture("query-mixed"));
+    let inline = run(&index, "MATCH (c:CLASS {name: 'Calculator'})-[:HAS_METHOD]->(m) RETURN m.name");
+    let late = run(&index, "MATCH (c:CLASS)-[:HAS_METHOD]->(m) WHERE c.name = 'Calculator' RETURN m.name");
+    let mirrored =
+        run(&index, "MATCH (c:CLASS)-[:HAS_METHOD]->(m) WHERE 'Calculator' = c.name AND m.name <> 'add' RETURN m.name");
+    assert_eq!(rows(&inline), rows(&late));
+    assert_eq!(rows(&mirrored), [r#"["__init__"]"#, r#"["subtract"]"#]);
+    // Comparing two variables is not pushed down, and still filters.
+    let joined = run(&index, "MATCH (a:CLASS), (b:CLASS) WHERE a.name = b.name RETURN count(*)");
+    let classes = run(&index, "MATCH (a:CLASS) RETURN count(*)");
+    assert_eq!(joined.rows, classes.rows);
+    // A later MATCH's WHERE prunes the earlier MATCH too, with the same rows.
+    let across = run(&index, "MATCH (c:CLASS) MATCH (c)-[:HAS_METHOD]->(m) WHERE c.name = 'Calculator' RETURN m.name");
+    assert_eq!(rows(&across), rows(&inline));
+    let optional = run(
+        &index,
+        "MATCH (c:CLASS {name: 'User'}) OPTIONAL MATCH (c)-[:HAS_FIELD]->(f) WHERE f.name = 'nope' RETURN c.name, f",
+    );
+    assert_eq!(optional.rows, [[json!("User"), Value::Null]]);
+}

@@ -47,7 +47,7 @@ pub fn run(source: &dyn Source, text: &str, params: &BTreeMap<String, Json>) -> 
         return Err(error(text, CypherErrorKind::Unsupported, "UNION is not supported yet".into(), query.span.start));
     }
     let params = params.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect();
-    let mut exec = Exec { source, text, params, steps: 0 };
+    let mut exec = Exec { source, text, params, steps: 0, pushed: HashMap::new() };
     exec.query(&query.initial.clauses)
 }
 
@@ -60,6 +60,10 @@ struct Exec<'a> {
     text: &'a str,
     params: HashMap<String, Value>,
     steps: u64,
+    /// `var.key = value` conjuncts of the WHEREs that bind the current MATCH,
+    /// checked as soon as `var` is bound. Every WHERE still runs in full
+    /// where it stands: this only prunes rows it would reject.
+    pushed: HashMap<String, Vec<(String, Value)>>,
 }
 
 impl Exec<'_> {
@@ -82,9 +86,26 @@ impl Exec<'_> {
 
     fn query(&mut self, clauses: &[oc::Clause]) -> Result<QueryResult, CypherError> {
         let mut rows: Vec<Row> = vec![Row::new()];
-        for clause in clauses {
+        for (at, clause) in clauses.iter().enumerate() {
             match clause {
-                oc::Clause::Match(m) => rows = self.match_clause(rows, m)?,
+                oc::Clause::Match(m) => {
+                    // Consecutive MATCH clauses share their variables and all must
+                    // hold, so the WHERE of any of them may prune all of them.
+                    // An OPTIONAL MATCH keeps its own.
+                    let run: Vec<&oc::Expr> = if m.optional {
+                        m.where_clause.iter().collect()
+                    } else {
+                        clauses[at..]
+                            .iter()
+                            .map_while(|c| match c {
+                                oc::Clause::Match(next) if !next.optional => Some(next.where_clause.as_ref()),
+                                _ => None,
+                            })
+                            .flatten()
+                            .collect()
+                    };
+                    rows = self.match_clause(rows, m, &run)?;
+                }
                 oc::Clause::Unwind(u) => {
                     let mut out = Vec::new();
                     for row in rows {
@@ -157,7 +178,27 @@ impl Exec<'_> {
         Ok(out)
     }
 
-    fn match_clause(&mut self, rows: Vec<Row>, m: &oc::Match) -> Result<Vec<Row>, CypherError> {
+    fn match_clause(
+        &mut self,
+        rows: Vec<Row>,
+        m: &oc::Match,
+        conditions: &[&oc::Expr],
+    ) -> Result<Vec<Row>, CypherError> {
+        self.pushed = HashMap::new();
+        for condition in conditions {
+            for (variable, key, expr) in equality_conjuncts(condition) {
+                // Only values known before any row is bound (literals, parameters).
+                if let Ok(value) = self.eval(expr, &Row::new()) {
+                    self.pushed.entry(variable).or_default().push((key, value));
+                }
+            }
+        }
+        let result = self.match_rows(rows, m);
+        self.pushed.clear();
+        result
+    }
+
+    fn match_rows(&mut self, rows: Vec<Row>, m: &oc::Match) -> Result<Vec<Row>, CypherError> {
         let mut out = Vec::new();
         for row in rows {
             let mut matches = vec![row.clone()];
@@ -349,6 +390,11 @@ impl Exec<'_> {
         }
         if let Some(labels) = &pattern.labels
             && !label_matches(labels, self.graph().node(id).kind.label())
+        {
+            return Ok(false);
+        }
+        if let Some(pushed) = pattern.variable.as_ref().and_then(|v| self.pushed.get(&v.0))
+            && !pushed.iter().all(|(key, value)| equal(&self.node_property(id, key), value) == Some(true))
         {
             return Ok(false);
         }
@@ -820,6 +866,33 @@ fn is_aggregate(expr: &oc::Expr) -> bool {
             matches!(name.0.to_lowercase().as_str(), "count" | "collect" | "min" | "max" | "avg" | "sum")
         }
         _ => false,
+    }
+}
+
+/// The `var.key = expr` terms of a WHERE that are joined by AND at its top.
+fn equality_conjuncts(condition: &oc::Expr) -> Vec<(String, String, &oc::Expr)> {
+    match &condition.kind {
+        oc::ExprKind::Binary { op: oc::BinaryOp::And, lhs, rhs } => {
+            let mut out = equality_conjuncts(lhs);
+            out.extend(equality_conjuncts(rhs));
+            out
+        }
+        oc::ExprKind::Comparison { first, rest } if rest.len() == 1 && rest[0].0 == oc::ComparisonOp::Eq => {
+            let property = |e: &oc::Expr| match &e.kind {
+                oc::ExprKind::Property { base, key } => match &base.kind {
+                    oc::ExprKind::Variable(v) => Some((v.0.clone(), key.0.clone())),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (other, value) = (&rest[0].1, first.as_ref());
+            match (property(first), property(other)) {
+                (Some((variable, key)), None) => vec![(variable, key, other)],
+                (None, Some((variable, key))) => vec![(variable, key, value)],
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
     }
 }
 
