@@ -181,16 +181,12 @@ impl CodeGraph {
 
     /// The edges leaving `id`, oldest first, with their targets.
     pub fn outgoing(&self, id: NodeId) -> impl Iterator<Item = (&Edge, NodeId)> + '_ {
-        let mut edges: Vec<_> = self.graph.edges_directed(id, Direction::Outgoing).collect();
-        edges.sort_by_key(|e| e.id());
-        edges.into_iter().map(|e| (e.weight(), e.target()))
+        self.edges_at(id, true).into_iter().map(|(_, _, to, edge)| (edge, to))
     }
 
     /// The edges entering `id`, oldest first, with their sources.
     pub fn incoming(&self, id: NodeId) -> impl Iterator<Item = (&Edge, NodeId)> + '_ {
-        let mut edges: Vec<_> = self.graph.edges_directed(id, Direction::Incoming).collect();
-        edges.sort_by_key(|e| e.id());
-        edges.into_iter().map(|e| (e.weight(), e.source()))
+        self.edges_at(id, false).into_iter().map(|(_, from, _, edge)| (edge, from))
     }
 
     /// The edges leaving (`outgoing`) or entering `id`, with their ids and

@@ -133,8 +133,8 @@ impl Exec<'_> {
                 }
                 oc::Clause::Return(r) => {
                     let (columns, projected) = self.project(&rows, &r.body, r.distinct, Some(DEFAULT_LIMIT))?;
-                    let truncated = projected.len() > self.limit_of(&r.body)?;
                     let keep = self.limit_of(&r.body)?;
+                    let truncated = projected.len() > keep;
                     let rows = projected
                         .into_iter()
                         .take(keep)
