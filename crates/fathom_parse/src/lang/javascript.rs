@@ -4,7 +4,10 @@ use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synth
 
 pub(crate) static PROFILE: Profile = Profile {
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
-    definitions: include_str!("../../queries/javascript/definitions.scm"),
+    definitions: concat!(
+        include_str!("../../queries/javascript/definitions.scm"),
+        include_str!("../../queries/ecmascript/tests.scm")
+    ),
     references: include_str!("../../queries/ecmascript/references.scm"),
     branches: BRANCHES,
     binary_expressions: &["binary_expression"],
@@ -18,7 +21,7 @@ pub(crate) static PROFILE: Profile = Profile {
     synthesize: synthesize_nothing,
 };
 
-pub(super) const BRANCHES: &[&str] = &[
+const BRANCHES: &[&str] = &[
     "if_statement",
     "for_statement",
     "for_in_statement",
@@ -30,7 +33,7 @@ pub(super) const BRANCHES: &[&str] = &[
 ];
 
 /// `#private` names, TypeScript's accessibility keywords, public otherwise.
-pub(super) fn visibility(name: &str, modifiers: &[String]) -> Option<Visibility> {
+fn visibility(name: &str, modifiers: &[String]) -> Option<Visibility> {
     if name.starts_with('#') {
         return Some(Visibility::Private);
     }
@@ -39,6 +42,6 @@ pub(super) fn visibility(name: &str, modifiers: &[String]) -> Option<Visibility>
 
 /// Test cases are calls (`it(...)`, `test(...)`) and are marked by the
 /// queries; a class is a test only by a Jasmine-style name.
-pub(super) fn is_test(c: &TestContext<'_>) -> bool {
+fn is_test(c: &TestContext<'_>) -> bool {
     c.kind == SymbolKind::Class && c.name.ends_with("Test") && crate::profile::in_test_dir(c.path)
 }

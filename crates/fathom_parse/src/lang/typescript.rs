@@ -1,24 +1,19 @@
-use crate::lang::javascript::{BRANCHES, is_test, visibility};
-use crate::profile::{Docstrings, Profile, synthesize_nothing};
+use crate::lang::javascript;
+use crate::profile::Profile;
 
 pub(crate) static PROFILE: Profile =
     Profile { grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), ..TSX_PROFILE };
 
+/// JavaScript's profile, with TypeScript's grammar and queries.
 pub(crate) static TSX_PROFILE: Profile = Profile {
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
-    definitions: include_str!("../../queries/typescript/definitions.scm"),
+    definitions: concat!(
+        include_str!("../../queries/typescript/definitions.scm"),
+        include_str!("../../queries/ecmascript/tests.scm")
+    ),
     references: concat!(
         include_str!("../../queries/ecmascript/references.scm"),
         include_str!("../../queries/typescript/references.scm")
     ),
-    branches: BRANCHES,
-    binary_expressions: &["binary_expression"],
-    comments: &["comment"],
-    docstrings: Docstrings::LeadingComments,
-    wrappers: &["export_statement"],
-    implicit_parameters: &[],
-    visibility,
-    is_constructor: |name, _| name == "constructor",
-    is_test,
-    synthesize: synthesize_nothing,
+    ..javascript::PROFILE
 };
