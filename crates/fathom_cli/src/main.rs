@@ -1,5 +1,6 @@
 //! `fathom`: the command-line face of the same core the browser runs.
 
+mod embedding;
 mod output;
 
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use fathom_engine::{Index, Observer, Options};
+use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions};
 
 #[derive(Parser)]
 #[command(name = "fathom", version, about = "Code comprehension for a repository archive or directory")]
@@ -92,19 +93,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Find symbols by name: exact, then prefix, then substring.
+    /// Search code by description, error message, stack trace or identifier:
+    /// BM25 and MiniLM embeddings fused with RRF, expanded through the graph,
+    /// every hit cited and explained.
     Search {
         /// A `.zip` archive or a directory.
         target: PathBuf,
-        /// The name, or a dotted path such as `Calculator.add`.
+        /// What to look for.
         query: String,
-        /// How many hits to print.
+        /// How many hits (or files) to print.
         #[arg(long, short, default_value_t = 10)]
         k: usize,
-        /// Print a JSON array instead of a table.
+        /// Rank files instead of symbols.
+        #[arg(long)]
+        files: bool,
+        /// lexical (BM25, names, trace locations), dense (embeddings) or hybrid (both, fused).
+        #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+        mode: ModeArg,
+        /// Print JSON: {query, mode, note, hits | files, params}, each hit with `explain`.
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ModeArg {
+    Lexical,
+    Dense,
+    Hybrid,
 }
 
 /// A traversal from one symbol.
@@ -160,11 +176,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Symbol { target, symbol, json } => output::symbol(&open(&target)?.symbol(&symbol)?, json)?,
         Command::Edges { target, types, json } => output::edges(&open(&target)?.edges(&types), json)?,
         Command::Schema { json } => output::schema(&fathom_engine::schema(), json)?,
-        Command::Search { target, query, k, json } => {
-            let index = open(&target)?;
-            let hits = index.search(&query, k);
-            output::hits(&hits, json)?;
-            if hits.is_empty() {
+        Command::Search { target, query, k, files, mode, json } => {
+            let mode = match mode {
+                ModeArg::Lexical => SearchMode::Lexical,
+                ModeArg::Dense => SearchMode::Dense,
+                ModeArg::Hybrid => SearchMode::Hybrid,
+            };
+            let mut index = open(&target)?;
+            let query_vector = if mode == SearchMode::Lexical { None } else { embedding::prepare(&mut index, &query)? };
+            let options = SearchOptions { k, mode, ..SearchOptions::default() };
+            let results = index.search(&query, &options, query_vector.as_deref());
+            output::search(&results, files, json)?;
+            if results.hits.is_empty() {
                 return Ok(ExitCode::from(1));
             }
         }

@@ -3,7 +3,9 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use fathom_engine::{EdgeRecord, Hop, IndexSummary, NodeRef, QueryResult, Reached, Schema, SearchHit, SymbolContext};
+use fathom_engine::{
+    EdgeRecord, Hop, IndexSummary, NodeRef, QueryResult, Reached, Schema, SearchResults, SymbolContext,
+};
 
 pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
@@ -45,19 +47,56 @@ pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     Ok(())
 }
 
-pub fn hits(hits: &[SearchHit], json: bool) -> Result<()> {
+pub fn search(results: &SearchResults, files: bool, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, hits)?;
+        let mut value = serde_json::to_value(results)?;
+        // One ranking per answer: the one asked for.
+        if let Some(object) = value.as_object_mut() {
+            object.remove(if files { "hits" } else { "files" });
+        }
+        serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
         return Ok(());
     }
-    for hit in hits {
+    if let Some(note) = &results.note {
+        eprintln!("note: {note}");
+    }
+    if files {
+        for file in &results.files {
+            writeln!(out, "{:>8.5}  {}", file.score, file.file)?;
+            for s in &file.symbols {
+                writeln!(out, "          {} {}:{}-{}", s.symbol, file.file, s.start_line, s.end_line)?;
+            }
+        }
+        return Ok(());
+    }
+    for hit in &results.hits {
         let kind = hit.kind.name();
+        let e = &hit.explain;
+        let mut why = Vec::new();
+        for (lane, rank) in
+            [("bm25", e.lexical_rank), ("dense", e.dense_rank), ("name", e.name_rank), ("trace", e.trace_rank)]
+        {
+            if let Some(rank) = rank {
+                why.push(format!("{lane} #{rank}"));
+            }
+        }
+        if let Some(g) = &e.graph {
+            why.push(format!("via {} {}", g.edge.label(), g.from));
+        }
+        if !e.matched_terms.is_empty() {
+            why.push(format!("terms {}", e.matched_terms.join(",")));
+        }
         writeln!(
             out,
-            "{:>6.3}  {kind:<8} {}  {}:{}-{}",
-            hit.score, hit.symbol, hit.file, hit.start_line, hit.end_line
+            "{:>8.5}  {kind:<8} {}  {}:{}-{}  [{}]",
+            hit.score,
+            hit.symbol,
+            hit.file,
+            hit.start_line,
+            hit.end_line,
+            why.join("; ")
         )?;
     }
     Ok(())

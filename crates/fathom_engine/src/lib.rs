@@ -4,6 +4,8 @@
 //! caller's [`Observer`], which also supplies the clock, so this crate runs
 //! the same natively and in a browser worker. Nothing here prints.
 
+#[cfg(feature = "embed")]
+pub mod embed;
 mod summary;
 
 use std::collections::HashMap;
@@ -13,13 +15,18 @@ use fathom_graph::{CodeGraph, FileInput};
 use fathom_model::{FileFacts, Language, SymbolKind};
 use fathom_parse::Parsers;
 use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
-use fathom_search::{MatchKind, NameIndex};
+use fathom_search::MatchKind;
+use fathom_search::chunks::Sources;
+use fathom_search::retrieval::{Ranking, Retrieval};
 use serde::Serialize;
 
 pub use fathom_archive::{SkipReason, Skipped};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
+pub use fathom_search::chunks::{Chunk, Part as ChunkPart};
+pub use fathom_search::dense::HnswParams;
+pub use fathom_search::retrieval::{Explain, Mode as SearchMode, Params as SearchParams, SearchOptions, Weights};
 pub use summary::{FileError, IndexSummary, Timings};
 
 /// A step of the pipeline, as progress reports name it.
@@ -31,6 +38,8 @@ pub enum Stage {
     Graph,
     Resolve,
     Index,
+    /// Embedding chunks, after the index is searchable.
+    Embed,
 }
 
 impl Stage {
@@ -41,6 +50,7 @@ impl Stage {
             Stage::Graph => "graph",
             Stage::Resolve => "resolve",
             Stage::Index => "index",
+            Stage::Embed => "embed",
         }
     }
 }
@@ -68,7 +78,7 @@ pub enum EngineError {
 /// A repository, read, parsed, graphed and indexed.
 pub struct Index {
     graph: CodeGraph,
-    names: NameIndex,
+    retrieval: Retrieval,
     /// File texts by `FileId`.
     texts: Vec<String>,
     by_path: HashMap<String, u32>,
@@ -112,8 +122,48 @@ pub struct SearchHit {
     pub start_byte: u32,
     pub end_byte: u32,
     pub score: f64,
+    /// How the symbol's name matched the query, when it did.
     #[serde(rename = "match")]
-    pub match_kind: MatchKind,
+    pub match_kind: Option<MatchKind>,
+    pub explain: Explain,
+}
+
+/// A file, ranked by its symbols' scores, with its best symbols cited.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileHit {
+    pub file: String,
+    pub language: Option<Language>,
+    pub score: f64,
+    pub symbols: Vec<Citation>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Citation {
+    pub symbol: String,
+    pub kind: SymbolKind,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// The answer to a search: ranked symbols, ranked files, and what produced them.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchResults {
+    pub query: String,
+    /// The mode that ran (hybrid falls back to lexical until embeddings are ready).
+    pub mode: SearchMode,
+    pub note: Option<String>,
+    pub hits: Vec<SearchHit>,
+    pub files: Vec<FileHit>,
+    pub params: SearchParams,
+}
+
+/// How far embedding has come.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmbeddingStatus {
+    pub chunks: usize,
+    pub embedded: usize,
+    /// Whether the dense index is built over the embedded chunks.
+    pub dense_ready: bool,
 }
 
 /// Indexes a zip archive held in memory.
@@ -187,15 +237,32 @@ fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Ob
 
     let mark = observer.now_ms();
     observer.progress(Stage::Index, 0, graph.node_count());
-    let names = NameIndex::build(&graph);
+    let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
+    let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts });
     observer.progress(Stage::Index, graph.node_count(), graph.node_count());
     timings.index = observer.now_ms() - mark;
     timings.total = observer.now_ms() - start;
 
     let summary = IndexSummary::new(name, &graph, skipped, errors, resolution, timings);
     let by_path = files.iter().enumerate().map(|(at, f)| (f.path.clone(), at as u32)).collect();
-    let texts = files.into_iter().map(|f| f.text).collect();
-    Index { graph, names, texts, by_path, summary }
+    drop(files);
+    Index { graph, retrieval, texts, by_path, summary }
+}
+
+/// The graph and its files' texts, as chunking and ranking read them.
+struct GraphTexts<'a> {
+    graph: &'a CodeGraph,
+    texts: &'a [String],
+}
+
+impl Sources for GraphTexts<'_> {
+    fn graph(&self) -> &CodeGraph {
+        self.graph
+    }
+
+    fn file_text(&self, file: usize) -> &str {
+        self.texts.get(file).map_or("", String::as_str)
+    }
 }
 
 /// Parses every file. A file the parser gives up on still gets its module,
@@ -320,10 +387,17 @@ impl Index {
         self.by_path.get(path).map(|&at| self.texts[at as usize].as_str())
     }
 
-    /// Symbols by name: exact, then prefix, then substring.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
-        self.names
-            .search(&self.graph, query, limit)
+    fn sources(&self) -> GraphTexts<'_> {
+        GraphTexts { graph: &self.graph, texts: &self.texts }
+    }
+
+    /// Searches symbols: BM25, names and trace locations, plus embeddings
+    /// when `query_vector` (the query's embedding) is given and the dense
+    /// index is built; fused, expanded through the graph, explained.
+    pub fn search(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> SearchResults {
+        let Ranking { mode, note, hits, files, params } =
+            self.retrieval.search(&self.sources(), query, options, query_vector);
+        let hits = hits
             .into_iter()
             .map(|hit| {
                 let node = self.graph.node(hit.node);
@@ -337,12 +411,96 @@ impl Index {
                     end_line: node.span.end_line,
                     start_byte: node.span.start_byte,
                     end_byte: node.span.end_byte,
-                    score: (hit.score * 1000.0).round() / 1000.0,
-                    match_kind: hit.match_kind,
+                    score: round5(hit.score),
+                    match_kind: hit.name_match,
+                    explain: round_explain(hit.explain),
                 }
             })
-            .collect()
+            .collect();
+        let files = files
+            .into_iter()
+            .take(options.k)
+            .map(|f| FileHit {
+                language: Language::from_path(&f.file),
+                file: f.file,
+                score: round5(f.score),
+                symbols: f
+                    .symbols
+                    .into_iter()
+                    .map(|id| {
+                        let node = self.graph.node(id);
+                        Citation {
+                            symbol: node.qualified_name.clone(),
+                            kind: node.kind,
+                            start_line: node.span.start_line,
+                            end_line: node.span.end_line,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        SearchResults { query: query.to_owned(), mode, note, hits, files, params }
     }
+
+    /// The chunks both search indexes hold, in index order.
+    pub fn chunks(&self) -> &[Chunk] {
+        self.retrieval.chunks()
+    }
+
+    /// The text of a chunk: what is embedded.
+    pub fn chunk_text(&self, chunk: usize) -> Option<String> {
+        let chunk = self.retrieval.chunks().get(chunk)?;
+        Some(fathom_search::chunks::text(&self.sources(), chunk))
+    }
+
+    /// Chunks that have no vector yet.
+    pub fn pending_chunks(&self) -> Vec<usize> {
+        self.retrieval.pending().collect()
+    }
+
+    /// Records a chunk's embedding; call [`Index::build_dense`] when a batch
+    /// of them is in.
+    pub fn set_vector(&mut self, chunk: usize, vector: Vec<f32>) {
+        self.retrieval.set_vector(chunk, vector);
+    }
+
+    pub fn vector(&self, chunk: usize) -> Option<&[f32]> {
+        self.retrieval.vector(chunk)
+    }
+
+    /// Builds the HNSW index over every embedded chunk.
+    pub fn build_dense(&mut self) -> Option<HnswParams> {
+        self.retrieval.build_dense()
+    }
+
+    pub fn embedding_status(&self) -> EmbeddingStatus {
+        EmbeddingStatus {
+            chunks: self.retrieval.chunks().len(),
+            embedded: self.retrieval.embedded(),
+            dense_ready: self.retrieval.dense().is_some(),
+        }
+    }
+
+    pub fn retrieval(&self) -> &Retrieval {
+        &self.retrieval
+    }
+}
+
+/// Fused scores are small (1/61 is a first rank): five decimals keep their
+/// order and keep output readable and stable.
+fn round5(x: f64) -> f64 {
+    (x * 1e5).round() / 1e5
+}
+
+fn round_explain(mut explain: Explain) -> Explain {
+    let lanes = &mut explain.lanes;
+    for v in [&mut lanes.lexical, &mut lanes.dense, &mut lanes.name, &mut lanes.trace] {
+        *v = round5(*v);
+    }
+    if let Some(graph) = explain.graph.as_mut() {
+        graph.score = round5(graph.score);
+    }
+    explain
 }
 
 impl fathom_query::cypher::Source for Index {

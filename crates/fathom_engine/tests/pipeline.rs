@@ -6,7 +6,7 @@ mod common;
 use std::io::Write;
 
 use common::{Recorder, fixture, outline, zip_folder};
-use fathom_engine::{Index, Options, SkipReason, Stage, index_dir, index_zip};
+use fathom_engine::{Index, Options, SearchOptions, SkipReason, Stage, index_dir, index_zip};
 use zip::write::SimpleFileOptions;
 
 fn index_fixture_zip() -> Index {
@@ -41,7 +41,7 @@ fn a_directory_and_its_zip_give_the_same_index() {
 #[test]
 fn search_cites_the_exact_lines_of_the_definition() {
     let index = index_fixture_zip();
-    let hits = index.search("add", 5);
+    let hits = index.search("add", &SearchOptions { k: 5, ..SearchOptions::default() }, None).hits;
     let top = &hits[0];
     assert_eq!((top.symbol.as_str(), top.file.as_str()), ("pkg.calc.Calculator.add", "pkg/calc.py"));
     let text = index.file_text(&top.file).unwrap();
@@ -49,7 +49,10 @@ fn search_cites_the_exact_lines_of_the_definition() {
     let cited = lines[top.start_line as usize - 1..top.end_line as usize].join("\n");
     assert_eq!(cited, "    def add(self, amount):\n        self.total += amount\n        return self");
     assert_eq!(&text[top.start_byte as usize..top.end_byte as usize], cited.trim_start());
-    assert_eq!(hits[1].symbol, "web/src/store.CartStore.addItem", "the prefix match comes next");
+    let prefix =
+        hits.iter().find(|h| h.symbol == "web/src/store.CartStore.addItem").expect("the prefix match is found");
+    assert_eq!(serde_json::to_value(prefix.match_kind).unwrap(), "prefix");
+    assert!(prefix.explain.name_rank > top.explain.name_rank, "after the exact match");
 }
 
 #[test]
@@ -97,8 +100,8 @@ fn hostile_entries_are_skipped_and_the_rest_is_kept() {
     assert_eq!(reason("../../etc/evil.py"), Some(SkipReason::Unreadable));
     assert_eq!(reason("big.py"), Some(SkipReason::TooLarge));
     assert_eq!(summary.files, 2);
-    assert!(index.search("fine", 1)[0].file == "ok.py");
-    assert_eq!(index.search("accented", 1)[0].start_line, 2);
+    assert!(index.search("fine", &SearchOptions::default(), None).hits[0].file == "ok.py");
+    assert_eq!(index.search("accented", &SearchOptions::default(), None).hits[0].start_line, 2);
     assert!(summary.errors.iter().any(|e| e.path == "latin1.py" && e.message.contains("UTF-8")));
 }
 

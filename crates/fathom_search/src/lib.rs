@@ -1,11 +1,23 @@
-//! Name search over the code graph.
+//! Retrieval over the code graph.
 //!
+//! [`retrieval::Retrieval`] holds the lexical (BM25) and dense (HNSW) indexes
+//! over [`chunks`] of the graph's definitions, and ranks symbols by fusing
+//! their lanes with names and trace locations ([`hints`]).
+//!
+//! [`NameIndex`], below, finds symbols by name.
 //! A query matches a symbol's name, or its qualified name when the query
 //! holds a dot (`Calculator.add`). Matches fall into tiers: exact beats
 //! prefix beats substring. Within a tier, closer matches (the query covers
 //! more of the name, the case agrees) rank first; ties break on kind, then
 //! on the shorter qualified name, then on file and line, so results are
 //! stable from run to run.
+
+pub mod chunks;
+pub mod dense;
+pub mod hints;
+pub mod lexical;
+pub mod retrieval;
+pub mod tokens;
 
 use std::cmp::Ordering;
 

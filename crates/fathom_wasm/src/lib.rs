@@ -3,14 +3,18 @@
 //! plain serde value. If a method here grows past a screen, its logic
 //! belongs in a core crate.
 
-use fathom_engine::{Index, Observer, Options, Stage};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use fathom_embed::{DIM, EmbedError, Embedder, MODEL_ID};
+use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, Stage};
 use js_sys::Function;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-export type Stage = "read" | "parse" | "graph" | "resolve" | "index";
+export type Stage = "read" | "parse" | "graph" | "resolve" | "index" | "embed";
 export interface Progress { stage: Stage; done: number; total: number; }
 
 export type SkipReason =
@@ -67,9 +71,59 @@ export interface SearchHit {
   /** 0-based, half-open, over the file's UTF-8 text. */
   start_byte: number;
   end_byte: number;
+  /** The fused score: reciprocal ranks, weighted, plus graph expansion. */
   score: number;
-  match: MatchKind;
+  /** How the name matched the query, when it did. */
+  match: MatchKind | null;
+  explain: Explain;
 }
+
+export type SearchMode = "lexical" | "dense" | "hybrid";
+export interface Weights { lexical: number; dense: number; name: number; trace: number; graph: number; }
+export interface SearchOptions {
+  k: number;
+  mode: SearchMode;
+  weights: Weights;
+  /** Expand through CALLS, CONTAINS, INHERITS and IMPORTS one hop. */
+  expand: boolean;
+}
+/** Why a hit ranks where it does. Ranks are 1-based, per lane. */
+export interface Explain {
+  lexical_rank: number | null;
+  dense_rank: number | null;
+  name_rank: number | null;
+  trace_rank: number | null;
+  /** Cosine similarity of the best chunk to the query. */
+  similarity: number | null;
+  /** Query terms found in the best lexical chunk. */
+  matched_terms: string[];
+  lanes: { lexical: number; dense: number; name: number; trace: number };
+  graph: { from: string; edge: string; outgoing: boolean; confidence: number; score: number } | null;
+  /** Lines of the chunk that matched best (a window of a long body). */
+  chunk_lines: [number, number] | null;
+}
+export interface Citation { symbol: string; kind: SymbolKind; start_line: number; end_line: number; }
+export interface FileHit { file: string; language: string | null; score: number; symbols: Citation[]; }
+export interface SearchParams {
+  rrf_k: number;
+  weights: Weights;
+  bm25: { k1: number; b: number; avgdl: number; name_boost: number; documents: number };
+  hnsw: { m: number; ef_construction: number; ef_search: number; points: number; dim: number } | null;
+  chunks: number;
+  embedded: number;
+}
+export interface SearchResults {
+  query: string;
+  /** The mode that ran: hybrid runs as lexical until embeddings are ready. */
+  mode: SearchMode;
+  note: string | null;
+  hits: SearchHit[];
+  files: FileHit[];
+  params: SearchParams;
+}
+export interface ModelInfo { backend: string; model: string; dim: number; fallback: string | null; }
+export interface PendingChunk { chunk: number; hash: string; }
+export interface EmbeddingStatus { chunks: number; embedded: number; dense_ready: boolean; }
 
 /** A node as answers cite it. */
 export interface NodeRef {
@@ -112,10 +166,21 @@ pub fn schema() -> Result<JsValue, JsError> {
     to_js(&fathom_engine::schema())
 }
 
-/// The session state of one browser worker: the current index, if any.
+/// The session state of one browser worker: the current index, if any,
+/// and the embedding model once loaded. Shared with the futures of the
+/// async methods, which borrow it only between their awaits.
 #[wasm_bindgen]
 pub struct Workspace {
+    state: Rc<RefCell<State>>,
+}
+
+#[derive(Default)]
+struct State {
     index: Option<Index>,
+    embedder: Option<Rc<Embedder>>,
+    /// Bumped by every new index, so an embedding batch that finishes after
+    /// its index was replaced is dropped.
+    generation: u64,
 }
 
 #[wasm_bindgen]
@@ -123,7 +188,7 @@ impl Workspace {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Workspace {
         console_error_panic_hook::set_once();
-        Workspace { index: None }
+        Workspace { state: Rc::default() }
     }
 
     /// Indexes a `.zip` archive. `on_progress` is called synchronously with
@@ -139,14 +204,162 @@ impl Workspace {
         let mut observer = JsObserver { on_progress };
         let index = fathom_engine::index_zip(name, bytes, &Options::default(), &mut observer)?;
         let summary = to_js(index.summary())?;
-        self.index = Some(index);
+        let mut state = self.state.borrow_mut();
+        state.index = Some(index);
+        state.generation += 1;
         Ok(summary)
     }
 
-    /// Symbols by name, best first: exact, then prefix, then substring.
-    #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
-    pub fn search(&self, query: &str, limit: usize) -> Result<JsValue, JsError> {
-        to_js(&self.index()?.search(query, limit))
+    /// Searches: BM25, names and trace locations, and the embeddings once
+    /// they are in; fused, expanded through the graph, every hit explained.
+    /// `options` is a partial `SearchOptions`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SearchResults>")]
+    pub fn search(
+        &self,
+        query: String,
+        #[wasm_bindgen(unchecked_param_type = "Partial<SearchOptions>")] options: JsValue,
+    ) -> Result<js_sys::Promise, JsError> {
+        let options: SearchOptions = if options.is_undefined() || options.is_null() {
+            SearchOptions::default()
+        } else {
+            serde_wasm_bindgen::from_value(options).map_err(|e| JsError::new(&format!("bad search options: {e}")))?
+        };
+        let state = self.state.clone();
+        Ok(wasm_bindgen_futures::future_to_promise(async move {
+            let (embedder, dense) = {
+                let state = state.borrow();
+                let index = state.index.as_ref().ok_or_else(no_index)?;
+                (state.embedder.clone(), index.embedding_status().dense_ready)
+            };
+            let vector = match embedder {
+                Some(embedder) if dense && options.mode != SearchMode::Lexical => {
+                    embedder.embed_async(&[&query]).await.map_err(js_error)?.pop()
+                }
+                _ => None,
+            };
+            let state = state.borrow();
+            let index = state.index.as_ref().ok_or_else(no_index)?;
+            Ok(to_js(&index.search(&query, &options, vector.as_deref()))?)
+        }))
+    }
+
+    /// Loads the embedding model from the asset's bytes, after checking
+    /// their hashes. `backend` is "auto" (WebGPU, else the CPU), "webgpu" or
+    /// "cpu". Resolves to the backend in use and why a preferred one was not.
+    #[wasm_bindgen(js_name = loadModel, unchecked_return_type = "Promise<ModelInfo>")]
+    pub fn load_model(&self, weights: Vec<u8>, tokenizer: Vec<u8>, backend: String) -> js_sys::Promise {
+        let state = self.state.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let mut fallback = None;
+            let embedder = match backend.as_str() {
+                "cpu" => Embedder::cpu(&weights, &tokenizer).map_err(js_error)?,
+                "webgpu" => Embedder::webgpu(&weights, &tokenizer).await.map_err(js_error)?,
+                "auto" => match Embedder::webgpu(&weights, &tokenizer).await {
+                    Ok(embedder) => embedder,
+                    Err(EmbedError::NoWebGpu(why)) => {
+                        fallback = Some(why);
+                        Embedder::cpu(&weights, &tokenizer).map_err(js_error)?
+                    }
+                    Err(e) => return Err(js_error(e)),
+                },
+                other => {
+                    return Err(JsError::new(&format!("unknown backend `{other}`; use auto, webgpu or cpu")).into());
+                }
+            };
+            let info = ModelInfo { backend: embedder.backend().as_str(), model: MODEL_ID, dim: DIM, fallback };
+            state.borrow_mut().embedder = Some(Rc::new(embedder));
+            Ok(to_js(&info)?)
+        })
+    }
+
+    /// The chunks still without a vector: `{chunk, hash}` for each, so the
+    /// caller can look them up in its cache first.
+    #[wasm_bindgen(js_name = pendingChunks, unchecked_return_type = "PendingChunk[]")]
+    pub fn pending_chunks(&self) -> Result<JsValue, JsError> {
+        self.read(|index| {
+            let pending: Vec<PendingChunk> = index
+                .pending_chunks()
+                .into_iter()
+                .map(|chunk| PendingChunk { chunk, hash: index.chunks()[chunk].hash.clone() })
+                .collect();
+            to_js(&pending)
+        })
+    }
+
+    /// Records vectors (from a cache): `vectors` holds `chunks.length`
+    /// vectors of `DIM` floats, end to end.
+    #[wasm_bindgen(js_name = setVectors)]
+    pub fn set_vectors(&self, chunks: Vec<u32>, vectors: Vec<f32>) -> Result<(), JsError> {
+        if vectors.len() != chunks.len() * DIM {
+            return Err(JsError::new(&format!("{} floats for {} chunks of {DIM}", vectors.len(), chunks.len())));
+        }
+        let mut state = self.state.borrow_mut();
+        let index = state.index.as_mut().ok_or_else(no_index)?;
+        for (chunk, vector) in chunks.iter().zip(vectors.chunks_exact(DIM)) {
+            index.set_vector(*chunk as usize, vector.to_vec());
+        }
+        Ok(())
+    }
+
+    /// Embeds the given pending chunks with the loaded model and records
+    /// their vectors. Resolves to the vectors, end to end, for the caller's
+    /// cache; to an empty array if the index was replaced meanwhile.
+    #[wasm_bindgen(js_name = embedChunks, unchecked_return_type = "Promise<Float32Array>")]
+    pub fn embed_chunks(&self, chunks: Vec<u32>) -> Result<js_sys::Promise, JsError> {
+        let state = self.state.clone();
+        let (embedder, generation, texts) = {
+            let state = state.borrow();
+            let index = state.index.as_ref().ok_or_else(no_index)?;
+            let embedder = state.embedder.clone().ok_or_else(|| JsError::new("the embedding model is not loaded"))?;
+            let texts = chunks
+                .iter()
+                .map(|&c| index.chunk_text(c as usize).ok_or_else(|| JsError::new(&format!("no chunk {c}"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            (embedder, state.generation, texts)
+        };
+        Ok(wasm_bindgen_futures::future_to_promise(async move {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = embedder.embed_async(&refs).await.map_err(js_error)?;
+            let mut state = state.borrow_mut();
+            if state.generation != generation {
+                return Ok(js_sys::Float32Array::new_with_length(0).into());
+            }
+            let index = state.index.as_mut().ok_or_else(no_index)?;
+            let flat: Vec<f32> = vectors.iter().flatten().copied().collect();
+            for (chunk, vector) in chunks.iter().zip(vectors) {
+                index.set_vector(*chunk as usize, vector);
+            }
+            Ok(js_sys::Float32Array::from(&flat[..]).into())
+        }))
+    }
+
+    /// Embeds arbitrary texts with the loaded model: `texts.length` vectors
+    /// of `DIM` floats, end to end. For parity checks and benchmarks.
+    #[wasm_bindgen(js_name = embedTexts, unchecked_return_type = "Promise<Float32Array>")]
+    pub fn embed_texts(&self, texts: Vec<String>) -> Result<js_sys::Promise, JsError> {
+        let embedder =
+            self.state.borrow().embedder.clone().ok_or_else(|| JsError::new("the embedding model is not loaded"))?;
+        Ok(wasm_bindgen_futures::future_to_promise(async move {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = embedder.embed_async(&refs).await.map_err(js_error)?;
+            let flat: Vec<f32> = vectors.into_iter().flatten().collect();
+            Ok(js_sys::Float32Array::from(&flat[..]).into())
+        }))
+    }
+
+    /// Builds the dense (HNSW) index over every embedded chunk; search is
+    /// hybrid from then on.
+    #[wasm_bindgen(js_name = buildDense, unchecked_return_type = "EmbeddingStatus")]
+    pub fn build_dense(&self) -> Result<JsValue, JsError> {
+        let mut state = self.state.borrow_mut();
+        let index = state.index.as_mut().ok_or_else(no_index)?;
+        index.build_dense();
+        to_js(&index.embedding_status())
+    }
+
+    #[wasm_bindgen(js_name = embeddingStatus, unchecked_return_type = "EmbeddingStatus")]
+    pub fn embedding_status(&self) -> Result<JsValue, JsError> {
+        self.read(|index| to_js(&index.embedding_status()))
     }
 
     /// Runs a read-only Cypher query. `params` is an object of `$parameters`.
@@ -164,31 +377,31 @@ impl Workspace {
         } else {
             serde_wasm_bindgen::from_value(params).map_err(|e| JsError::new(&format!("bad query parameters: {e}")))?
         };
-        to_js(&self.index()?.query(text, &params)?)
+        self.read(|index| to_js(&index.query(text, &params)?))
     }
 
     /// Who calls `symbol`, up to `depth` hops (1 to 4).
     #[wasm_bindgen(unchecked_return_type = "Reached[]")]
     pub fn callers(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
-        to_js(&self.index()?.callers(symbol, depth)?)
+        self.read(|index| to_js(&index.callers(symbol, depth)?))
     }
 
     /// What `symbol` calls, up to `depth` hops (1 to 4).
     #[wasm_bindgen(unchecked_return_type = "Reached[]")]
     pub fn callees(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
-        to_js(&self.index()?.callees(symbol, depth)?)
+        self.read(|index| to_js(&index.callees(symbol, depth)?))
     }
 
     /// What depends on `symbol` or anything it contains, up to `depth` hops.
     #[wasm_bindgen(unchecked_return_type = "Reached[]")]
     pub fn impact(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
-        to_js(&self.index()?.impact(symbol, depth)?)
+        self.read(|index| to_js(&index.impact(symbol, depth)?))
     }
 
     /// The shortest chain of dependency edges between two symbols, or `null`.
     #[wasm_bindgen(unchecked_return_type = "Hop[] | null")]
     pub fn path(&self, from: &str, to: &str, depth: u32) -> Result<JsValue, JsError> {
-        to_js(&self.index()?.path(from, to, depth)?)
+        self.read(|index| to_js(&index.path(from, to, depth)?))
     }
 
     /// The edges at `symbol`, of the given types (all when empty).
@@ -214,18 +427,18 @@ impl Workspace {
             "both" => fathom_engine::Direction::Both,
             other => return Err(JsError::new(&format!("unknown direction `{other}`; use outgoing, incoming or both"))),
         };
-        to_js(&self.index()?.neighbors(symbol, &kinds, direction)?)
+        self.read(|index| to_js(&index.neighbors(symbol, &kinds, direction)?))
     }
 
     /// A symbol with its signature, docs, members, callers, callees, tests and code.
     #[wasm_bindgen(unchecked_return_type = "SymbolContext")]
     pub fn symbol(&self, symbol: &str) -> Result<JsValue, JsError> {
-        to_js(&self.index()?.symbol(symbol)?)
+        self.read(|index| to_js(&index.symbol(symbol)?))
     }
 
     /// The text of an indexed file, or `undefined` if no such file was indexed.
     pub fn file(&self, path: &str) -> Result<Option<String>, JsError> {
-        Ok(self.index()?.file_text(path).map(str::to_owned))
+        self.read(|index| Ok(index.file_text(path).map(str::to_owned)))
     }
 }
 
@@ -236,9 +449,33 @@ impl Default for Workspace {
 }
 
 impl Workspace {
-    fn index(&self) -> Result<&Index, JsError> {
-        self.index.as_ref().ok_or_else(|| JsError::new("no repository is indexed yet"))
+    fn read<T>(&self, f: impl FnOnce(&Index) -> Result<T, JsError>) -> Result<T, JsError> {
+        let state = self.state.borrow();
+        f(state.index.as_ref().ok_or_else(no_index)?)
     }
+}
+
+fn no_index() -> JsError {
+    JsError::new("no repository is indexed yet")
+}
+
+fn js_error(e: EmbedError) -> JsValue {
+    JsError::new(&e.to_string()).into()
+}
+
+#[derive(Serialize)]
+struct ModelInfo {
+    backend: &'static str,
+    model: &'static str,
+    dim: usize,
+    /// Why WebGPU was not used, when "auto" fell back to the CPU.
+    fallback: Option<String>,
+}
+
+#[derive(Serialize)]
+struct PendingChunk {
+    chunk: usize,
+    hash: String,
 }
 
 /// Plain objects and `null`s, never `Map`s or `undefined`.

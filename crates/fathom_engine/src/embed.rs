@@ -1,0 +1,68 @@
+//! Embedding an index natively: every chunk without a vector is looked up in
+//! the disk cache by its content hash, and only the rest run through the
+//! model. The browser does the same in `fathom_wasm`, asynchronously, with
+//! IndexedDB for the cache.
+
+use fathom_embed::Embedder;
+use fathom_embed::cache::{self, DiskCache};
+
+use crate::{Index, Observer, Stage};
+
+/// Chunks per forward pass: large enough to keep the CPU busy, small enough
+/// that padding to the longest input wastes little.
+pub const BATCH: usize = 16;
+
+/// What an embedding run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EmbedReport {
+    pub chunks: usize,
+    pub from_cache: usize,
+    pub embedded: usize,
+}
+
+/// Gives every chunk a vector and builds the dense index. Progress is
+/// reported as [`Stage::Embed`].
+pub fn embed_index(
+    index: &mut Index,
+    embedder: &Embedder,
+    mut cache: Option<&mut DiskCache>,
+    observer: &mut dyn Observer,
+) -> Result<EmbedReport, fathom_embed::EmbedError> {
+    let pending = index.pending_chunks();
+    let mut report = EmbedReport { chunks: index.chunks().len(), ..EmbedReport::default() };
+    let mut todo = Vec::new();
+    for chunk in pending {
+        let key = cache::key(&index.chunks()[chunk].hash);
+        match (cache.as_deref(), key) {
+            (Some(cache), Some(key)) if cache.get(&key).is_some() => {
+                let vector = cache.get(&key).expect("checked").to_vec();
+                index.set_vector(chunk, vector);
+                report.from_cache += 1;
+            }
+            _ => todo.push(chunk),
+        }
+    }
+    // Similar lengths batch together, so little is padded.
+    let mut texts: Vec<(usize, String)> = todo.into_iter().filter_map(|c| Some((c, index.chunk_text(c)?))).collect();
+    texts.sort_by_key(|(_, t)| t.len());
+    let total = texts.len();
+    observer.progress(Stage::Embed, 0, total);
+    for (done, batch) in texts.chunks(BATCH).enumerate() {
+        let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+        let vectors = embedder.embed(&refs)?;
+        for ((chunk, _), vector) in batch.iter().zip(vectors) {
+            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), cache::key(&index.chunks()[*chunk].hash)) {
+                cache.insert(key, &vector);
+            }
+            index.set_vector(*chunk, vector);
+            report.embedded += 1;
+        }
+        observer.progress(Stage::Embed, ((done + 1) * BATCH).min(total), total);
+    }
+    if let Some(cache) = cache {
+        // A cache that cannot be written costs the next run time, not this one its answer.
+        let _ = cache.flush();
+    }
+    index.build_dense();
+    Ok(report)
+}

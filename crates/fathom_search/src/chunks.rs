@@ -1,0 +1,217 @@
+//! The units both indexes hold: one chunk per function, method and class,
+//! overlapping windows over long bodies, and one chunk per module for its
+//! top-level code.
+//!
+//! A chunk keeps only where its text is (a node and a line range); the text
+//! is rebuilt from the file on demand, so the index never holds a second
+//! copy of the sources.
+
+use fathom_graph::{CodeGraph, EdgeKind, NodeId};
+use fathom_model::SymbolKind;
+use sha2::{Digest, Sha256};
+
+/// A window's size in characters of body text: about what MiniLM reads
+/// (256 word pieces) of typical code.
+pub const WINDOW_CHARS: usize = 1200;
+/// Lines a window repeats from the end of the one before it.
+pub const OVERLAP_LINES: usize = 3;
+/// Windows past this many are not made: the first ones carry a function's
+/// purpose, and a generated 5,000-line function would otherwise dominate.
+pub const MAX_WINDOWS: usize = 24;
+
+/// Which part of its symbol a chunk covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "part", content = "index")]
+pub enum Part {
+    /// The whole function or method.
+    Whole,
+    /// One window of a long body, counted from 0.
+    Window(u16),
+    /// A class: its header, fields and the names of its members.
+    Outline,
+    /// A module's top-level code (imports, globals, statements).
+    TopLevel,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    pub node: NodeId,
+    pub part: Part,
+    /// 1-based, inclusive: the lines of the file this chunk's body covers.
+    pub start_line: u32,
+    pub end_line: u32,
+    /// SHA-256 of the chunk's text, first 16 bytes in hex: the key of the
+    /// embedding cache.
+    pub hash: String,
+}
+
+/// What chunking reads: the graph and the text of each file.
+pub trait Sources {
+    fn graph(&self) -> &CodeGraph;
+    /// The text of the file with this index in `graph().files()`.
+    fn file_text(&self, file: usize) -> &str;
+}
+
+pub fn content_hash(text: &str) -> String {
+    Sha256::digest(text.as_bytes())[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Cuts every definition of the graph into chunks.
+pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
+    let graph = sources.graph();
+    let mut chunks = Vec::new();
+    for (id, node) in graph.nodes() {
+        if node.is_external || node.file.is_none() {
+            continue;
+        }
+        let parts: Vec<(Part, u32, u32)> = match node.kind {
+            SymbolKind::Function | SymbolKind::Method => body_windows(sources, id),
+            SymbolKind::Class => vec![(Part::Outline, node.span.start_line, outline_end(graph, id))],
+            SymbolKind::Module => {
+                if top_level_lines(sources, id).is_empty() {
+                    vec![]
+                } else {
+                    vec![(Part::TopLevel, node.span.start_line, node.span.end_line)]
+                }
+            }
+            _ => vec![],
+        };
+        for (part, start_line, end_line) in parts {
+            let mut chunk = Chunk { node: id, part, start_line, end_line, hash: String::new() };
+            chunk.hash = content_hash(&text(sources, &chunk));
+            chunks.push(chunk);
+        }
+    }
+    chunks
+}
+
+/// The lines of a file, 1-based `start..=end`, clamped to the file.
+fn lines(text: &str, start: u32, end: u32) -> impl Iterator<Item = &str> {
+    let start = start.max(1);
+    text.lines().skip(start as usize - 1).take(end.saturating_sub(start) as usize + 1)
+}
+
+fn body_windows(sources: &dyn Sources, id: NodeId) -> Vec<(Part, u32, u32)> {
+    let node = sources.graph().node(id);
+    let text = sources.file_text(node.file.expect("checked").0 as usize);
+    let (start, end) = (node.span.start_line, node.span.end_line.max(node.span.start_line));
+    let body: Vec<&str> = lines(text, start, end).collect();
+    let total: usize = body.iter().map(|l| l.len() + 1).sum();
+    if total <= WINDOW_CHARS || body.len() <= 1 {
+        return vec![(Part::Whole, start, end)];
+    }
+    let mut windows = Vec::new();
+    let mut first = 0usize;
+    while first < body.len() && windows.len() < MAX_WINDOWS {
+        let mut last = first;
+        let mut size = 0;
+        while last < body.len() && (size == 0 || size + body[last].len() < WINDOW_CHARS) {
+            size += body[last].len() + 1;
+            last += 1;
+        }
+        windows.push((Part::Window(windows.len() as u16), start + first as u32, start + last as u32 - 1));
+        if last >= body.len() {
+            break;
+        }
+        first = (last.saturating_sub(OVERLAP_LINES)).max(first + 1);
+    }
+    windows
+}
+
+/// A class's outline ends where its first member begins.
+fn outline_end(graph: &CodeGraph, id: NodeId) -> u32 {
+    let node = graph.node(id);
+    members(graph, id)
+        .map(|m| graph.node(m).span.start_line.saturating_sub(1))
+        .filter(|&l| l >= node.span.start_line)
+        .min()
+        .unwrap_or(node.span.end_line)
+}
+
+fn members(graph: &CodeGraph, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+    graph
+        .outgoing(id)
+        .filter(|(e, _)| matches!(e.kind, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField))
+        .map(|(_, to)| to)
+}
+
+/// The lines of a module that no function or class covers.
+fn top_level_lines<'a>(sources: &'a dyn Sources, module: NodeId) -> Vec<&'a str> {
+    let graph = sources.graph();
+    let node = graph.node(module);
+    let text = sources.file_text(node.file.expect("checked").0 as usize);
+    let mut covered: Vec<(u32, u32)> = members(graph, module)
+        .map(|m| graph.node(m))
+        .filter(|m| matches!(m.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method))
+        .map(|m| (m.span.start_line, m.span.end_line))
+        .collect();
+    covered.sort_unstable();
+    let mut out = Vec::new();
+    let mut size = 0;
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u32 + 1;
+        if covered.iter().any(|&(s, e)| n >= s && n <= e) || line.trim().is_empty() {
+            continue;
+        }
+        size += line.len() + 1;
+        if size > WINDOW_CHARS {
+            break;
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// The text a chunk stands for: a header naming the symbol and its file,
+/// the docstring when the body does not already hold it, then the body.
+/// This is what is embedded and what the lexical index reads.
+pub fn text(sources: &dyn Sources, chunk: &Chunk) -> String {
+    let graph = sources.graph();
+    let node = graph.node(chunk.node);
+    let path = graph.path_of(chunk.node).unwrap_or_default();
+    let file = sources.file_text(node.file.map_or(0, |f| f.0 as usize));
+    let mut out = format!("{} {}\n{}\n", kind_word(node.kind), node.qualified_name, path);
+    let body: String = match chunk.part {
+        Part::TopLevel => top_level_lines(sources, chunk.node).join("\n"),
+        _ => lines(file, chunk.start_line, chunk.end_line).collect::<Vec<_>>().join("\n"),
+    };
+    if let Some(doc) = node.details.as_ref().and_then(|d| d.docstring.as_deref())
+        && !body.contains(doc.lines().next().unwrap_or_default().trim())
+        && matches!(chunk.part, Part::Whole | Part::Outline | Part::Window(0))
+    {
+        out.push_str(doc);
+        out.push('\n');
+    }
+    out.push_str(&body);
+    if chunk.part == Part::Outline {
+        let names: Vec<&str> = members(graph, chunk.node).map(|m| graph.node(m).name.as_str()).collect();
+        if !names.is_empty() {
+            out.push_str("\nmembers: ");
+            out.push_str(&names.join(", "));
+        }
+    }
+    out
+}
+
+fn kind_word(kind: SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::Class => "class",
+        SymbolKind::Function => "function",
+        SymbolKind::Method => "method",
+        SymbolKind::Module => "module",
+        _ => "symbol",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_one_based_and_inclusive() {
+        let text = "a\nb\nc\nd";
+        assert_eq!(lines(text, 2, 3).collect::<Vec<_>>(), ["b", "c"]);
+        assert_eq!(lines(text, 1, 1).collect::<Vec<_>>(), ["a"]);
+        assert_eq!(lines(text, 4, 9).collect::<Vec<_>>(), ["d"]);
+    }
+}

@@ -1,0 +1,113 @@
+//! Nearest neighbours over chunk embeddings: an HNSW graph built with
+//! `instant-distance`, and exact search beside it for measuring recall.
+
+use instant_distance::{Builder, HnswMap, Point, Search};
+use serde::Serialize;
+
+/// HNSW parameters, recorded in every search's `params`. `M` is fixed by
+/// instant-distance at 32.
+pub const EF_CONSTRUCTION: usize = 100;
+pub const EF_SEARCH: usize = 100;
+/// Fixed, so the same vectors always build the same graph.
+pub const SEED: u64 = 0x5eed_fa7;
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct HnswParams {
+    pub m: usize,
+    pub ef_construction: usize,
+    pub ef_search: usize,
+    pub points: usize,
+    pub dim: usize,
+}
+
+/// A unit vector; distance is `1 - cosine`.
+#[derive(Clone, Debug)]
+pub struct Vector(pub Box<[f32]>);
+
+impl Point for Vector {
+    fn distance(&self, other: &Self) -> f32 {
+        1.0 - dot(&self.0, &other.0)
+    }
+}
+
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+pub struct Dense {
+    map: HnswMap<Vector, u32>,
+    dim: usize,
+}
+
+impl Dense {
+    /// Builds the graph over `(chunk, vector)` pairs.
+    pub fn build(points: Vec<(u32, Vector)>) -> Dense {
+        let dim = points.first().map_or(0, |(_, v)| v.0.len());
+        let (values, vectors): (Vec<u32>, Vec<Vector>) = points.into_iter().unzip();
+        let map =
+            Builder::default().ef_construction(EF_CONSTRUCTION).ef_search(EF_SEARCH).seed(SEED).build(vectors, values);
+        Dense { map, dim }
+    }
+
+    pub fn params(&self) -> HnswParams {
+        HnswParams {
+            m: 32,
+            ef_construction: EF_CONSTRUCTION,
+            ef_search: EF_SEARCH,
+            points: self.map.iter().count(),
+            dim: self.dim,
+        }
+    }
+
+    /// Chunks by cosine similarity to `query`, best first, at most `limit`
+    /// (and at most `EF_SEARCH`).
+    pub fn search(&self, query: &[f32], limit: usize) -> Vec<(u32, f32)> {
+        let mut search = Search::default();
+        let point = Vector(query.into());
+        self.map.search(&point, &mut search).take(limit).map(|item| (*item.value, 1.0 - item.distance)).collect()
+    }
+}
+
+/// Exact nearest neighbours by brute force: the reference for HNSW's recall.
+pub fn exact(points: &[(u32, Vector)], query: &[f32], limit: usize) -> Vec<(u32, f32)> {
+    let mut scored: Vec<(u32, f32)> = points.iter().map(|(id, v)| (*id, dot(&v.0, query))).collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate(limit);
+    scored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(seed: u64, dim: usize) -> Vector {
+        // A small deterministic generator: no test depends on a random source.
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut v: Vec<f32> = (0..dim)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+            })
+            .collect();
+        let n = dot(&v, &v).sqrt();
+        v.iter_mut().for_each(|e| *e /= n);
+        Vector(v.into())
+    }
+
+    #[test]
+    fn hnsw_finds_what_exact_search_finds() {
+        let points: Vec<(u32, Vector)> = (0..2000).map(|i| (i, unit(i as u64, 32))).collect();
+        let dense = Dense::build(points.clone());
+        let mut found = 0;
+        for q in 0..50 {
+            let query = unit(10_000 + q, 32);
+            let want: Vec<u32> = exact(&points, &query.0, 10).into_iter().map(|(id, _)| id).collect();
+            let got: Vec<u32> = dense.search(&query.0, 10).into_iter().map(|(id, _)| id).collect();
+            found += want.iter().filter(|id| got.contains(id)).count();
+        }
+        let recall = found as f64 / 500.0;
+        assert!(recall >= 0.9, "recall@10 {recall}");
+        // A stored point is its own nearest neighbour.
+        assert_eq!(dense.search(&points[7].1.0, 1)[0].0, 7);
+    }
+}

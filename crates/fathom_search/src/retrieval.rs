@@ -1,0 +1,538 @@
+//! Hybrid retrieval: lanes of ranked symbols (BM25, dense, names, trace
+//! locations) fused by reciprocal rank fusion, expanded one hop through the
+//! graph, and explained.
+
+use std::collections::HashMap;
+
+use fathom_graph::{CodeGraph, EdgeKind, NodeId};
+use fathom_model::SymbolKind;
+use serde::Serialize;
+
+use crate::chunks::{self, Chunk, Sources};
+use crate::dense::{Dense, HnswParams, Vector};
+use crate::hints::{self, Hints};
+use crate::lexical::{Bm25Params, Lexical, NAME_BOOST};
+use crate::{MatchKind, NameIndex};
+
+/// Reciprocal rank fusion's constant (Cormack et al.).
+pub const RRF_K: f64 = 60.0;
+/// How many chunks each lane reads before grouping them into symbols.
+const LANE_DEPTH: usize = 200;
+/// How many fused results seed the graph expansion.
+const EXPAND_SEEDS: usize = 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// BM25, names and trace locations.
+    Lexical,
+    /// Embeddings only.
+    Dense,
+    /// Every lane; falls back to lexical while embeddings are missing.
+    #[default]
+    Hybrid,
+}
+
+/// The weight of each lane in the fusion, and of the graph expansion.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Weights {
+    pub lexical: f64,
+    pub dense: f64,
+    pub name: f64,
+    pub trace: f64,
+    /// A neighbour's share of the score of the hit it is reached from,
+    /// times the edge's confidence.
+    pub graph: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights { lexical: 1.0, dense: 1.0, name: 1.0, trace: 2.0, graph: 0.3 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SearchOptions {
+    pub k: usize,
+    pub mode: Mode,
+    pub weights: Weights,
+    /// Expand through the graph (on by default; off measures the lanes alone).
+    pub expand: bool,
+    /// Dense matches below this cosine similarity are not matches: every
+    /// query has nearest neighbours, but unrelated text scores under 0.2.
+    pub min_similarity: f32,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { k: 10, mode: Mode::Hybrid, weights: Weights::default(), expand: true, min_similarity: 0.2 }
+    }
+}
+
+/// Why a hit is where it is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Explain {
+    /// 1-based rank of the symbol in each lane that found it.
+    pub lexical_rank: Option<u32>,
+    pub dense_rank: Option<u32>,
+    pub name_rank: Option<u32>,
+    pub trace_rank: Option<u32>,
+    /// Cosine similarity of the best chunk to the query.
+    pub similarity: Option<f64>,
+    /// Query terms found in the best lexical chunk.
+    pub matched_terms: Vec<String>,
+    /// Each lane's share of the score.
+    pub lanes: LaneScores,
+    pub graph: Option<GraphContribution>,
+    /// The lines of the chunk that matched best (a window of a long body).
+    pub chunk_lines: Option<[u32; 2]>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LaneScores {
+    pub lexical: f64,
+    pub dense: f64,
+    pub name: f64,
+    pub trace: f64,
+}
+
+/// Score that reached a hit through an edge from another hit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GraphContribution {
+    pub from: String,
+    pub edge: EdgeKind,
+    /// `true` when the edge points from `from` to this hit.
+    pub outgoing: bool,
+    pub confidence: f32,
+    pub score: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankedHit {
+    pub node: NodeId,
+    pub score: f64,
+    pub name_match: Option<MatchKind>,
+    pub explain: Explain,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileRank {
+    pub file: String,
+    pub score: f64,
+    /// The file's best hits, best first.
+    pub symbols: Vec<NodeId>,
+}
+
+/// Everything a search used, so results can be reproduced and compared.
+#[derive(Clone, Debug, Serialize)]
+pub struct Params {
+    pub rrf_k: f64,
+    pub weights: Weights,
+    pub bm25: Bm25Params,
+    pub hnsw: Option<HnswParams>,
+    pub chunks: usize,
+    pub embedded: usize,
+}
+
+pub struct Ranking {
+    /// The mode that ran: hybrid asked before embeddings are ready runs as
+    /// lexical.
+    pub mode: Mode,
+    pub note: Option<String>,
+    pub hits: Vec<RankedHit>,
+    pub files: Vec<FileRank>,
+    pub params: Params,
+}
+
+/// The lexical and dense indexes over a graph's chunks.
+pub struct Retrieval {
+    chunks: Vec<Chunk>,
+    lexical: Lexical,
+    names: NameIndex,
+    vectors: Vec<Option<Box<[f32]>>>,
+    dense: Option<Dense>,
+}
+
+impl Retrieval {
+    /// Chunks the graph and builds the lexical index; the dense index waits
+    /// for vectors.
+    pub fn build(sources: &dyn Sources) -> Retrieval {
+        let chunks = chunks::chunk_all(sources);
+        let documents: Vec<String> = chunks.iter().map(|c| lexical_document(sources, c)).collect();
+        let lexical = Lexical::build(&documents);
+        drop(documents);
+        let vectors = vec![None; chunks.len()];
+        Retrieval { chunks, lexical, names: NameIndex::build(sources.graph()), vectors, dense: None }
+    }
+
+    pub fn chunks(&self) -> &[Chunk] {
+        &self.chunks
+    }
+
+    pub fn names(&self) -> &NameIndex {
+        &self.names
+    }
+
+    /// Chunks still without a vector.
+    pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
+        self.vectors.iter().enumerate().filter(|(_, v)| v.is_none()).map(|(i, _)| i)
+    }
+
+    pub fn embedded(&self) -> usize {
+        self.vectors.iter().filter(|v| v.is_some()).count()
+    }
+
+    /// Records a chunk's vector. The dense index is rebuilt by
+    /// [`Retrieval::build_dense`].
+    pub fn set_vector(&mut self, chunk: usize, vector: Vec<f32>) {
+        if let Some(slot) = self.vectors.get_mut(chunk) {
+            *slot = Some(vector.into_boxed_slice());
+        }
+    }
+
+    pub fn vector(&self, chunk: usize) -> Option<&[f32]> {
+        self.vectors.get(chunk)?.as_deref()
+    }
+
+    /// Builds the HNSW graph over every chunk that has a vector.
+    pub fn build_dense(&mut self) -> Option<HnswParams> {
+        let points = self.points();
+        if points.is_empty() {
+            self.dense = None;
+            return None;
+        }
+        let dense = Dense::build(points);
+        let params = dense.params();
+        self.dense = Some(dense);
+        Some(params)
+    }
+
+    pub fn points(&self) -> Vec<(u32, Vector)> {
+        self.vectors.iter().enumerate().filter_map(|(i, v)| Some((i as u32, Vector(v.clone()?)))).collect()
+    }
+
+    pub fn dense(&self) -> Option<&Dense> {
+        self.dense.as_ref()
+    }
+
+    pub fn params(&self, weights: Weights) -> Params {
+        Params {
+            rrf_k: RRF_K,
+            weights,
+            bm25: self.lexical.params(),
+            hnsw: self.dense.as_ref().map(Dense::params),
+            chunks: self.chunks.len(),
+            embedded: self.embedded(),
+        }
+    }
+
+    /// Ranks symbols for `query`. `query_vector` is the query's embedding,
+    /// needed by the dense lane.
+    pub fn search(
+        &self,
+        sources: &dyn Sources,
+        query: &str,
+        options: &SearchOptions,
+        query_vector: Option<&[f32]>,
+    ) -> Ranking {
+        let graph = sources.graph();
+        let w = options.weights;
+        let mut note = None;
+        let mode = match (options.mode, &self.dense, query_vector) {
+            (Mode::Lexical, ..) => Mode::Lexical,
+            (mode, Some(_), Some(_)) => mode,
+            (mode, dense, _) => {
+                let why = if dense.is_none() {
+                    format!("embeddings are not ready ({} of {} chunks)", self.embedded(), self.chunks.len())
+                } else {
+                    "the query was not embedded".to_owned()
+                };
+                note = Some(format!("{why}; ran {} as lexical", mode_name(mode)));
+                Mode::Lexical
+            }
+        };
+        let hints = hints::analyze(query);
+        let mut fused: HashMap<NodeId, RankedHit> = HashMap::new();
+        fn entry(fused: &mut HashMap<NodeId, RankedHit>, node: NodeId) -> &mut RankedHit {
+            fused.entry(node).or_insert_with(|| RankedHit {
+                node,
+                score: 0.0,
+                name_match: None,
+                explain: Explain::default(),
+            })
+        }
+
+        if mode != Mode::Dense {
+            // BM25, grouped to symbols by their best chunk.
+            for (rank, (node, chunk, _)) in by_symbol(&self.chunks, self.lexical.search(query, LANE_DEPTH)).enumerate()
+            {
+                let hit = entry(&mut fused, node);
+                let share = w.lexical / (RRF_K + rank as f64 + 1.0);
+                hit.explain.lexical_rank = Some(rank as u32 + 1);
+                hit.explain.lanes.lexical = share;
+                hit.explain.chunk_lines = Some([self.chunks[chunk].start_line, self.chunks[chunk].end_line]);
+                hit.explain.matched_terms = self.matched_terms(sources, query, chunk);
+                hit.score += share;
+            }
+            for (rank, (node, kind)) in self.name_lane(graph, &hints, query).into_iter().enumerate() {
+                let hit = entry(&mut fused, node);
+                let share = w.name / (RRF_K + rank as f64 + 1.0);
+                hit.explain.name_rank = Some(rank as u32 + 1);
+                hit.explain.lanes.name = share;
+                hit.name_match = Some(kind);
+                hit.score += share;
+            }
+            for (rank, node) in trace_lane(sources, &hints).into_iter().enumerate() {
+                let hit = entry(&mut fused, node);
+                let share = w.trace / (RRF_K + rank as f64 + 1.0);
+                hit.explain.trace_rank = Some(rank as u32 + 1);
+                hit.explain.lanes.trace = share;
+                hit.score += share;
+            }
+        }
+        if mode != Mode::Lexical
+            && let (Some(dense), Some(vector)) = (&self.dense, query_vector)
+        {
+            let matches =
+                dense.search(vector, LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
+            for (rank, (node, chunk, similarity)) in by_symbol(&self.chunks, matches).enumerate() {
+                let hit = entry(&mut fused, node);
+                let share = w.dense / (RRF_K + rank as f64 + 1.0);
+                hit.explain.dense_rank = Some(rank as u32 + 1);
+                hit.explain.lanes.dense = share;
+                hit.explain.similarity = Some((f64::from(similarity) * 1000.0).round() / 1000.0);
+                hit.explain.chunk_lines.get_or_insert([self.chunks[chunk].start_line, self.chunks[chunk].end_line]);
+                hit.score += share;
+            }
+        }
+
+        let mut hits: Vec<RankedHit> = fused.into_values().collect();
+        sort(graph, &mut hits);
+        if options.expand && w.graph > 0.0 {
+            expand(graph, &mut hits, w.graph);
+            sort(graph, &mut hits);
+        }
+        let files = rank_files(graph, &hits);
+        hits.truncate(options.k);
+        Ranking { mode, note, hits, files, params: self.params(w) }
+    }
+
+    /// Names in the query: exact and prefix matches of its code-shaped
+    /// words, and exact matches of its other words.
+    fn name_lane(&self, graph: &CodeGraph, hints: &Hints, query: &str) -> Vec<(NodeId, MatchKind)> {
+        let mut out: Vec<(NodeId, MatchKind)> = Vec::new();
+        let mut push = |hits: Vec<crate::NameHit>, exact_only: bool| {
+            for hit in hits {
+                if (hit.match_kind == MatchKind::Exact || (!exact_only && hit.match_kind == MatchKind::Prefix))
+                    && !out.iter().any(|(n, _)| *n == hit.node)
+                {
+                    out.push((hit.node, hit.match_kind));
+                }
+            }
+        };
+        for ident in &hints.identifiers {
+            // `self.x` and `this.x` name a member `x`.
+            let ident = ident.strip_prefix("self.").or_else(|| ident.strip_prefix("this.")).unwrap_or(ident);
+            push(self.names.search(graph, ident, 10), false);
+        }
+        let words: Vec<&str> = query
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| w.len() >= 3 && !hints.identifiers.iter().any(|i| i == w))
+            .collect();
+        // A one-word query is typed as a name (search as you type): its
+        // prefixes count. Words of a short phrase count only as whole names.
+        let single = words.len() == 1;
+        if words.len() <= 3 {
+            for word in words {
+                push(self.names.search(graph, word, 10), !single);
+            }
+        }
+        out.truncate(LANE_DEPTH);
+        out
+    }
+
+    fn matched_terms(&self, sources: &dyn Sources, query: &str, chunk: usize) -> Vec<String> {
+        let document = self.lexical.terms(&lexical_document(sources, &self.chunks[chunk]));
+        let mut matched: Vec<String> = Vec::new();
+        for term in self.lexical.terms(query) {
+            if document.contains(&term) && !matched.contains(&term) {
+                matched.push(term);
+            }
+        }
+        matched
+    }
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Lexical => "lexical",
+        Mode::Dense => "dense",
+        Mode::Hybrid => "hybrid",
+    }
+}
+
+/// What BM25 reads for a chunk: the name, boosted; the path's segments;
+/// then the chunk's text.
+fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
+    let graph = sources.graph();
+    let node = graph.node(chunk.node);
+    let mut doc = String::new();
+    for _ in 0..NAME_BOOST {
+        doc.push_str(&node.name);
+        doc.push(' ');
+    }
+    doc.push_str(graph.path_of(chunk.node).unwrap_or_default());
+    doc.push('\n');
+    doc.push_str(&chunks::text(sources, chunk));
+    doc
+}
+
+/// Chunk results grouped into symbols in order of each symbol's best chunk:
+/// `(symbol, best chunk, its score)`.
+fn by_symbol(chunks: &[Chunk], ranked: Vec<(u32, f32)>) -> impl Iterator<Item = (NodeId, usize, f32)> {
+    let mut seen = std::collections::HashSet::new();
+    ranked.into_iter().filter_map(move |(chunk, score)| {
+        let node = chunks[chunk as usize].node;
+        seen.insert(node).then_some((node, chunk as usize, score))
+    })
+}
+
+/// The innermost function, method or class around each `path:line` the
+/// query names, in the order the query names them.
+fn trace_lane(sources: &dyn Sources, hints: &Hints) -> Vec<NodeId> {
+    let graph = sources.graph();
+    let mut out = Vec::new();
+    for location in &hints.locations {
+        let wanted = location.path.replace('\\', "/");
+        let wanted = wanted.trim_start_matches("./");
+        let Some(file) = graph
+            .files()
+            .iter()
+            .filter(|f| path_matches(&f.path, wanted))
+            .max_by_key(|f| (shared_segments(&f.path, wanted), std::cmp::Reverse(f.path.len())))
+        else {
+            continue;
+        };
+        let innermost = graph
+            .nodes()
+            .filter(|(id, n)| {
+                graph.path_of(*id) == Some(file.path.as_str())
+                    && matches!(n.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class)
+                    && n.span.start_line <= location.line
+                    && location.line <= n.span.end_line
+            })
+            .min_by_key(|(_, n)| n.span.end_line - n.span.start_line)
+            .map_or(file.module, |(id, _)| id);
+        if !out.contains(&innermost) {
+            out.push(innermost);
+        }
+    }
+    out
+}
+
+/// How many trailing path segments two paths share.
+fn shared_segments(a: &str, b: &str) -> usize {
+    a.rsplit('/').zip(b.rsplit('/')).take_while(|(x, y)| x == y).count()
+}
+
+/// `src/flask/app.py` is named by `app.py`, `flask/app.py` and
+/// `/srv/site-packages/flask/app.py` (two segments agree), but not by
+/// `other/app.py` or `papp.py`.
+fn path_matches(path: &str, wanted: &str) -> bool {
+    let shared = shared_segments(path, wanted);
+    shared >= 1 && (shared == wanted.split('/').count() || shared == path.split('/').count() || shared >= 2)
+}
+
+fn sort(graph: &CodeGraph, hits: &mut [RankedHit]) {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| graph.node(a.node).qualified_name.cmp(&graph.node(b.node).qualified_name))
+    });
+}
+
+/// Adds to each one-hop neighbour of the top hits a damped share of the
+/// hit's score, along calls, containment, inheritance and imports. A
+/// neighbour reached from several hits keeps the largest share.
+fn expand(graph: &CodeGraph, hits: &mut Vec<RankedHit>, damping: f64) {
+    let mut best: HashMap<NodeId, GraphContribution> = HashMap::new();
+    for seed in hits.iter().take(EXPAND_SEEDS) {
+        let from = &graph.node(seed.node).qualified_name;
+        let edges = graph
+            .outgoing(seed.node)
+            .map(|(e, n)| (e, n, true))
+            .chain(graph.incoming(seed.node).map(|(e, n)| (e, n, false)));
+        for (edge, neighbour, outgoing) in edges {
+            let followed = matches!(
+                edge.kind,
+                EdgeKind::Calls | EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::Inherits | EdgeKind::Imports
+            );
+            let node = graph.node(neighbour);
+            if !followed || node.is_external || node.kind == SymbolKind::Package || neighbour == seed.node {
+                continue;
+            }
+            let score = damping * seed.score * f64::from(edge.confidence);
+            if best.get(&neighbour).is_none_or(|c| c.score < score) {
+                best.insert(
+                    neighbour,
+                    GraphContribution {
+                        from: from.clone(),
+                        edge: edge.kind,
+                        outgoing,
+                        confidence: edge.confidence,
+                        score,
+                    },
+                );
+            }
+        }
+    }
+    for (node, contribution) in best {
+        match hits.iter_mut().find(|h| h.node == node) {
+            Some(hit) => {
+                hit.score += contribution.score;
+                hit.explain.graph = Some(contribution);
+            }
+            None => hits.push(RankedHit {
+                node,
+                score: contribution.score,
+                name_match: None,
+                explain: Explain { graph: Some(contribution), ..Explain::default() },
+            }),
+        }
+    }
+}
+
+/// Files by the scores of their symbols: the best counts fully, the next
+/// half, the next a quarter, so one strong match and several good ones both
+/// rank a file high.
+fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
+    let mut files: HashMap<&str, FileRank> = HashMap::new();
+    for hit in hits {
+        let Some(path) = graph.path_of(hit.node) else { continue };
+        let file =
+            files.entry(path).or_insert_with(|| FileRank { file: path.to_owned(), score: 0.0, symbols: Vec::new() });
+        if file.symbols.len() < 3 {
+            file.score += hit.score * 0.5f64.powi(file.symbols.len() as i32);
+            file.symbols.push(hit.node);
+        }
+    }
+    let mut files: Vec<FileRank> = files.into_values().collect();
+    files.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.file.cmp(&b.file)));
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_match_on_whole_segments() {
+        assert!(path_matches("src/flask/app.py", "app.py"));
+        assert!(path_matches("src/flask/app.py", "flask/app.py"));
+        assert!(path_matches("src/flask/app.py", "/srv/lib/python3.12/site-packages/flask/app.py"));
+        assert!(!path_matches("src/flask/app.py", "papp.py"));
+        assert!(!path_matches("src/flask/app.py", "other/app.py"));
+    }
+}

@@ -1,0 +1,127 @@
+//! Terms for the lexical index: identifiers split at case changes,
+//! underscores and digits, and kept whole too; prose stemmed and stripped of
+//! stop words.
+//!
+//! `parseHTTPDate2` gives `parsehttpdate2` (whole) and `pars`, `http`,
+//! `date`, `2` (parts, stemmed), so the query `parse http date` and the
+//! query `parseHTTPDate2` both find it.
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// Splits text into terms, for documents and queries alike.
+pub struct Terms {
+    stemmer: Stemmer,
+}
+
+impl Default for Terms {
+    fn default() -> Self {
+        Terms { stemmer: Stemmer::create(Algorithm::English) }
+    }
+}
+
+/// Words too common in English prose to tell documents apart. Code keywords
+/// that are also English (`if`, `for`, `return`) are in it: they are in every
+/// function.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "if", "in", "into", "is",
+    "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "while",
+    "who", "why", "will", "with", "self", "return", "def", "fn", "let", "var", "const", "new", "none", "null", "true",
+    "false", "else", "elif", "not", "get", "can", "there", "then", "these", "those", "we", "you",
+];
+
+impl Terms {
+    /// Every term of `text`, in order, with repeats.
+    pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.each(text, &mut |t| out.push(t));
+        out
+    }
+
+    /// Calls `emit` with each term of `text`.
+    pub fn each(&self, text: &str, emit: &mut dyn FnMut(String)) {
+        for word in words(text) {
+            let parts = split_identifier(word);
+            let whole = word.to_lowercase();
+            if parts.len() > 1 {
+                if !is_stop_word(&whole) {
+                    emit(whole);
+                }
+                for part in parts {
+                    let part = part.to_lowercase();
+                    if !is_stop_word(&part) {
+                        emit(self.stem(&part));
+                    }
+                }
+            } else if !is_stop_word(&whole) {
+                emit(self.stem(&whole));
+            }
+        }
+    }
+
+    fn stem(&self, word: &str) -> String {
+        if word.len() <= 3 || word.bytes().any(|b| b.is_ascii_digit()) {
+            word.to_owned()
+        } else {
+            self.stemmer.stem(word).into_owned()
+        }
+    }
+}
+
+fn is_stop_word(word: &str) -> bool {
+    word.len() < 2 && !word.bytes().all(|b| b.is_ascii_digit()) || STOP_WORDS.contains(&word)
+}
+
+/// Runs of letters, digits and underscores; `$` and `@` prefixes are
+/// dropped.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty() && w.len() <= 80)
+}
+
+/// `parseHTTPDate2x` → `parse`, `HTTP`, `Date`, `2`, `x`; `__init__` →
+/// `init`; `MAX_RETRY` → `MAX`, `RETRY`.
+pub fn split_identifier(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for piece in word.split('_').filter(|p| !p.is_empty()) {
+        let chars: Vec<(usize, char)> = piece.char_indices().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (at, c) = chars[i];
+            let prev = chars[i - 1].1;
+            let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (c.is_uppercase() && prev.is_lowercase())
+                || (c.is_uppercase() && prev.is_uppercase() && next_lower)
+                || (c.is_ascii_digit() != prev.is_ascii_digit());
+            if boundary {
+                parts.push(&piece[start..at]);
+                start = at;
+            }
+        }
+        parts.push(&piece[start..]);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_at_case_underscores_and_digits() {
+        assert_eq!(split_identifier("parseHTTPDate2x"), ["parse", "HTTP", "Date", "2", "x"]);
+        assert_eq!(split_identifier("__init__"), ["init"]);
+        assert_eq!(split_identifier("MAX_RETRY_COUNT"), ["MAX", "RETRY", "COUNT"]);
+        assert_eq!(split_identifier("XMLHttpRequest"), ["XML", "Http", "Request"]);
+        assert_eq!(split_identifier("utf8"), ["utf", "8"]);
+        assert_eq!(split_identifier("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn terms_keep_identifiers_whole_and_stem_their_parts() {
+        let terms = Terms::default();
+        assert_eq!(terms.terms("getUserById"), ["getuserbyid", "user", "id"], "`get` and `by` are stop words");
+        assert_eq!(terms.terms("how are the users authenticated"), ["user", "authent"]);
+        assert_eq!(terms.terms("authenticate(request)"), ["authent", "request"]);
+        assert_eq!(terms.terms("src/flask/app.py:42"), ["src", "flask", "app", "py", "42"]);
+        assert_eq!(terms.terms("Grüße Straße"), ["grüße", "straße"]);
+    }
+}
