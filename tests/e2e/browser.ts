@@ -14,14 +14,16 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-sync',
   '--disable-quic',
-  '--enable-unsafe-webgpu',
-  '--use-webgpu-adapter=swiftshader',
 ];
+/** A real WebGPU device on the CPU (SwiftShader): correct, and very slow. */
+const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 
 const ARTIFACTS_DIR = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+/** Chromium with WebGPU (SwiftShader), or with none at all (`webgpu: false`). */
+export function launchBrowser(options: { webgpu?: boolean } = {}): Promise<Browser> {
+  const args = options.webgpu === false ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, ...WEBGPU_ARGS];
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
 }
 
 export interface AppPage {
@@ -35,15 +37,21 @@ export interface AppPage {
   close(): Promise<void>;
 }
 
-export async function openApp(browser: Browser, baseUrl: string): Promise<AppPage> {
+/**
+ * Opens the app. Background embedding is off (`?embed=off`) unless asked for:
+ * on SwiftShader it would keep the CPU busy for minutes.
+ */
+export async function openApp(browser: Browser, baseUrl: string, options: { embed?: boolean } = {}): Promise<AppPage> {
+  const url = new URL(baseUrl);
+  if (!options.embed) url.searchParams.set('embed', 'off');
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const requests: string[] = [];
   const pageErrors: string[] = [];
   context.on('request', (request) => requests.push(request.url()));
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  await page.goto(baseUrl);
-  const origin = new URL(baseUrl).origin;
+  await page.goto(url.href);
+  const origin = url.origin;
   return {
     page,
     requests,

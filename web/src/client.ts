@@ -1,15 +1,19 @@
 // Main-thread handle on the indexing worker: typed, promise-based calls
 // correlated with worker replies by request id.
 import type {
+  Backend,
   Direction,
+  EmbeddingProgress,
   Hop,
   IndexSummary,
   Op,
   OpResults,
   Progress,
   QueryResult,
+  ModelInfo,
   Reached,
-  SearchHit,
+  SearchOptions,
+  SearchResults,
   SymbolContext,
   WorkerReply,
   WorkerRequest,
@@ -30,8 +34,12 @@ export class FathomClient {
   #nextId = 1;
   /** Set once the worker is gone (disposed or crashed); every later call rejects with it. */
   #closed: Error | undefined;
+  readonly #embeddingListeners = new Set<(progress: EmbeddingProgress) => void>();
+  /** Where the model asset is served: `model/` beside the page. */
+  readonly #modelBase: string;
 
-  constructor() {
+  constructor(options: { modelBase?: string } = {}) {
+    this.#modelBase = options.modelBase ?? new URL('./model/', location.href).href;
     this.#worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
     this.#worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => this.#onReply(event.data));
     this.#worker.addEventListener('error', (event) => {
@@ -46,9 +54,31 @@ export class FathomClient {
     return this.#request({ op: 'indexZip', name, bytes }, [bytes], onProgress);
   }
 
-  /** Ranked symbol search over the current index. */
-  search(query: string, limit = 50): Promise<SearchHit[]> {
-    return this.#request({ op: 'search', query, limit });
+  /**
+   * Hybrid search over the current index: BM25, names and trace locations at
+   * once, embeddings too once they are ready (the result's `mode` says which ran).
+   */
+  search(query: string, options: Partial<SearchOptions> = {}): Promise<SearchResults> {
+    return this.#request({ op: 'search', query, options });
+  }
+
+  /**
+   * Loads the embedding model and embeds the current index in the background;
+   * `onEmbedding` listeners hear its progress. Resolves once the model is loaded.
+   */
+  startEmbedding(backend: Backend = 'auto'): Promise<ModelInfo> {
+    return this.#request({ op: 'startEmbedding', backend, modelBase: this.#modelBase });
+  }
+
+  /** Listens to background embedding; returns a function that stops listening. */
+  onEmbedding(listener: (progress: EmbeddingProgress) => void): () => void {
+    this.#embeddingListeners.add(listener);
+    return () => this.#embeddingListeners.delete(listener);
+  }
+
+  /** Embeds texts with the model (384 floats each, end to end): for checks and benchmarks. */
+  embedTexts(texts: string[], backend: Backend = 'auto'): Promise<Float32Array> {
+    return this.#request({ op: 'embedTexts', texts, backend, modelBase: this.#modelBase });
   }
 
   /** Source text of an indexed file, or undefined when the path is not indexed. */
@@ -110,6 +140,10 @@ export class FathomClient {
   }
 
   #onReply(reply: WorkerReply): void {
+    if (reply.type === 'embedding') {
+      for (const listener of this.#embeddingListeners) listener(reply.progress);
+      return;
+    }
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     switch (reply.type) {

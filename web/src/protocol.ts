@@ -6,10 +6,12 @@ import type {
   Direction,
   Hop,
   IndexSummary,
+  ModelInfo,
   Progress,
   QueryResult,
   Reached,
-  SearchHit,
+  SearchOptions,
+  SearchResults,
   Stage,
   SymbolContext,
 } from '../../pkg/fathom_wasm.js';
@@ -27,6 +29,16 @@ export type {
   QueryResult,
   ResolutionStats,
   SearchHit,
+  SearchMode,
+  SearchOptions,
+  SearchParams,
+  SearchResults,
+  Explain,
+  FileHit,
+  Citation,
+  Weights,
+  ModelInfo,
+  EmbeddingStatus,
   SkipReason,
   Skipped,
   Stage,
@@ -34,13 +46,36 @@ export type {
   Timings,
 } from '../../pkg/fathom_wasm.js';
 
-export const STAGES: readonly Stage[] = ['read', 'parse', 'graph', 'resolve', 'index'];
+/** The indexing stages, in order; `embed` runs afterwards, in the background. */
+export const STAGES = ['read', 'parse', 'graph', 'resolve', 'index'] as const satisfies readonly Stage[];
+
+/** Where the embedding model runs: "auto" tries WebGPU and falls back to the CPU. */
+export type Backend = 'auto' | 'webgpu' | 'cpu';
+
+/** Background embedding, as the worker reports it after each batch. */
+export interface EmbeddingProgress {
+  state: 'loading' | 'embedding' | 'building' | 'ready' | 'failed';
+  /** The backend in use once the model is loaded, e.g. "webgpu (burn wgpu)". */
+  backend: string | null;
+  /** Why WebGPU was not used, when "auto" fell back to the CPU. */
+  fallback: string | null;
+  chunks: number;
+  /** Chunks with a vector, from the cache or the model. */
+  done: number;
+  /** Of `done`, how many came from the cache. */
+  cached: number;
+  /** Estimated seconds left, once a batch has been timed. */
+  etaSeconds: number | null;
+  error: string | null;
+}
 
 // ---- Worker protocol -------------------------------------------------------
 
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }
-  | { id: number; op: 'search'; query: string; limit: number }
+  | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
+  | { id: number; op: 'startEmbedding'; backend: Backend; modelBase: string }
+  | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string }
   | { id: number; op: 'file'; path: string }
   | { id: number; op: 'callers'; symbol: string; depth: number }
   | { id: number; op: 'callees'; symbol: string; depth: number }
@@ -55,7 +90,9 @@ export type Op = WorkerRequest['op'];
 /** The value each operation resolves to. */
 export interface OpResults {
   indexZip: IndexSummary;
-  search: SearchHit[];
+  search: SearchResults;
+  startEmbedding: ModelInfo;
+  embedTexts: Float32Array;
   file: string | undefined;
   callers: Reached[];
   callees: Reached[];
@@ -82,4 +119,11 @@ export interface ProgressReply {
   progress: Progress;
 }
 
-export type WorkerReply = ResultReply | ErrorReply | ProgressReply;
+/** Unsolicited: background embedding moved on (id 0). */
+export interface EmbeddingReply {
+  id: 0;
+  type: 'embedding';
+  progress: EmbeddingProgress;
+}
+
+export type WorkerReply = ResultReply | ErrorReply | ProgressReply | EmbeddingReply;

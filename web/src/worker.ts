@@ -2,7 +2,16 @@
 // order; a failing request turns into an error reply and the worker keeps going.
 import init, { Workspace } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
-import type { Progress, Stage, WorkerReply, WorkerRequest } from './protocol';
+import { EmbeddingCache } from './embedding-cache';
+import type {
+  Backend,
+  EmbeddingProgress,
+  ModelInfo,
+  Progress,
+  Stage,
+  WorkerReply,
+  WorkerRequest,
+} from './protocol';
 
 /** Minimum gap between two progress messages of the same stage. */
 const PROGRESS_INTERVAL_MS = 30;
@@ -42,6 +51,104 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+// ---- Embedding -------------------------------------------------------------
+// The model is fetched from the app's own origin, checked against its pinned
+// hashes (in Rust), and loaded once. Chunks are embedded in the background in
+// small batches, so requests (searches above all) are answered between them.
+
+const WEIGHTS_FILE = 'minilm-l6-v2.f16.safetensors';
+const TOKENIZER_FILE = 'minilm-l6-v2.tokenizer.json';
+/** A batch should take about this long, so a search waits at most that. */
+const BATCH_TARGET_MS = 300;
+const MAX_BATCH = 32;
+
+let model: Promise<ModelInfo> | undefined;
+let modelBackend: Backend | undefined;
+/** Bumped by every new index: a running embedding loop for an older one stops. */
+let session = 0;
+
+async function fetchBytes(url: string): Promise<Uint8Array> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`the embedding model is unavailable (HTTP ${response.status} for ${url})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function loadModel(ws: Workspace, backend: Backend, base: string): Promise<ModelInfo> {
+  if (model && modelBackend === backend) return model;
+  modelBackend = backend;
+  model = (async () => {
+    const [weights, tokenizer] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), fetchBytes(base + TOKENIZER_FILE)]);
+    return (await ws.loadModel(weights, tokenizer, backend)) as ModelInfo;
+  })();
+  model.catch(() => {
+    model = undefined;
+  });
+  return model;
+}
+
+function sendEmbedding(progress: EmbeddingProgress): void {
+  scope.postMessage({ id: 0, type: 'embedding', progress });
+}
+
+/** Gives every chunk of the current index a vector: cached ones first, then the model's. */
+async function embedAll(ws: Workspace, info: ModelInfo, mine: number): Promise<void> {
+  const base = { backend: info.backend, fallback: info.fallback, error: null };
+  const cache = await EmbeddingCache.open(info.weights_sha256).catch(() => undefined);
+  const pending = ws.pendingChunks();
+  const chunks = ws.embeddingStatus().chunks;
+  const found = cache ? await cache.getMany(pending.map((p) => p.hash)) : new Map<string, Float32Array>();
+  const hits = pending.filter((p) => found.has(p.hash));
+  if (hits.length > 0) {
+    const vectors = new Float32Array(hits.length * info.dim);
+    hits.forEach((p, i) => vectors.set(found.get(p.hash) as Float32Array, i * info.dim));
+    ws.setVectors(Uint32Array.from(hits.map((p) => p.chunk)), vectors);
+  }
+  const todo = pending.filter((p) => !found.has(p.hash));
+  let done = chunks - todo.length;
+  const cached = hits.length;
+  sendEmbedding({ ...base, state: 'embedding', chunks, done, cached, etaSeconds: null });
+
+  let size = 2;
+  let spent = 0;
+  let embedded = 0;
+  for (let at = 0; at < todo.length; ) {
+    if (mine !== session) return;
+    const batch = todo.slice(at, at + size);
+    const started = performance.now();
+    const vectors = await ws.embedChunks(Uint32Array.from(batch.map((p) => p.chunk)));
+    if (mine !== session || vectors.length === 0) return;
+    const elapsed = performance.now() - started;
+    await cache?.putMany(batch.map((p) => p.hash), vectors, info.dim).catch(() => undefined);
+    at += batch.length;
+    done += batch.length;
+    embedded += batch.length;
+    spent += elapsed;
+    size = Math.max(1, Math.min(MAX_BATCH, Math.round((batch.length * BATCH_TARGET_MS) / Math.max(elapsed, 1))));
+    const etaSeconds = Math.round(((todo.length - at) * spent) / embedded / 1000);
+    sendEmbedding({ ...base, state: 'embedding', chunks, done, cached, etaSeconds });
+  }
+  if (mine !== session) return;
+  sendEmbedding({ ...base, state: 'building', chunks, done, cached, etaSeconds: 0 });
+  ws.buildDense();
+  sendEmbedding({ ...base, state: 'ready', chunks, done, cached, etaSeconds: 0 });
+}
+
+function startEmbedding(ws: Workspace, backend: Backend, modelBase: string): Promise<ModelInfo> {
+  const mine = session;
+  const status = ws.embeddingStatus();
+  const idle = { backend: null, fallback: null, chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null };
+  sendEmbedding({ ...idle, state: 'loading', error: null });
+  const loaded = loadModel(ws, backend, modelBase);
+  loaded.then(
+    (info) =>
+      embedAll(ws, info, mine).catch((error: unknown) => {
+        if (mine === session) sendEmbedding({ ...idle, backend: info.backend, fallback: info.fallback, state: 'failed', error: errorMessage(error) });
+      }),
+    (error: unknown) => sendEmbedding({ ...idle, state: 'failed', error: errorMessage(error) }),
+  );
+  return loaded;
+}
+
 async function handle(request: WorkerRequest): Promise<WorkerReply> {
   const ws = await getWorkspace();
   const { id } = request;
@@ -51,10 +158,17 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         scope.postMessage({ id, type: 'progress', progress }),
       );
       const value = ws.indexZip(request.name, new Uint8Array(request.bytes), onProgress);
+      session += 1;
       return { id, type: 'result', op: 'indexZip', value };
     }
     case 'search':
-      return { id, type: 'result', op: 'search', value: ws.search(request.query, request.limit) };
+      return { id, type: 'result', op: 'search', value: await ws.search(request.query, request.options) };
+    case 'startEmbedding':
+      return { id, type: 'result', op: 'startEmbedding', value: await startEmbedding(ws, request.backend, request.modelBase) };
+    case 'embedTexts': {
+      await loadModel(ws, request.backend, request.modelBase);
+      return { id, type: 'result', op: 'embedTexts', value: await ws.embedTexts(request.texts) };
+    }
     case 'file':
       return { id, type: 'result', op: 'file', value: ws.file(request.path) };
     case 'callers':

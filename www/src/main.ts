@@ -1,5 +1,6 @@
 // Wires the views to the Fathom engine running in a worker.
-import { FathomClient, type SearchHit } from '../../web/src/index';
+import { FathomClient, type Backend, type SearchHit } from '../../web/src/index';
+import { EmbeddingBadge } from './embedding';
 import { ErrorBanner } from './banner';
 import { CodeView } from './codeview';
 import { byTestId, required } from './dom';
@@ -18,6 +19,12 @@ const DEMO_URL = './demo/fathom.zip';
 const DEMO_NAME = 'fathom.zip';
 
 const client = new FathomClient();
+const params = new URLSearchParams(location.search);
+/** `?backend=cpu|webgpu` pins where the model runs; `?embed=off` keeps search lexical. */
+const backend = (params.get('backend') ?? 'auto') as Backend;
+const embeddingOn = params.get('embed') !== 'off';
+// An automation handle for tests and the devtools console.
+(globalThis as { fathom?: FathomClient }).fathom = client;
 const banner = new ErrorBanner(byTestId('error-banner'));
 const progress = new ProgressView(required('#progress'));
 const summaryRoot = byTestId('summary');
@@ -31,7 +38,8 @@ const search = new SearchPanel({
   input: byTestId<HTMLInputElement>('search-input'),
   list: byTestId('search-results'),
   status: required('#search-status'),
-  search: (query, limit) => client.search(query, limit),
+  search: (query, limit, mode) => client.search(query, { k: limit, mode }),
+  mode: byTestId<HTMLSelectElement>('search-mode'),
   onOpen: (hit) => void openHit(hit),
 });
 
@@ -40,6 +48,10 @@ const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), (node) => {
   void openHit({
     symbol: node.qualified_name, name: node.name, kind: node.kind, language: '', file: node.file,
     start_line: node.start_line, end_line: node.end_line, start_byte: 0, end_byte: 0, score: 0, match: 'exact',
+    explain: {
+      lexical_rank: null, dense_rank: null, name_rank: null, trace_rank: null, similarity: null, matched_terms: [],
+      lanes: { lexical: 0, dense: 0, name: 0, trace: 0 }, graph: null, chunk_lines: null,
+    },
   });
 });
 
@@ -49,6 +61,13 @@ const queryConsole = new QueryConsole({
   error: byTestId('query-error'),
   result: byTestId('query-result'),
   query: (text) => client.query(text),
+});
+
+const embedding = new EmbeddingBadge(byTestId('embed-status'));
+client.onEmbedding((progress) => {
+  embedding.update(progress);
+  // Search upgrades to hybrid in place: the shown query runs again.
+  if (progress.state === 'ready') search.refresh();
 });
 
 let busy = false;
@@ -84,6 +103,11 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
     queryConsole.enable();
     statusLine.textContent = `Indexed ${name}`;
     setState('ready');
+    if (embeddingOn) {
+      client.startEmbedding(backend).catch((error: unknown) => embedding.fail(messageOf(error)));
+    } else {
+      embedding.off();
+    }
   } catch (error) {
     progress.fail();
     banner.show(`Could not index ${name}: ${messageOf(error)}`);
@@ -127,4 +151,4 @@ setupDropZone(dropZone, fileInput, (file) => void indexArchive(file.name, async 
 demoButton.addEventListener('click', () => void indexArchive(DEMO_NAME, fetchDemo));
 
 // `?demo` (the address `make run` prints) opens the demo archive on load.
-if (new URLSearchParams(location.search).has('demo')) void indexArchive(DEMO_NAME, fetchDemo);
+if (params.has('demo')) void indexArchive(DEMO_NAME, fetchDemo);

@@ -11,7 +11,9 @@ interface StageRow {
   count: HTMLElement;
 }
 
-const LABELS: Record<Stage, string> = { read: 'Read', parse: 'Parse', graph: 'Graph', resolve: 'Resolve', index: 'Index' };
+const LABELS: Record<Stage, string> = {
+  read: 'Read', parse: 'Parse', graph: 'Graph', resolve: 'Resolve', index: 'Index', embed: 'Embed',
+};
 
 export class ProgressView {
   readonly #rows = new Map<Stage, StageRow>();

@@ -1,5 +1,5 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
-import type { SearchHit, SymbolKind } from '../../web/src/index';
+import type { SearchHit, SearchMode, SearchResults, SymbolKind } from '../../web/src/index';
 import { h, plural } from './dom';
 
 const DEBOUNCE_MS = 80;
@@ -20,7 +20,9 @@ export interface SearchPanelOptions {
   input: HTMLInputElement;
   list: HTMLElement;
   status: HTMLElement;
-  search(query: string, limit: number): Promise<SearchHit[]>;
+  search(query: string, limit: number, mode: SearchMode): Promise<SearchResults>;
+  /** Picks lexical, dense or hybrid. */
+  mode: HTMLSelectElement;
   onOpen(hit: SearchHit): void;
 }
 
@@ -42,6 +44,7 @@ export class SearchPanel {
     this.#options = options;
     const { input, list } = options;
     input.addEventListener('input', () => this.#schedule());
+    options.mode.addEventListener('change', () => void this.#run());
     input.addEventListener('keydown', (event) => this.#onKey(event));
     list.addEventListener('click', (event) => {
       const item = (event.target as Element).closest<HTMLElement>('[data-index]');
@@ -56,6 +59,11 @@ export class SearchPanel {
     this.#render('', []);
     if (this.#query()) void this.#run();
     else this.#options.input.focus();
+  }
+
+  /** Runs the current query again: embeddings became ready, say. */
+  refresh(): void {
+    if (this.#query() && !this.#options.input.disabled) void this.#run();
   }
 
   #query(): string {
@@ -77,8 +85,9 @@ export class SearchPanel {
       return;
     }
     try {
-      const hits = await this.#options.search(query, RESULT_LIMIT);
-      if (generation === this.#generation) this.#render(query, hits);
+      const mode = this.#options.mode.value as SearchMode;
+      const results = await this.#options.search(query, RESULT_LIMIT, mode);
+      if (generation === this.#generation) this.#render(query, results.hits, undefined, results);
     } catch (error) {
       if (generation === this.#generation) this.#render(query, [], (error as Error).message);
     }
@@ -120,7 +129,7 @@ export class SearchPanel {
     this.#options.onOpen(hit);
   }
 
-  #render(query: string, hits: SearchHit[], error?: string): void {
+  #render(query: string, hits: SearchHit[], error?: string, results?: SearchResults): void {
     const { list, status } = this.#options;
     this.#shownQuery = query;
     this.#hits = hits;
@@ -128,12 +137,37 @@ export class SearchPanel {
     this.#items = hits.map((hit, index) => resultItem(hit, index));
     list.replaceChildren(...this.#items);
     list.dataset.query = query;
+    list.dataset.mode = results?.mode ?? '';
     status.classList.toggle('error', error !== undefined);
     if (error !== undefined) status.textContent = `Search failed: ${error}`;
     else if (!query) status.textContent = '';
     else if (hits.length === 0) status.textContent = `No symbols match “${query}”`;
-    else status.textContent = `${plural(hits.length, 'result')}${hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
+    else {
+      const count = `${plural(hits.length, 'result')}${hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
+      status.textContent = `${count} · ${results?.mode ?? ''}${results?.note ? ` — ${results.note}` : ''}`;
+    }
   }
+}
+
+/** The lanes that found a hit, as short chips: `bm25 #2`, `dense #1 (0.61)`, `name`, `trace`, `via CALLS`. */
+function why(hit: SearchHit): HTMLElement[] {
+  const e = hit.explain;
+  const chips: [string, string][] = [];
+  if (e.lexical_rank !== null) chips.push(['lexical', `bm25 #${e.lexical_rank}`]);
+  if (e.dense_rank !== null) chips.push(['dense', `dense #${e.dense_rank}${e.similarity !== null ? ` ${e.similarity.toFixed(2)}` : ''}`]);
+  if (e.name_rank !== null) chips.push(['name', `name ${hit.match ?? ''}`.trim()]);
+  if (e.trace_rank !== null) chips.push(['trace', `trace #${e.trace_rank}`]);
+  if (e.graph) chips.push(['graph', `via ${e.graph.edge}`]);
+  return chips.map(([lane, text]) => h('span', { class: `lane lane-${lane}`, 'data-lane': lane }, text));
+}
+
+function explainTitle(hit: SearchHit): string {
+  const e = hit.explain;
+  const lines = [`${hit.kind} · ${hit.language} · score ${hit.score}`];
+  if (e.matched_terms.length > 0) lines.push(`matched terms: ${e.matched_terms.join(', ')}`);
+  if (e.chunk_lines) lines.push(`best chunk: lines ${e.chunk_lines[0]}-${e.chunk_lines[1]}`);
+  if (e.graph) lines.push(`graph: ${e.graph.edge} ${e.graph.outgoing ? 'from' : 'to'} ${e.graph.from} (confidence ${e.graph.confidence})`);
+  return lines.join('\n');
 }
 
 function resultItem(hit: SearchHit, index: number): HTMLElement {
@@ -144,11 +178,11 @@ function resultItem(hit: SearchHit, index: number): HTMLElement {
     'data-index': index,
     role: 'option',
     'aria-selected': 'false',
-    title: `${hit.kind} · ${hit.language} · score ${hit.score}`,
+    title: explainTitle(hit),
   },
     h('span', { class: `badge kind-${hit.kind}`, title: hit.kind }, KIND_BADGES[hit.kind] ?? hit.kind),
     h('span', { class: 'symbol' }, prefix ? h('span', { class: 'qual' }, prefix) : null, h('span', { class: 'name' }, name)),
-    h('span', { class: `match match-${hit.match}` }, hit.match),
+    h('span', { class: 'why' }, ...why(hit)),
     h('span', { class: 'cite' }, citation(hit)),
   );
 }

@@ -121,7 +121,7 @@ export interface SearchResults {
   files: FileHit[];
   params: SearchParams;
 }
-export interface ModelInfo { backend: string; model: string; dim: number; fallback: string | null; }
+export interface ModelInfo { backend: string; model: string; dim: number; fallback: string | null; weights_sha256: string; }
 export interface PendingChunk { chunk: number; hash: string; }
 export interface EmbeddingStatus { chunks: number; embedded: number; dense_ready: boolean; }
 
@@ -266,7 +266,13 @@ impl Workspace {
                     return Err(JsError::new(&format!("unknown backend `{other}`; use auto, webgpu or cpu")).into());
                 }
             };
-            let info = ModelInfo { backend: embedder.backend().as_str(), model: MODEL_ID, dim: DIM, fallback };
+            let info = ModelInfo {
+                backend: embedder.backend().as_str(),
+                model: MODEL_ID,
+                dim: DIM,
+                fallback,
+                weights_sha256: fathom_embed::asset::WEIGHTS_SHA256,
+            };
             state.borrow_mut().embedder = Some(Rc::new(embedder));
             Ok(to_js(&info)?)
         })
@@ -470,6 +476,8 @@ struct ModelInfo {
     dim: usize,
     /// Why WebGPU was not used, when "auto" fell back to the CPU.
     fallback: Option<String>,
+    /// Names the model in cache keys: vectors of another model are never reused.
+    weights_sha256: &'static str,
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,249 @@
+//! `make eval`: search quality of the lexical, dense and hybrid modes.
+//!
+//! Two sets:
+//! - CoSQA's development split (`../shared/data/cosqa`): 500 web queries, each
+//!   answered by one of 6,267 Python functions. The functions become files of
+//!   a synthetic repository, indexed by the same pipeline as any archive, and
+//!   the file ranking is scored. Skipped, saying so, when the folder is absent.
+//! - A repository-level set written for Flask 3.0.3
+//!   (`tests/eval/flask-3.0.3.queries.json`): questions with the files and
+//!   symbols that answer them, scored on the symbol and the file rankings.
+//!
+//! Metrics: MRR, Recall@1/5/10 and nDCG@10 with binary relevance (gain
+//! 2^r - 1). Prints a table and writes `bench/eval.json`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use fathom_embed::cache::DiskCache;
+use fathom_embed::{Embedder, asset};
+use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions};
+use serde_json::{Value, json};
+
+const MODES: [(SearchMode, &str); 3] =
+    [(SearchMode::Lexical, "lexical"), (SearchMode::Dense, "dense"), (SearchMode::Hybrid, "hybrid")];
+/// How deep each ranking is read: ranks past this count as misses.
+const DEPTH: usize = 100;
+
+struct Clock(Instant);
+
+impl Observer for Clock {
+    fn now_ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1000.0
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Metrics {
+    n: usize,
+    rr: f64,
+    r1: f64,
+    r5: f64,
+    r10: f64,
+    ndcg10: f64,
+}
+
+impl Metrics {
+    /// Adds one query: its ranking and the set of relevant items.
+    fn add(&mut self, ranking: &[String], relevant: &HashSet<String>) {
+        self.n += 1;
+        if let Some(first) = ranking.iter().position(|r| relevant.contains(r)) {
+            self.rr += 1.0 / (first + 1) as f64;
+        }
+        let found = |k: usize| {
+            ranking.iter().take(k).filter(|r| relevant.contains(*r)).count() as f64 / relevant.len().max(1) as f64
+        };
+        self.r1 += found(1);
+        self.r5 += found(5);
+        self.r10 += found(10);
+        let dcg: f64 = ranking
+            .iter()
+            .take(10)
+            .enumerate()
+            .filter(|(_, r)| relevant.contains(*r))
+            .map(|(i, _)| 1.0 / (i as f64 + 2.0).log2())
+            .sum();
+        let ideal: f64 = (0..relevant.len().min(10)).map(|i| 1.0 / (i as f64 + 2.0).log2()).sum();
+        self.ndcg10 += if ideal > 0.0 { dcg / ideal } else { 0.0 };
+    }
+
+    fn json(&self) -> Value {
+        let n = self.n.max(1) as f64;
+        let r = |x: f64| (x / n * 10_000.0).round() / 10_000.0;
+        json!({"queries": self.n, "mrr": r(self.rr), "recall_at_1": r(self.r1), "recall_at_5": r(self.r5),
+               "recall_at_10": r(self.r10), "ndcg_at_10": r(self.ndcg10)})
+    }
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let (weights, tokenizer) = asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
+    let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
+    let mut cache = DiskCache::open(&DiskCache::default_dir()).ok();
+    let mut report = json!({"model": fathom_embed::MODEL_ID, "backend": embedder.backend().as_str(), "depth": DEPTH});
+
+    let cosqa = root.join("../shared/data/cosqa");
+    report["cosqa"] = if cosqa.join("cosqa-retrieval-dev-500.json").is_file() {
+        cosqa_eval(&cosqa, &root, &embedder, cache.as_mut())
+    } else {
+        eprintln!("eval: {} is absent; skipping CoSQA", cosqa.display());
+        json!({"skipped": format!("{} is absent", cosqa.display())})
+    };
+    report["flask"] = flask_eval(&root, &embedder, cache.as_mut());
+
+    print_table(&report);
+    let out = root.join("bench/eval.json");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
+    println!("wrote {}", out.display());
+    let mut failed = false;
+    for set in ["cosqa", "flask"] {
+        for level in ["files", "symbols"] {
+            let Some(m) = report[set].get(level) else { continue };
+            let score = |mode: &str, key: &str| m[mode][key].as_f64().unwrap_or(0.0);
+            for key in ["mrr", "recall_at_10"] {
+                let hybrid = score("hybrid", key);
+                if hybrid <= score("lexical", key) || hybrid <= score("dense", key) {
+                    eprintln!("eval: on {set} {level}, hybrid {key} {hybrid} does not beat both lanes");
+                    failed = true;
+                }
+            }
+        }
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}
+
+/// Indexes a directory and embeds it, through the disk cache.
+fn prepare(dir: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -> (Index, Value) {
+    let started = Instant::now();
+    let mut index = fathom_engine::index_dir(dir, &Options::default(), &mut Clock(Instant::now())).expect("indexes");
+    let index_s = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let report =
+        fathom_engine::embed::embed_index(&mut index, embedder, cache, &mut Clock(Instant::now())).expect("embeds");
+    let embed_s = started.elapsed().as_secs_f64();
+    let stats = json!({
+        "files": index.summary().files, "chunks": report.chunks, "from_cache": report.from_cache,
+        "embedded": report.embedded, "index_s": index_s, "embed_s": embed_s,
+        "chunks_per_s": if report.embedded > 0 { report.embedded as f64 / embed_s } else { f64::NAN },
+    });
+    eprintln!("eval: {} {stats}", dir.display());
+    (index, stats)
+}
+
+fn embed_queries(embedder: &Embedder, queries: &[String]) -> Vec<Vec<f32>> {
+    queries
+        .chunks(32)
+        .flat_map(|batch| {
+            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+            embedder.embed(&refs).expect("queries embed")
+        })
+        .collect()
+}
+
+fn cosqa_eval(data: &Path, root: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -> Value {
+    let queries: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(data.join("cosqa-retrieval-dev-500.json")).unwrap()).unwrap();
+    let code: serde_json::Map<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(data.join("code_idx_map.txt")).unwrap()).unwrap();
+    // One file per snippet; the ranking of files is the ranking of snippets.
+    let dir = DiskCache::default_dir().parent().unwrap().join("eval/cosqa");
+    let corpus = dir.join("snippets");
+    if std::fs::read_dir(&corpus).map_or(0, |d| d.count()) != code.len() {
+        let _ = std::fs::remove_dir_all(&corpus);
+        std::fs::create_dir_all(&corpus).unwrap();
+        for (text, idx) in &code {
+            std::fs::write(corpus.join(format!("s{:05}.py", idx.as_u64().unwrap())), text).unwrap();
+        }
+    }
+    let (index, stats) = prepare(&dir, embedder, cache);
+    let texts: Vec<String> = queries.iter().map(|q| q["doc"].as_str().unwrap().to_owned()).collect();
+    let vectors = embed_queries(embedder, &texts);
+    let mut out = json!({"corpus": code.len(), "index": stats});
+    let mut files = json!({});
+    for (mode, name) in MODES {
+        let mut metrics = Metrics::default();
+        let started = Instant::now();
+        for (q, vector) in queries.iter().zip(&vectors) {
+            let options = SearchOptions { k: DEPTH, mode, ..SearchOptions::default() };
+            let results = index.search(q["doc"].as_str().unwrap(), &options, Some(vector));
+            let ranking: Vec<String> = results.files.iter().map(|f| f.file.clone()).collect();
+            let relevant = HashSet::from([format!("snippets/s{:05}.py", q["retrieval_idx"].as_u64().unwrap())]);
+            metrics.add(&ranking, &relevant);
+        }
+        files[name] = metrics.json();
+        files[name]["ms_per_query"] = json!(started.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64);
+    }
+    out["files"] = files;
+    let reference: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/eval/cosqa-reference.json")).unwrap()).unwrap();
+    out["python_reference"] = reference.clone();
+    let gap = out["files"]["dense"]["mrr"].as_f64().unwrap() - reference["mrr"].as_f64().unwrap();
+    out["dense_mrr_minus_python"] = json!((gap * 10_000.0).round() / 10_000.0);
+    out
+}
+
+fn flask_eval(root: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -> Value {
+    let set: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/eval/flask-3.0.3.queries.json")).unwrap())
+            .unwrap();
+    let corpora = std::env::var_os("FATHOM_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| DiskCache::default_dir().parent().unwrap().join("corpora"));
+    let dir = corpora.join(set["corpus"].as_str().unwrap());
+    let (index, stats) = prepare(&dir, embedder, cache);
+    let queries = set["queries"].as_array().unwrap();
+    let texts: Vec<String> = queries.iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();
+    let vectors = embed_queries(embedder, &texts);
+    let strings = |v: &Value| -> HashSet<String> {
+        v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+    };
+    let mut out = json!({"corpus": set["corpus"], "index": stats, "files": {}, "symbols": {}});
+    for (mode, name) in MODES {
+        let (mut by_symbol, mut by_file) = (Metrics::default(), Metrics::default());
+        for (q, vector) in queries.iter().zip(&vectors) {
+            let options = SearchOptions { k: DEPTH, mode, ..SearchOptions::default() };
+            let results = index.search(q["q"].as_str().unwrap(), &options, Some(vector));
+            let symbols: Vec<String> = results.hits.iter().map(|h| h.symbol.clone()).collect();
+            let files: Vec<String> = results.files.iter().map(|f| f.file.clone()).collect();
+            by_symbol.add(&symbols, &strings(&q["symbols"]));
+            by_file.add(&files, &strings(&q["files"]));
+        }
+        out["symbols"][name] = by_symbol.json();
+        out["files"][name] = by_file.json();
+    }
+    out
+}
+
+fn print_table(report: &Value) {
+    println!(
+        "{:<8} {:<8} {:<8} {:>7} {:>7} {:>7} {:>7} {:>8}",
+        "set", "level", "mode", "MRR", "R@1", "R@5", "R@10", "nDCG@10"
+    );
+    for set in ["cosqa", "flask"] {
+        for level in ["files", "symbols"] {
+            let Some(m) = report[set].get(level) else { continue };
+            for (_, mode) in MODES {
+                let v = &m[mode];
+                println!(
+                    "{set:<8} {level:<8} {mode:<8} {:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
+                    v["mrr"].as_f64().unwrap_or(f64::NAN),
+                    v["recall_at_1"].as_f64().unwrap_or(f64::NAN),
+                    v["recall_at_5"].as_f64().unwrap_or(f64::NAN),
+                    v["recall_at_10"].as_f64().unwrap_or(f64::NAN),
+                    v["ndcg_at_10"].as_f64().unwrap_or(f64::NAN)
+                );
+            }
+        }
+    }
+    if let Some(reference) = report["cosqa"].get("python_reference") {
+        println!(
+            "cosqa python reference (sentence-transformers, exact cosine): MRR {:.4}; Fathom dense minus reference: {}",
+            reference["mrr"].as_f64().unwrap_or(f64::NAN),
+            report["cosqa"]["dense_mrr_minus_python"]
+        );
+    }
+}

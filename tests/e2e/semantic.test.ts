@@ -1,0 +1,186 @@
+// Semantic and hybrid search in the browser: MiniLM on WebGPU (SwiftShader, a
+// real WebGPU device on the CPU), its parity with sentence-transformers, the
+// CPU fallback where WebGPU is missing, and the IndexedDB embedding cache.
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { uploadZip, waitForState } from './app';
+import { launchBrowser, openApp, screenshot, type AppPage } from './browser';
+import { zipFixture } from './fixtures';
+
+const baseUrl = inject('baseUrl');
+/** SwiftShader runs MiniLM at about 10 s per 128 tokens: minutes, not seconds. */
+const EMBED_TIMEOUT = 600_000;
+const QUERY = 'length of the longest side of a right triangle';
+const TARGET = 'geometry.hypotenuse';
+
+const parityDir = new URL('../../crates/fathom_embed/tests/fixtures/', import.meta.url);
+const parityTexts: string[] = JSON.parse(readFileSync(new URL('parity-texts.json', parityDir), 'utf8')).texts;
+const parityVectors: Float32Array[] = JSON.parse(readFileSync(new URL('parity-vectors.json', parityDir), 'utf8')).vectors.map(
+  (b64: string) => {
+    const bytes = Buffer.from(b64, 'base64');
+    return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  },
+);
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+/** A spread of the parity texts: prose, an error, an identifier, code, accents, an empty string, a long input. */
+const PARITY_SAMPLE = [0, 12, 17, 23, 43, 51, 59];
+
+async function embedParity(page: Page, backend: 'webgpu' | 'cpu'): Promise<number[]> {
+  const texts = PARITY_SAMPLE.map((i) => parityTexts[i] ?? '');
+  const flat = await page.evaluate(
+    async ({ texts, backend }) => {
+      const client = (globalThis as unknown as { fathom: { embedTexts(t: string[], b: string): Promise<Float32Array> } }).fathom;
+      return Array.from(await client.embedTexts(texts, backend));
+    },
+    { texts, backend },
+  );
+  return PARITY_SAMPLE.map((index, i) => cosine(flat.slice(i * 384, (i + 1) * 384), parityVectors[index] as Float32Array));
+}
+
+async function waitForEmbeddings(page: Page): Promise<Record<string, string>> {
+  await page.waitForFunction(
+    () => {
+      const state = document.querySelector<HTMLElement>('[data-testid="embed-status"]')?.dataset.state;
+      return state === 'ready' || state === 'failed';
+    },
+    undefined,
+    { timeout: EMBED_TIMEOUT, polling: 500 },
+  );
+  const badge = page.getByTestId('embed-status');
+  const data = await badge.evaluate(
+    (el) => ({ ...(el as HTMLElement).dataset, text: el.textContent ?? '' }) as Record<string, string>,
+  );
+  expect(data.state, data.text).toBe('ready');
+  return data;
+}
+
+/** Types a query in a mode and returns the symbols listed, with each one's lanes. */
+async function results(page: Page, query: string, mode: string): Promise<{ mode: string; hits: { symbol: string; lanes: string[] }[] }> {
+  await page.getByTestId('search-mode').selectOption(mode);
+  await page.getByTestId('search-input').fill(query);
+  const list = page.locator(`[data-testid="search-results"][data-query="${query}"]`);
+  await list.waitFor({ state: 'attached' });
+  await page.waitForFunction((m) => {
+    const el = document.querySelector<HTMLElement>('[data-testid="search-results"]');
+    return el?.dataset.mode !== undefined && (m === 'lexical' ? el.dataset.mode === 'lexical' : el.dataset.mode !== '');
+  }, mode);
+  return page.evaluate(() => {
+    const list = document.querySelector<HTMLElement>('[data-testid="search-results"]');
+    const hits = [...document.querySelectorAll<HTMLElement>('[data-testid="search-result"]')].map((li) => ({
+      symbol: li.querySelector('.symbol')?.textContent ?? '',
+      lanes: [...li.querySelectorAll<HTMLElement>('.lane')].map((l) => l.dataset.lane ?? ''),
+    }));
+    return { mode: list?.dataset.mode ?? '', hits };
+  });
+}
+
+async function withApp(browser: Browser, query: string, run: (app: AppPage) => Promise<void>): Promise<void> {
+  const app = await openApp(browser, `${baseUrl}${query}`, { embed: true });
+  try {
+    await run(app);
+    expect(app.foreignRequests()).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
+  } finally {
+    await app.close();
+  }
+}
+
+describe('on WebGPU', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test(
+    'embeds on WebGPU, then finds by meaning what lexical search misses, and reuses cached vectors',
+    async () => {
+      await withApp(browser, '?backend=webgpu', async ({ page, requests }) => {
+        await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
+        await waitForState(page, 'ready');
+        // Lexical search answers at once, before any embedding is done.
+        const early = await results(page, 'send_message', 'hybrid');
+        expect(early.hits[0]?.symbol).toContain('send_message');
+
+        const badge = await waitForEmbeddings(page);
+        expect(badge.backend).toBe('webgpu');
+        expect(Number(badge.done)).toBe(Number(badge.chunks));
+        expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.f16.safetensors'))).toBe(true);
+
+        const hybrid = await results(page, QUERY, 'hybrid');
+        expect(hybrid.mode).toBe('hybrid');
+        expect(hybrid.hits[0]?.symbol).toContain(TARGET);
+        expect(hybrid.hits[0]?.lanes).toContain('dense');
+        expect(hybrid.hits[0]?.lanes).not.toContain('lexical');
+        await screenshot(page, 'semantic-webgpu-hybrid');
+
+        const lexical = await results(page, QUERY, 'lexical');
+        expect(lexical.mode).toBe('lexical');
+        expect(lexical.hits.map((h) => h.symbol).join(' ')).not.toContain('hypotenuse');
+
+        // Parity with sentence-transformers on WebGPU, on a spread of the parity texts.
+        const cosines = await embedParity(page, 'webgpu');
+        expect(Math.min(...cosines), cosines.join(', ')).toBeGreaterThanOrEqual(0.999);
+
+        // Indexing the same archive again: every vector comes from IndexedDB.
+        await page.getByTestId('search-input').fill('');
+        await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
+        await page.waitForFunction(
+          () => document.querySelector<HTMLElement>('[data-testid="embed-status"]')?.dataset.state !== 'ready',
+        );
+        const again = await waitForEmbeddings(page);
+        expect(Number(again.cached)).toBe(Number(again.chunks));
+      });
+    },
+    EMBED_TIMEOUT * 2,
+  );
+});
+
+describe('without WebGPU', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser({ webgpu: false });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test(
+    'falls back to the CPU backend, says so, and still searches by meaning',
+    async () => {
+      await withApp(browser, '', async ({ page }) => {
+        await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
+        await waitForState(page, 'ready');
+        const badge = await waitForEmbeddings(page);
+        expect(badge.backend).toBe('cpu');
+        expect(badge.fallback).not.toBe('');
+        expect(badge.text).toContain('cpu');
+
+        const hybrid = await results(page, QUERY, 'hybrid');
+        expect(hybrid.hits[0]?.symbol).toContain(TARGET);
+        await screenshot(page, 'semantic-cpu-fallback');
+
+        const cosines = await embedParity(page, 'cpu');
+        expect(Math.min(...cosines), cosines.join(', ')).toBeGreaterThanOrEqual(0.999);
+      });
+    },
+    EMBED_TIMEOUT,
+  );
+});
