@@ -57,10 +57,11 @@ cli:
 corpora:
 	@scripts/corpora.sh
 
-## bench: index a pinned Django sdist and measure query latency; writes bench/report.json.
-bench:
+## bench: query latency on Django; embedding throughput (CPU, and WebGPU in Chromium), HNSW recall, hybrid search latency on Flask; writes bench/report.json.
+bench: build
 	@scripts/corpora.sh --bench
-	cargo run --locked --release -q -p fathom_bench
+	npx vitest run --config tests/vitest.bench.config.ts
+	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
 
 ## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask; writes bench/eval.json.
 eval: corpora model

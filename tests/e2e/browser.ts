@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -66,4 +67,21 @@ export async function openApp(browser: Browser, baseUrl: string, options: { embe
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage: true });
+}
+
+/** Runs a scenario in a fresh page, then checks it made no foreign request and threw nothing. */
+export async function withApp(
+  browser: Browser,
+  url: string,
+  run: (app: AppPage) => Promise<void>,
+  options: { embed?: boolean } = {},
+): Promise<void> {
+  const app = await openApp(browser, url, options);
+  try {
+    await run(app);
+    expect(app.foreignRequests()).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
+  } finally {
+    await app.close();
+  }
 }

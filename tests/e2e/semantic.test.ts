@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { uploadZip, waitForState } from './app';
-import { launchBrowser, openApp, screenshot, type AppPage } from './browser';
+import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
 import { zipFixture } from './fixtures';
 
 const baseUrl = inject('baseUrl');
@@ -89,15 +89,8 @@ async function results(page: Page, query: string, mode: string): Promise<{ mode:
   });
 }
 
-async function withApp(browser: Browser, query: string, run: (app: AppPage) => Promise<void>): Promise<void> {
-  const app = await openApp(browser, `${baseUrl}${query}`, { embed: true });
-  try {
-    await run(app);
-    expect(app.foreignRequests()).toEqual([]);
-    expect(app.pageErrors).toEqual([]);
-  } finally {
-    await app.close();
-  }
+function withApp(browser: Browser, query: string, run: (app: AppPage) => Promise<void>): Promise<void> {
+  return withAppIn(browser, `${baseUrl}${query}`, run, { embed: true });
 }
 
 describe('on WebGPU', () => {

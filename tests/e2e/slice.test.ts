@@ -14,7 +14,7 @@ import {
   waitForCode,
   waitForState,
 } from './app';
-import { launchBrowser, openApp, screenshot, type AppPage } from './browser';
+import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
 import { corruptZip, zipFiles, zipFixture } from './fixtures';
 
 const baseUrl = inject('baseUrl');
@@ -27,16 +27,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Runs a scenario in a fresh page, then checks it made no foreign request and threw nothing. */
-async function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
-  const app = await openApp(browser, baseUrl);
-  try {
-    await run(app);
-    expect(app.foreignRequests()).toEqual([]);
-    expect(app.pageErrors).toEqual([]);
-  } finally {
-    await app.close();
-  }
+function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
+  return withAppIn(browser, baseUrl, run);
 }
 
 /** Searches `name`, opens the first result and checks that exactly its lines are highlighted. */

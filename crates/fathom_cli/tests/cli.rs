@@ -118,7 +118,8 @@ fn a_stack_trace_points_at_the_frames_it_names() {
 
 #[test]
 fn search_with_no_hits_exits_1_and_a_bad_archive_exits_2_naming_the_cause() {
-    let none = fathom(&["search", fixture().to_str().unwrap(), "no_such_symbol_anywhere", "--json"]);
+    // No term of the index, and no chunk within cosine 0.2 of it.
+    let none = fathom(&["search", fixture().to_str().unwrap(), "qwxz zzyq plorb", "--json"]);
     assert_eq!(none.status.code(), Some(1), "no term matches and nothing is similar enough");
     let none: Value = serde_json::from_slice(&none.stdout).unwrap();
     assert_eq!(none["hits"], serde_json::json!([]));

@@ -136,7 +136,7 @@ fn members(graph: &CodeGraph, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
 }
 
 /// The lines of a module that no function or class covers.
-fn top_level_lines<'a>(sources: &'a dyn Sources, module: NodeId) -> Vec<&'a str> {
+fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<&str> {
     let graph = sources.graph();
     let node = graph.node(module);
     let text = sources.file_text(node.file.expect("checked").0 as usize);
@@ -162,18 +162,28 @@ fn top_level_lines<'a>(sources: &'a dyn Sources, module: NodeId) -> Vec<&'a str>
     out
 }
 
-/// The text a chunk stands for: a header naming the symbol and its file,
-/// the docstring when the body does not already hold it, then the body.
-/// This is what is embedded and what the lexical index reads.
+/// The text a chunk stands for: what is embedded and what the lexical index
+/// reads (which adds the name and path itself, see `lexical`).
+///
+/// A function's chunk is its source, as the model was trained on code, with
+/// its docstring first when the docstring sits outside the body (JSDoc,
+/// Javadoc). Context the body lacks is put in a one-line header: the
+/// qualified name for a method (its class) and for a window past the first
+/// (which lacks the signature), the path for a module's top-level code.
 pub fn text(sources: &dyn Sources, chunk: &Chunk) -> String {
     let graph = sources.graph();
     let node = graph.node(chunk.node);
     let path = graph.path_of(chunk.node).unwrap_or_default();
     let file = sources.file_text(node.file.map_or(0, |f| f.0 as usize));
-    let mut out = format!("{} {}\n{}\n", kind_word(node.kind), node.qualified_name, path);
     let body: String = match chunk.part {
         Part::TopLevel => top_level_lines(sources, chunk.node).join("\n"),
         _ => lines(file, chunk.start_line, chunk.end_line).collect::<Vec<_>>().join("\n"),
+    };
+    let mut out = match chunk.part {
+        Part::TopLevel => format!("{} {}\n", kind_word(node.kind), path),
+        Part::Window(n) if n > 0 => format!("{} {}\n", kind_word(node.kind), node.qualified_name),
+        _ if node.kind == SymbolKind::Method => format!("{} {}\n", kind_word(node.kind), node.qualified_name),
+        _ => String::new(),
     };
     if let Some(doc) = node.details.as_ref().and_then(|d| d.docstring.as_deref())
         && !body.contains(doc.lines().next().unwrap_or_default().trim())

@@ -9,7 +9,7 @@ use serde::Serialize;
 pub const EF_CONSTRUCTION: usize = 100;
 pub const EF_SEARCH: usize = 100;
 /// Fixed, so the same vectors always build the same graph.
-pub const SEED: u64 = 0x5eed_fa7;
+pub const SEED: u64 = 0x05ee_dfa7;
 
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct HnswParams {
@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn hnsw_finds_what_exact_search_finds() {
-        let points: Vec<(u32, Vector)> = (0..2000).map(|i| (i, unit(i as u64, 32))).collect();
+        let points: Vec<(u32, Vector)> = (0..800).map(|i| (i, unit(i as u64, 32))).collect();
         let dense = Dense::build(points.clone());
         let mut found = 0;
         for q in 0..50 {

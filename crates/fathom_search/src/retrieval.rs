@@ -18,6 +18,17 @@ use crate::{MatchKind, NameIndex};
 pub const RRF_K: f64 = 60.0;
 /// How many chunks each lane reads before grouping them into symbols.
 const LANE_DEPTH: usize = 200;
+/// Ranks past this in one lane say little: with k = 60, rank 150 of a weak
+/// lane would outweigh the gap between ranks 1 and 3 of a strong one. They
+/// still count, at a twentieth, so a result found nowhere else stays listed.
+const FUSION_DEPTH: usize = 30;
+
+/// A lane's contribution for a 0-based rank.
+fn rrf(weight: f64, rank: usize) -> f64 {
+    let share = weight / (RRF_K + rank as f64 + 1.0);
+    if rank < FUSION_DEPTH { share } else { share / 20.0 }
+}
+
 /// How many fused results seed the graph expansion.
 const EXPAND_SEEDS: usize = 20;
 
@@ -48,7 +59,7 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Self {
-        Weights { lexical: 1.0, dense: 1.0, name: 1.0, trace: 2.0, graph: 0.3 }
+        Weights { lexical: 1.0, dense: 1.0, name: 1.0, trace: 2.0, graph: 0.1 }
     }
 }
 
@@ -264,21 +275,36 @@ impl Retrieval {
             })
         }
 
+        let mut best_chunk: HashMap<NodeId, usize> = HashMap::new();
         if mode != Mode::Dense {
             // BM25, grouped to symbols by their best chunk.
-            for (rank, (node, chunk, _)) in by_symbol(&self.chunks, self.lexical.search(query, LANE_DEPTH)).enumerate()
-            {
+            let lexical: Vec<(NodeId, usize, f32)> =
+                by_symbol(&self.chunks, self.lexical.search(query, LANE_DEPTH)).collect();
+            // How much of the query the best lexical match holds. When the
+            // words of a question are not the words of the code (a
+            // description of behaviour), BM25's order is weak evidence, and
+            // in hybrid mode its lanes count for less: `coverage²` of their
+            // weight. An error message or a name is covered fully.
+            let coverage = if mode == Mode::Hybrid {
+                let terms: std::collections::HashSet<String> = self.lexical.terms(query).into_iter().collect();
+                let matched =
+                    lexical.first().map_or(0, |&(_, chunk, _)| self.matched_terms(sources, query, chunk).len());
+                if terms.is_empty() { 1.0 } else { matched as f64 / terms.len() as f64 }
+            } else {
+                1.0
+            };
+            for (rank, (node, chunk, _)) in lexical.into_iter().enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = w.lexical / (RRF_K + rank as f64 + 1.0);
+                let share = rrf(coverage * w.lexical, rank);
                 hit.explain.lexical_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.lexical = share;
                 hit.explain.chunk_lines = Some([self.chunks[chunk].start_line, self.chunks[chunk].end_line]);
-                hit.explain.matched_terms = self.matched_terms(sources, query, chunk);
+                best_chunk.insert(node, chunk);
                 hit.score += share;
             }
             for (rank, (node, kind)) in self.name_lane(graph, &hints, query).into_iter().enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = w.name / (RRF_K + rank as f64 + 1.0);
+                let share = rrf(coverage * w.name, rank);
                 hit.explain.name_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.name = share;
                 hit.name_match = Some(kind);
@@ -286,7 +312,7 @@ impl Retrieval {
             }
             for (rank, node) in trace_lane(sources, &hints).into_iter().enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = w.trace / (RRF_K + rank as f64 + 1.0);
+                let share = rrf(w.trace, rank);
                 hit.explain.trace_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.trace = share;
                 hit.score += share;
@@ -299,7 +325,7 @@ impl Retrieval {
                 dense.search(vector, LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
             for (rank, (node, chunk, similarity)) in by_symbol(&self.chunks, matches).enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = w.dense / (RRF_K + rank as f64 + 1.0);
+                let share = rrf(w.dense, rank);
                 hit.explain.dense_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.dense = share;
                 hit.explain.similarity = Some((f64::from(similarity) * 1000.0).round() / 1000.0);
@@ -316,6 +342,11 @@ impl Retrieval {
         }
         let files = rank_files(graph, &hits);
         hits.truncate(options.k);
+        for hit in &mut hits {
+            if let Some(&chunk) = best_chunk.get(&hit.node) {
+                hit.explain.matched_terms = self.matched_terms(sources, query, chunk);
+            }
+        }
         Ranking { mode, note, hits, files, params: self.params(w) }
     }
 
@@ -504,9 +535,10 @@ fn expand(graph: &CodeGraph, hits: &mut Vec<RankedHit>, damping: f64) {
     }
 }
 
-/// Files by the scores of their symbols: the best counts fully, the next
-/// half, the next a quarter, so one strong match and several good ones both
-/// rank a file high.
+/// Files by their best symbol (MaxP), with a small share of their next two
+/// (a hundredth each) to order files whose best symbols tie. Fused scores are
+/// flat (1/61 and 1/62 are ranks 1 and 2), so a larger share would let two
+/// middling hits outrank one excellent one.
 fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
     let mut files: HashMap<&str, FileRank> = HashMap::new();
     for hit in hits {
@@ -514,7 +546,7 @@ fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
         let file =
             files.entry(path).or_insert_with(|| FileRank { file: path.to_owned(), score: 0.0, symbols: Vec::new() });
         if file.symbols.len() < 3 {
-            file.score += hit.score * 0.5f64.powi(file.symbols.len() as i32);
+            file.score += hit.score * if file.symbols.is_empty() { 1.0 } else { 0.01 };
             file.symbols.push(hit.node);
         }
     }
