@@ -27,7 +27,10 @@ test('embedding throughput in Chromium', async () => {
       };
       const cpu = await rate('cpu');
       const webgpu = adapter ? await rate('webgpu') : null;
-      return { cpu, webgpu, adapter: adapter?.info ? { ...adapter.info } : null };
+      // GPUAdapterInfo's fields are getters: copy them by name.
+      const info = adapter?.info;
+      const described = info ? Object.fromEntries(['vendor', 'architecture', 'device', 'description'].map((k) => [k, info[k] ?? ''])) : null;
+      return { cpu, webgpu, adapter: described };
     }, texts);
     const adapter = JSON.stringify(result.adapter);
     const out = {
