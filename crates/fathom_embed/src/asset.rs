@@ -82,9 +82,9 @@ pub fn default_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("FATHOM_MODEL_DIR") {
         return dir.into();
     }
-    let base = std::env::var_os("FATHOM_CACHE_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/fathom")
-    });
+    let base = std::env::var_os("FATHOM_CACHE_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/fathom"));
     base.join("model/asset")
 }
 
