@@ -32,14 +32,14 @@ pub fn embed_index(
     let mut report = EmbedReport { chunks: index.chunks().len(), ..EmbedReport::default() };
     let mut todo = Vec::new();
     for chunk in pending {
-        let key = cache::key(&index.chunks()[chunk].hash);
-        match (cache.as_deref(), key) {
-            (Some(cache), Some(key)) if cache.get(&key).is_some() => {
-                let vector = cache.get(&key).expect("checked").to_vec();
+        let cached =
+            cache::key(&index.chunks()[chunk].hash).and_then(|key| cache.as_deref()?.get(&key)).map(<[f32]>::to_vec);
+        match cached {
+            Some(vector) => {
                 index.set_vector(chunk, vector);
                 report.from_cache += 1;
             }
-            _ => todo.push(chunk),
+            None => todo.push(chunk),
         }
     }
     // Similar lengths batch together, so little is padded.
