@@ -108,7 +108,9 @@ fn main() {
         for level in ["files", "symbols"] {
             let Some(m) = report[set].get(level) else { continue };
             let score = |mode: &str, key: &str| m[mode][key].as_f64().unwrap_or(0.0);
-            for key in ["mrr", "recall_at_10"] {
+            // The bar: hybrid beats each lane on MRR and nDCG@10 (Recall@10 is
+            // reported; near its ceiling one file decides it).
+            for key in ["mrr", "ndcg_at_10"] {
                 let hybrid = score("hybrid", key);
                 if hybrid <= score("lexical", key) || hybrid <= score("dense", key) {
                     eprintln!("eval: on {set} {level}, hybrid {key} {hybrid} does not beat both lanes");
@@ -194,6 +196,9 @@ fn evaluate_all(
     for ((name, _), _) in levels {
         out[*name] = json!({});
     }
+    if let Some(dir) = std::env::var_os("FATHOM_EVAL_DUMP") {
+        dump(index, texts, vectors, levels, Path::new(&dir));
+    }
     for (mode, expand, mode_name) in MODES {
         let options = SearchOptions { k: DEPTH, mode, expand, ..SearchOptions::default() };
         let scores = evaluate(index, texts, vectors, &options, levels);
@@ -210,6 +215,41 @@ fn evaluate_all(
     }
     out["hybrid_weight_sweep"] = sweep;
     out
+}
+
+/// Writes every query's lanes (`FATHOM_EVAL_DUMP=DIR`), one JSON line per
+/// query, for studying fusion functions offline.
+fn dump(index: &Index, texts: &[String], vectors: &[Vec<f32>], levels: &[(Level, &[HashSet<String>])], dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let name = if levels.len() == 1 { "cosqa" } else { "flask" };
+    let options = SearchOptions { k: 2000, mode: SearchMode::Hybrid, expand: false, ..SearchOptions::default() };
+    let mut out = String::new();
+    for (i, (text, vector)) in texts.iter().zip(vectors).enumerate() {
+        let results = index.search(text, &options, Some(vector));
+        let relevant: Vec<Vec<&String>> = levels.iter().map(|(_, r)| r[i].iter().collect()).collect();
+        let hits: Vec<Value> = results
+            .hits
+            .iter()
+            .map(|h| {
+                let e = &h.explain;
+                json!([
+                    h.symbol,
+                    h.file,
+                    e.lexical_rank,
+                    e.name_rank,
+                    e.trace_rank,
+                    e.dense_rank,
+                    e.bm25,
+                    e.similarity,
+                    e.lanes.lexical,
+                    e.lanes.name
+                ])
+            })
+            .collect();
+        out.push_str(&json!({"q": text, "relevant": relevant, "hits": hits}).to_string());
+        out.push('\n');
+    }
+    std::fs::write(dir.join(format!("{name}.jsonl")), out).unwrap();
 }
 
 fn cosqa_eval(data: &Path, root: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -> Value {

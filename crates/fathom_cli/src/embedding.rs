@@ -9,10 +9,10 @@ use fathom_embed::cache::DiskCache;
 use fathom_embed::{Embedder, asset};
 use fathom_engine::{Index, Observer, Stage};
 
-/// Embeds the index's chunks and the query. Returns `None`, after saying why
-/// on stderr, when the model asset is missing: the search then runs
-/// lexically and its `note` says so.
-pub fn prepare(index: &mut Index, query: &str) -> Result<Option<Vec<f32>>> {
+/// Embeds the index's chunks and returns the model, for the queries.
+/// Returns `None`, after saying why on stderr, when the model asset is
+/// missing: searches then run lexically and their `note` says so.
+pub fn prepare(index: &mut Index) -> Result<Option<Embedder>> {
     let dir = asset::default_dir();
     let (weights, tokenizer) = match asset::read_dir(&dir) {
         Ok(files) => files,
@@ -28,7 +28,7 @@ pub fn prepare(index: &mut Index, query: &str) -> Result<Option<Vec<f32>>> {
     if progress.tty {
         eprint!("\r\x1b[K");
     }
-    Ok(embedder.embed(&[query])?.pop())
+    Ok(Some(embedder))
 }
 
 /// A one-line progress meter with an estimate of the time left, drawn only

@@ -1,5 +1,6 @@
 //! `fathom`: the command-line face of the same core the browser runs.
 
+mod batch;
 mod embedding;
 mod output;
 
@@ -100,7 +101,13 @@ enum Command {
         /// A `.zip` archive or a directory.
         target: PathBuf,
         /// What to look for.
-        query: String,
+        #[arg(required_unless_present = "queries", conflicts_with = "queries")]
+        query: Option<String>,
+        /// Answer many queries against one index: a JSON Lines file of
+        /// `{"id": ..., "query": "..."}`, `-` for stdin. Prints one JSON line
+        /// per query with its `id`; a malformed line gets an `error` line.
+        #[arg(long, value_name = "FILE.jsonl")]
+        queries: Option<PathBuf>,
         /// How many hits (or files) to print.
         #[arg(long, short, default_value_t = 10)]
         k: usize,
@@ -176,15 +183,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Symbol { target, symbol, json } => output::symbol(&open(&target)?.symbol(&symbol)?, json)?,
         Command::Edges { target, types, json } => output::edges(&open(&target)?.edges(&types), json)?,
         Command::Schema { json } => output::schema(&fathom_engine::schema(), json)?,
-        Command::Search { target, query, k, files, mode, json } => {
+        Command::Search { target, query, queries, k, files, mode, json } => {
             let mode = match mode {
                 ModeArg::Lexical => SearchMode::Lexical,
                 ModeArg::Dense => SearchMode::Dense,
                 ModeArg::Hybrid => SearchMode::Hybrid,
             };
-            let mut index = open(&target)?;
-            let query_vector = if mode == SearchMode::Lexical { None } else { embedding::prepare(&mut index, &query)? };
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
+            let input = queries.map(|path| batch::read(&path)).transpose()?;
+            let mut index = open(&target)?;
+            let embedder = if mode == SearchMode::Lexical { None } else { embedding::prepare(&mut index)? };
+            if let Some(lines) = input {
+                return batch::run(&index, embedder.as_ref(), &lines, &options, files);
+            }
+            let query = query.expect("clap requires a query or --queries");
+            let query_vector = embedder.map(|e| e.embed(&[query.as_str()])).transpose()?.and_then(|mut v| v.pop());
             let results = index.search(&query, &options, query_vector.as_deref());
             output::search(&results, files, json)?;
             if results.hits.is_empty() {

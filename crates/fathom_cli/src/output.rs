@@ -47,15 +47,19 @@ pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// A search's JSON, with the one ranking asked for: hits or files.
+pub fn search_value(results: &SearchResults, files: bool) -> Result<serde_json::Value> {
+    let mut value = serde_json::to_value(results)?;
+    if let Some(object) = value.as_object_mut() {
+        object.remove(if files { "hits" } else { "files" });
+    }
+    Ok(value)
+}
+
 pub fn search(results: &SearchResults, files: bool, json: bool) -> Result<()> {
     let mut out = io::stdout().lock();
     if json {
-        let mut value = serde_json::to_value(results)?;
-        // One ranking per answer: the one asked for.
-        if let Some(object) = value.as_object_mut() {
-            object.remove(if files { "hits" } else { "files" });
-        }
-        serde_json::to_writer_pretty(&mut out, &value)?;
+        serde_json::to_writer_pretty(&mut out, &search_value(results, files)?)?;
         writeln!(out)?;
         return Ok(());
     }

@@ -109,6 +109,40 @@ fn hybrid_search_finds_by_meaning_and_explains_each_lane() {
 }
 
 #[test]
+fn batch_search_answers_each_line_in_order_and_reports_malformed_lines() {
+    let input = std::env::temp_dir().join(format!("fathom-cli-batch-{}.jsonl", std::process::id()));
+    std::fs::write(
+        &input,
+        concat!(
+            r#"{"id": "sum", "query": "add an amount to the running sum"}"#,
+            "\n",
+            "\n",
+            "not json\n",
+            r#"{"id": 2, "query": "compute_total"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let out = fathom(&["search", fixture().to_str().unwrap(), "--queries", input.to_str().unwrap(), "--k", "3"]);
+    std::fs::remove_file(&input).ok();
+    assert_eq!(out.status.code(), Some(2), "a malformed line exits 2 after the rest are answered");
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["id"], "sum");
+    assert_eq!(lines[0]["mode"], "hybrid");
+    assert_eq!(lines[0]["hits"][0]["symbol"], "pkg.calc.Calculator.add");
+    assert_eq!(lines[0]["hits"].as_array().unwrap().len(), 3);
+    assert_eq!(lines[1]["line"], 3);
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("not JSON"));
+    assert_eq!(lines[2]["id"], 2);
+    assert_eq!(lines[2]["hits"][0]["symbol"], "pkg.calc.compute_total");
+
+    let neither = fathom(&["search", fixture().to_str().unwrap()]);
+    assert_eq!(neither.status.code(), Some(2), "a query or --queries is required");
+}
+
+#[test]
 fn a_stack_trace_points_at_the_frames_it_names() {
     let trace = "Traceback (most recent call last):\n  File \"/srv/app/pkg/calc.py\", line 39, in compute_total\nValueError: bad amount";
     let out = json(&fathom(&["search", fixture().to_str().unwrap(), trace, "--mode", "lexical", "--json"]));

@@ -23,10 +23,51 @@ const LANE_DEPTH: usize = 200;
 /// still count, at a twentieth, so a result found nowhere else stays listed.
 const FUSION_DEPTH: usize = 30;
 
-/// A lane's contribution for a 0-based rank.
+/// How the scores inside each lane shape its shares. Plain RRF reads ranks
+/// only, so a dense lane whose first hit is at cosine 0.80 and its second at
+/// 0.60 counts them as near equals (1/61 and 1/62), and a weak lane's first
+/// rank outweighs a strong lane's clear winner. Each share is therefore
+/// scaled by the hit's score relative to the lane's best, raised to an
+/// exponent, and the dense lane's weight by its confidence: the best
+/// similarity over a pivot, raised to a power and capped. The values were
+/// chosen on `make eval`'s two sets and checked by two-fold cross-validation
+/// (see ARCHITECTURE.md); every search records them in `params.fusion`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Fusion {
+    pub lexical_score_exponent: f64,
+    pub dense_score_exponent: f64,
+    /// Best similarity at which the dense lane has its nominal weight.
+    pub dense_confidence_pivot: f64,
+    pub dense_confidence_exponent: f64,
+    pub dense_confidence_cap: f64,
+}
+
+pub const FUSION: Fusion = Fusion {
+    lexical_score_exponent: 2.0,
+    dense_score_exponent: 4.0,
+    dense_confidence_pivot: 0.6,
+    dense_confidence_exponent: 4.0,
+    dense_confidence_cap: 2.0,
+};
+
+impl Fusion {
+    /// The dense lane's weight factor when its best similarity is `best`.
+    fn dense_confidence(&self, best: f32) -> f64 {
+        (f64::from(best) / self.dense_confidence_pivot)
+            .powf(self.dense_confidence_exponent)
+            .min(self.dense_confidence_cap)
+    }
+}
+
+/// A lane's contribution for a 0-based rank, its weight already scaled.
 fn rrf(weight: f64, rank: usize) -> f64 {
     let share = weight / (RRF_K + rank as f64 + 1.0);
     if rank < FUSION_DEPTH { share } else { share / 20.0 }
+}
+
+/// `score` relative to the lane's best, raised to `exponent`.
+fn relative(score: f32, best: f32, exponent: f64) -> f64 {
+    if best <= 0.0 { 1.0 } else { (f64::from(score) / f64::from(best)).clamp(0.0, 1.0).powf(exponent) }
 }
 
 /// How many fused results seed the graph expansion.
@@ -90,6 +131,8 @@ pub struct Explain {
     pub dense_rank: Option<u32>,
     pub name_rank: Option<u32>,
     pub trace_rank: Option<u32>,
+    /// BM25 score of the best lexical chunk.
+    pub bm25: Option<f64>,
     /// Cosine similarity of the best chunk to the query.
     pub similarity: Option<f64>,
     /// Query terms found in the best lexical chunk.
@@ -143,6 +186,7 @@ pub struct Params {
     pub weights: Weights,
     pub bm25: Bm25Params,
     pub hnsw: Option<HnswParams>,
+    pub fusion: Fusion,
     pub chunks: usize,
     pub embedded: usize,
 }
@@ -234,6 +278,7 @@ impl Retrieval {
             weights,
             bm25: self.lexical.params(),
             hnsw: self.dense.as_ref().map(Dense::params),
+            fusion: FUSION,
             chunks: self.chunks.len(),
             embedded: self.embedded(),
         }
@@ -283,7 +328,7 @@ impl Retrieval {
             // How much of the query the best lexical match holds. When the
             // words of a question are not the words of the code (a
             // description of behaviour), BM25's order is weak evidence, and
-            // in hybrid mode its lanes count for less: `coverage²` of their
+            // in hybrid mode its lanes count for less: `coverage` of their
             // weight. An error message or a name is covered fully.
             let coverage = if mode == Mode::Hybrid {
                 let terms: std::collections::HashSet<String> = self.lexical.terms(query).into_iter().collect();
@@ -293,10 +338,13 @@ impl Retrieval {
             } else {
                 1.0
             };
-            for (rank, (node, chunk, _)) in lexical.into_iter().enumerate() {
+            let best = lexical.first().map_or(0.0, |&(_, _, score)| score);
+            let exponent = if mode == Mode::Hybrid { FUSION.lexical_score_exponent } else { 0.0 };
+            for (rank, (node, chunk, bm25)) in lexical.into_iter().enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = rrf(coverage * w.lexical, rank);
+                let share = rrf(coverage * w.lexical * relative(bm25, best, exponent), rank);
                 hit.explain.lexical_rank = Some(rank as u32 + 1);
+                hit.explain.bm25 = Some((f64::from(bm25) * 1000.0).round() / 1000.0);
                 hit.explain.lanes.lexical = share;
                 hit.explain.chunk_lines = Some([self.chunks[chunk].start_line, self.chunks[chunk].end_line]);
                 best_chunk.insert(node, chunk);
@@ -321,11 +369,19 @@ impl Retrieval {
         if mode != Mode::Lexical
             && let (Some(dense), Some(vector)) = (&self.dense, query_vector)
         {
-            let matches =
+            let matches: Vec<(u32, f32)> =
                 dense.search(vector, LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
+            let best = matches.first().map_or(0.0, |&(_, s)| s);
+            // In hybrid mode the lane's weight follows its confidence, and
+            // each share its similarity relative to the best (see `Fusion`).
+            let (confidence, exponent) = if mode == Mode::Hybrid {
+                (FUSION.dense_confidence(best), FUSION.dense_score_exponent)
+            } else {
+                (1.0, 0.0)
+            };
             for (rank, (node, chunk, similarity)) in by_symbol(&self.chunks, matches).enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = rrf(w.dense, rank);
+                let share = rrf(w.dense * confidence * relative(similarity, best, exponent), rank);
                 hit.explain.dense_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.dense = share;
                 hit.explain.similarity = Some((f64::from(similarity) * 1000.0).round() / 1000.0);
@@ -558,6 +614,30 @@ fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clear_dense_winner_outranks_a_weak_lanes_first_rank() {
+        // `a`: dense rank 1 at cosine 0.80, no lexical match. `b`: dense
+        // rank 2 at 0.60 and BM25's first. Plain RRF puts `b` first (1/62 +
+        // 1/61 against 1/61); the similarity gap says `a`.
+        let plain = (rrf(1.0, 0), rrf(1.0, 1) + rrf(1.0, 0));
+        assert!(plain.1 > plain.0);
+        let f = FUSION;
+        let confidence = f.dense_confidence(0.80);
+        let a = rrf(confidence * relative(0.80, 0.80, f.dense_score_exponent), 0);
+        let b = rrf(confidence * relative(0.60, 0.80, f.dense_score_exponent), 1)
+            + rrf(relative(12.0, 12.0, f.lexical_score_exponent), 0);
+        assert!(a > b, "{a} {b}");
+        // An unsure dense lane (best 0.45) leaves BM25's first on top.
+        let confidence = f.dense_confidence(0.45);
+        let a = rrf(confidence, 0);
+        let b = rrf(confidence * relative(0.44, 0.45, f.dense_score_exponent), 1) + rrf(1.0, 0);
+        assert!(b > a, "{a} {b}");
+        // Confidence is capped, and relative scores stay in 0..=1.
+        assert_eq!(f.dense_confidence(0.99), f.dense_confidence_cap);
+        assert_eq!(relative(5.0, 0.0, 2.0), 1.0);
+        assert!(relative(3.0, 12.0, 2.0) < relative(6.0, 12.0, 2.0));
+    }
 
     #[test]
     fn paths_match_on_whole_segments() {

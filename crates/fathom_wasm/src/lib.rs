@@ -93,6 +93,8 @@ export interface Explain {
   dense_rank: number | null;
   name_rank: number | null;
   trace_rank: number | null;
+  /** BM25 score of the best lexical chunk. */
+  bm25: number | null;
   /** Cosine similarity of the best chunk to the query. */
   similarity: number | null;
   /** Query terms found in the best lexical chunk. */
@@ -109,6 +111,14 @@ export interface SearchParams {
   weights: Weights;
   bm25: { k1: number; b: number; avgdl: number; name_boost: number; documents: number };
   hnsw: { m: number; ef_construction: number; ef_search: number; points: number; dim: number } | null;
+  /** How scores inside each lane shape its RRF shares in hybrid mode. */
+  fusion: {
+    lexical_score_exponent: number;
+    dense_score_exponent: number;
+    dense_confidence_pivot: number;
+    dense_confidence_exponent: number;
+    dense_confidence_cap: number;
+  };
   chunks: number;
   embedded: number;
 }
