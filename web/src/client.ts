@@ -2,6 +2,10 @@
 // correlated with worker replies by request id.
 import type {
   Backend,
+  Calls,
+  CallMethod,
+  FileInfo,
+  GraphMap,
   Direction,
   EmbeddingProgress,
   Hop,
@@ -121,9 +125,23 @@ export class FathomClient {
     return this.#request({ op: 'query', text, params });
   }
 
+  /** Every indexed file with its language, lines and definitions, in path order. */
+  files(): Promise<FileInfo[]> {
+    return this.#call('files');
+  }
+
+  /** The repository map: positions, levels of detail, colour groups and edges, in columns. */
+  graphMap(): Promise<GraphMap> {
+    return this.#call('graphMap');
+  }
+
   /** Terminates the worker; pending calls are rejected. */
   dispose(): void {
     this.#close(new Error('FathomClient was disposed'));
+  }
+
+  #call<M extends CallMethod>(method: M, ...args: Calls[M]['args']): Promise<Calls[M]['result']> {
+    return this.#request({ op: 'call', method, args }) as Promise<Calls[M]['result']>;
   }
 
   #request<K extends Op>(

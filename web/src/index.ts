@@ -2,6 +2,8 @@ export { FathomClient } from './client';
 export { STAGES } from './protocol';
 export type {
   Direction,
+  FileInfo,
+  GraphMap,
   Hop,
   NodeRef,
   QueryResult,

@@ -4,6 +4,8 @@
 
 import type {
   Direction,
+  FileInfo,
+  GraphMap,
   Hop,
   IndexSummary,
   ModelInfo,
@@ -19,6 +21,8 @@ import type {
 export type {
   Direction,
   FileError,
+  FileInfo,
+  GraphMap,
   Hop,
   NodeRef,
   Reached,
@@ -71,6 +75,18 @@ export interface EmbeddingProgress {
 
 // ---- Worker protocol -------------------------------------------------------
 
+/**
+ * Read-only Workspace methods the worker answers by name (`op: 'call'`), with
+ * their arguments and results: adding an engine query needs one line here and
+ * one typed method on the client, not a new message.
+ */
+export interface Calls {
+  files: { args: []; result: FileInfo[] };
+  graphMap: { args: []; result: GraphMap };
+}
+export type CallMethod = keyof Calls;
+export const CALL_METHODS = ['files', 'graphMap'] as const satisfies readonly CallMethod[];
+
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
@@ -83,7 +99,8 @@ export type WorkerRequest =
   | { id: number; op: 'path'; from: string; to: string; depth: number }
   | { id: number; op: 'neighbors'; symbol: string; types: string[]; direction: Direction }
   | { id: number; op: 'symbol'; symbol: string }
-  | { id: number; op: 'query'; text: string; params: Record<string, unknown> };
+  | { id: number; op: 'query'; text: string; params: Record<string, unknown> }
+  | { id: number; op: 'call'; method: CallMethod; args: unknown[] };
 
 export type Op = WorkerRequest['op'];
 
@@ -101,6 +118,7 @@ export interface OpResults {
   neighbors: Hop[];
   symbol: SymbolContext;
   query: QueryResult;
+  call: unknown;
 }
 
 export type ResultReply = {

@@ -3,6 +3,7 @@
 import init, { Workspace } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
+import { CALL_METHODS } from './protocol';
 import type {
   Backend,
   EmbeddingProgress,
@@ -183,6 +184,11 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       return { id, type: 'result', op: 'symbol', value: ws.symbol(request.symbol) };
     case 'query':
       return { id, type: 'result', op: 'query', value: ws.query(request.text, request.params) };
+    case 'call': {
+      if (!(CALL_METHODS as readonly string[]).includes(request.method)) throw new Error(`unknown method ${request.method}`);
+      const method = ws[request.method] as (...args: unknown[]) => unknown;
+      return { id, type: 'result', op: 'call', value: method.apply(ws, request.args) };
+    }
   }
 }
 

@@ -1,10 +1,11 @@
 // Wires the views to the Fathom engine running in a worker.
-import { FathomClient, type Backend, type SearchHit } from '../../web/src/index';
+import { FathomClient, type Backend, type NodeRef, type SearchHit } from '../../web/src/index';
 import { EmbeddingBadge } from './embedding';
 import { ErrorBanner } from './banner';
 import { CodeView } from './codeview';
 import { byTestId, required } from './dom';
 import { setupDropZone } from './dropzone';
+import { GraphMapView } from './graphmap';
 import { ProgressView } from './progress';
 import { QueryConsole } from './queryconsole';
 import { SearchPanel, citation } from './search';
@@ -43,17 +44,72 @@ const search = new SearchPanel({
   onOpen: (hit) => void openHit(hit),
 });
 
-const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), (node) => {
-  if (node.file === null) return;
-  void openHit({
-    symbol: node.qualified_name, name: node.name, kind: node.kind, language: '', file: node.file,
-    start_line: node.start_line, end_line: node.end_line, start_byte: 0, end_byte: 0, score: 0, match: 'exact',
-    explain: {
-      lexical_rank: null, dense_rank: null, name_rank: null, trace_rank: null, similarity: null, matched_terms: [],
-      lanes: { lexical: 0, dense: 0, name: 0, trace: 0 }, graph: null, chunk_lines: null,
-    },
-  });
+const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), {
+  open: (node) => void openNode(node),
+  showInMap: (symbol) =>
+    void focusMapOn(symbol).catch((error: unknown) => banner.show(`Could not show ${symbol} on the map: ${messageOf(error)}`)),
+  impact: (symbol, depth) => client.impact(symbol, depth),
 });
+
+// ---- Views: code and map ----------------------------------------------------
+
+type View = 'code' | 'map';
+const viewTabs = [...document.querySelectorAll<HTMLButtonElement>('.view-tab')];
+const views = [...document.querySelectorAll<HTMLElement>('.view')];
+const graphMap = new GraphMapView(byTestId('graph-map'), (target) => {
+  void client.symbol(target.key).then(
+    (context) => openNode(context.symbol),
+    (error: unknown) => banner.show(`Could not open ${target.key}: ${messageOf(error)}`),
+  );
+});
+/** The map of the current index, fetched when the map is first shown. */
+let mapLoaded: Promise<void> | undefined;
+let indexed = false;
+
+function ensureMap(): Promise<void> {
+  if (!indexed) return Promise.resolve();
+  mapLoaded ??= client.graphMap().then(
+    (map) => graphMap.load(map),
+    (error: unknown) => {
+      mapLoaded = undefined;
+      banner.show(`Could not draw the map: ${messageOf(error)}`);
+    },
+  );
+  return mapLoaded;
+}
+
+function currentView(): View {
+  return (viewTabs.find((t) => t.getAttribute('aria-selected') === 'true')?.dataset.view ?? 'code') as View;
+}
+
+async function showView(view: View): Promise<void> {
+  for (const tab of viewTabs) tab.setAttribute('aria-selected', String(tab.dataset.view === view));
+  for (const pane of views) pane.hidden = pane.dataset.view !== view;
+  document.body.dataset.view = view;
+  if (view === 'map') {
+    await ensureMap();
+    graphMap.resize();
+  }
+}
+
+for (const tab of viewTabs) tab.addEventListener('click', () => void showView(tab.dataset.view as View));
+
+/** Focuses the map on a symbol and the symbols it calls and is called by. */
+async function focusMapOn(symbol: string): Promise<void> {
+  const context = await client.symbol(symbol);
+  const keys = [
+    context.symbol.qualified_name,
+    ...context.callers.map((hop) => hop.from.qualified_name),
+    ...context.callees.map((hop) => hop.to.qualified_name),
+    ...context.members.map((m) => m.qualified_name),
+  ];
+  await showView('map');
+  graphMap.focus(keys);
+}
+(globalThis as { fathomMap?: { focus(symbol: string): Promise<void>; view: GraphMapView } }).fathomMap = {
+  focus: focusMapOn,
+  view: graphMap,
+};
 
 const queryConsole = new QueryConsole({
   input: byTestId<HTMLTextAreaElement>('query-input'),
@@ -99,6 +155,10 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
     renderSummary(summaryRoot, summary);
     codeView.clear();
     symbolPanel.hide();
+    indexed = true;
+    mapLoaded = undefined;
+    graphMap.dispose();
+    if (currentView() === 'map') void ensureMap().then(() => graphMap.resize());
     search.enable();
     queryConsole.enable();
     statusLine.textContent = `Indexed ${name}`;
@@ -127,8 +187,22 @@ async function fetchDemo(): Promise<Blob> {
 /** Increases with every opened hit, so a slow file load cannot override a later click. */
 let openGeneration = 0;
 
+/** Opens a graph node's definition in the code view. */
+function openNode(node: NodeRef): Promise<void> {
+  if (node.file === null) return Promise.resolve();
+  return openHit({
+    symbol: node.qualified_name, name: node.name, kind: node.kind, language: '', file: node.file,
+    start_line: node.start_line, end_line: node.end_line, start_byte: 0, end_byte: 0, score: 0, match: 'exact',
+    explain: {
+      lexical_rank: null, dense_rank: null, name_rank: null, trace_rank: null, bm25: null, similarity: null,
+      matched_terms: [], lanes: { lexical: 0, dense: 0, name: 0, trace: 0 }, graph: null, chunk_lines: null,
+    },
+  });
+}
+
 async function openHit(hit: SearchHit): Promise<void> {
   const generation = ++openGeneration;
+  if (currentView() !== 'code') void showView('code');
   try {
     if (!codeView.isShowing(hit.file)) {
       const text = await client.file(hit.file);

@@ -1,40 +1,107 @@
-// Callers and callees of the open symbol, each with the confidence and the
-// reason of its edge; clicking one opens it. The graph work is Rust's: this
-// only shows what the worker returns.
-import type { Hop, NodeRef, SymbolContext } from '../../web/src/index';
+// The open symbol: signature and docstring, metrics, members, callers and
+// callees with the confidence and reason of each edge, the tests that reach
+// it, and on request its impact (what depends on it, up to 4 hops). The graph
+// work is Rust's: this only shows what the worker returns.
+import type { Hop, NodeRef, Reached, SymbolContext } from '../../web/src/index';
 import { h } from './dom';
+
+export interface SymbolPanelActions {
+  open(node: NodeRef): void;
+  /** Shows the symbol's neighbourhood on the map. */
+  showInMap(symbol: string): void;
+  impact(symbol: string, depth: number): Promise<Reached[]>;
+}
+
+const IMPACT_DEPTH = 4;
 
 export class SymbolPanel {
   readonly #root: HTMLElement;
-  readonly #open: (node: NodeRef) => void;
+  readonly #actions: SymbolPanelActions;
+  /** The symbol shown; an impact answer for an older one is dropped. */
+  #shown: string | undefined;
 
-  constructor(root: HTMLElement, open: (node: NodeRef) => void) {
+  constructor(root: HTMLElement, actions: SymbolPanelActions) {
     this.#root = root;
-    this.#open = open;
+    this.#actions = actions;
   }
 
   show(context: SymbolContext): void {
     const s = context.symbol;
+    this.#shown = s.qualified_name;
     const metrics = [
       context.cyclomatic_complexity === null ? null : `complexity ${context.cyclomatic_complexity}`,
       context.loc === null ? null : `${context.loc} loc`,
       `fan-in ${context.fan_in}`,
       `fan-out ${context.fan_out}`,
     ].filter((m): m is string => m !== null);
-    this.#root.replaceChildren(
+    const mapButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'show-in-map' }, 'Show in map');
+    mapButton.addEventListener('click', () => this.#actions.showInMap(s.qualified_name));
+    const impactBox = h('div', { class: 'symbol-impact', 'data-testid': 'impact' });
+    const impactButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'impact-button' }, `Impact (${IMPACT_DEPTH} hops)`);
+    impactButton.addEventListener('click', () => void this.#impact(s.qualified_name, impactBox));
+    const docs = [
+      context.signature ? h('pre', { class: 'symbol-signature', 'data-testid': 'signature' }, context.signature) : null,
+      context.docstring ? h('p', { class: 'symbol-doc', 'data-testid': 'docstring' }, firstParagraph(context.docstring)) : null,
+    ];
+    const parts: (HTMLElement | null)[] = [
       h('header', { class: 'symbol-head' },
         h('span', { class: 'symbol-kind' }, s.kind),
         h('span', { class: 'symbol-name', title: s.qualified_name }, s.qualified_name),
-        h('span', { class: 'muted' }, metrics.join(' · '))),
+        h('span', { class: 'muted', 'data-testid': 'metrics' }, metrics.join(' · ')),
+        h('span', { class: 'symbol-actions' }, mapButton, impactButton)),
+      ...docs,
+      context.members.length > 0 ? this.#nodes('members', 'Members', context.members) : null,
       this.#list('callers', 'Callers', context.callers, (hop) => hop.from),
       this.#list('callees', 'Callees', context.callees, (hop) => hop.to),
-    );
+      this.#reached('tests', 'Tests that reach it', context.tests),
+      impactBox,
+    ];
+    this.#root.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
     this.#root.hidden = false;
   }
 
   hide(): void {
+    this.#shown = undefined;
     this.#root.hidden = true;
     this.#root.replaceChildren();
+  }
+
+  async #impact(symbol: string, box: HTMLElement): Promise<void> {
+    box.replaceChildren(h('p', { class: 'muted' }, 'Walking dependents…'));
+    try {
+      const reached = await this.#actions.impact(symbol, IMPACT_DEPTH);
+      if (this.#shown !== symbol) return;
+      box.replaceChildren(this.#reached('impact-list', `Impact: ${reached.length} dependents`, reached));
+    } catch (error) {
+      box.replaceChildren(h('p', { class: 'query-error' }, error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  #button(node: NodeRef): HTMLButtonElement {
+    const button = h('button', { type: 'button', class: 'link', disabled: node.file === null }, node.qualified_name);
+    button.addEventListener('click', () => this.#actions.open(node));
+    return button;
+  }
+
+  #nodes(testId: string, title: string, nodes: NodeRef[]): HTMLElement {
+    return h('div', { class: 'symbol-list', 'data-testid': testId },
+      h('h4', {}, `${title} (${nodes.length})`),
+      h('ul', {}, ...nodes.map((node) =>
+        h('li', { 'data-symbol': node.qualified_name }, this.#button(node), h('span', { class: 'edge-meta' }, node.kind)))),
+    );
+  }
+
+  #reached(testId: string, title: string, reached: Reached[]): HTMLElement {
+    return h('div', { class: 'symbol-list', 'data-testid': testId },
+      h('h4', {}, `${title}${testId === 'impact-list' ? '' : ` (${reached.length})`}`),
+      reached.length === 0
+        ? h('p', { class: 'muted' }, 'None found')
+        : h('ul', {}, ...reached.map((r) =>
+            h('li', { 'data-symbol': r.node.qualified_name },
+              this.#button(r.node),
+              h('span', { class: 'edge-meta', title: r.path.map((hop) => `${hop.from.name} -${hop.type}-> ${hop.to.name}`).join('\n') },
+                `${r.confidence.toFixed(2)} · ${r.depth} hop${r.depth === 1 ? '' : 's'}`)))),
+    );
   }
 
   #list(testId: string, title: string, hops: Hop[], other: (hop: Hop) => NodeRef): HTMLElement {
@@ -44,13 +111,17 @@ export class SymbolPanel {
         ? h('p', { class: 'muted' }, 'None found')
         : h('ul', {}, ...hops.map((hop) => {
             const node = other(hop);
-            const item = h('li', { 'data-symbol': node.qualified_name, 'data-reason': hop.reason },
-              h('button', { type: 'button', class: 'link', disabled: node.file === null }, node.qualified_name),
+            return h('li', { 'data-symbol': node.qualified_name, 'data-reason': hop.reason },
+              this.#button(node),
               h('span', { class: 'edge-meta', title: `line ${hop.line ?? '?'}` },
                 `${hop.confidence.toFixed(2)} ${hop.reason}${hop.line === null ? '' : ` · L${hop.line}`}`));
-            item.querySelector('button')?.addEventListener('click', () => this.#open(node));
-            return item;
           })),
     );
   }
+}
+
+/** A docstring's first paragraph: the summary a panel has room for. */
+function firstParagraph(doc: string): string {
+  const paragraph = doc.trim().split(/\n\s*\n/)[0] ?? '';
+  return paragraph.replace(/\s+/g, ' ');
 }

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "embed")]
 pub mod embed;
+pub mod map;
 mod summary;
 
 use std::collections::HashMap;
@@ -106,6 +107,15 @@ pub struct EdgeRecord {
     pub reason: fathom_graph::Reason,
     /// The line in `from`'s file where the call, use, import or decoration is.
     pub line: Option<u32>,
+}
+
+/// An indexed file, as a quick-open lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileInfo {
+    pub path: String,
+    pub language: Language,
+    pub lines: u32,
+    pub definitions: u32,
 }
 
 /// One search result, cited to exact lines.
@@ -385,6 +395,39 @@ impl Index {
     /// The text of an indexed file.
     pub fn file_text(&self, path: &str) -> Option<&str> {
         self.by_path.get(path).map(|&at| self.texts[at as usize].as_str())
+    }
+
+    /// Every indexed file with its language, line count and number of
+    /// definitions, in path order: what a quick-open lists.
+    pub fn file_list(&self) -> Vec<FileInfo> {
+        let mut definitions = vec![0u32; self.graph.files().len()];
+        for (_, node) in self.graph.nodes() {
+            if let Some(file) = node.file
+                && !matches!(node.kind, SymbolKind::Module | SymbolKind::Package)
+            {
+                definitions[file.0 as usize] += 1;
+            }
+        }
+        let mut files: Vec<FileInfo> = self
+            .graph
+            .files()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FileInfo {
+                path: f.path.clone(),
+                language: f.language,
+                lines: self.file_text(&f.path).map_or(0, |t| t.lines().count() as u32),
+                definitions: definitions[i],
+            })
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files
+    }
+
+    /// The repository as a map: positions, levels of detail, colour groups
+    /// and edges, as column arrays.
+    pub fn map(&self) -> map::GraphMap {
+        map::build(&self.graph)
     }
 
     fn sources(&self) -> GraphTexts<'_> {

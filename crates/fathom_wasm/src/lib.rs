@@ -156,6 +156,23 @@ export interface SymbolContext {
   callers: Hop[]; callees: Hop[]; tests: Reached[]; code: string | null;
 }
 
+/** An indexed file, as the quick-open lists it. */
+export interface FileInfo { path: string; language: string; lines: number; definitions: number; }
+/**
+ * The repository as a map, in columns (one entry per node): directories,
+ * files, definitions and members with positions from the containment tree.
+ * `kind` indexes `kinds`, `group` indexes `groups`, edges' `kind` indexes
+ * `edge_kinds`; `parent` is -1 at the top; `level` is 0 directory, 1 file,
+ * 2 definition, 3 member.
+ */
+export interface GraphMap {
+  kinds: string[]; edge_kinds: string[]; groups: string[];
+  nodes: {
+    label: string[]; key: string[]; kind: number[]; level: number[]; parent: number[]; group: number[];
+    x: number[]; y: number[]; size: number[]; file: string[]; line: number[];
+  };
+  edges: { source: number[]; target: number[]; kind: number[] };
+}
 /** A Cypher query's answer. `truncated` says the default LIMIT or the row cap cut it. */
 export interface QueryResult { columns: string[]; rows: unknown[][]; truncated: boolean; }
 
@@ -450,6 +467,18 @@ impl Workspace {
     #[wasm_bindgen(unchecked_return_type = "SymbolContext")]
     pub fn symbol(&self, symbol: &str) -> Result<JsValue, JsError> {
         self.read(|index| to_js(&index.symbol(symbol)?))
+    }
+
+    /// Every indexed file with its language, lines and definitions.
+    #[wasm_bindgen(unchecked_return_type = "FileInfo[]")]
+    pub fn files(&self) -> Result<JsValue, JsError> {
+        self.read(|index| to_js(&index.file_list()))
+    }
+
+    /// The repository map: positions, levels of detail, colour groups, edges.
+    #[wasm_bindgen(js_name = graphMap, unchecked_return_type = "GraphMap")]
+    pub fn graph_map(&self) -> Result<JsValue, JsError> {
+        self.read(|index| to_js(&index.map()))
     }
 
     /// The text of an indexed file, or `undefined` if no such file was indexed.

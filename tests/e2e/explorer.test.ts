@@ -1,0 +1,101 @@
+// The explorer beyond search: the repository map (sigma.js, WebGL) and the
+// symbol panel's context, in real headless Chromium.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { searchFor, uploadZip, waitForState } from './app';
+import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
+import { zipFixture } from './fixtures';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
+  return withAppIn(browser, baseUrl, run);
+}
+
+async function openMap(page: Page): Promise<void> {
+  await page.getByTestId('tab-map').click();
+  const map = page.getByTestId('graph-map');
+  await expect.poll(() => map.getAttribute('data-nodes')).toMatch(/^[1-9]\d*$/);
+  await expect.poll(() => map.getAttribute('data-layout'), { timeout: 20_000 }).toBe('done');
+}
+
+function screenPosition(page: Page, key: string): Promise<{ x: number; y: number } | null> {
+  return page.evaluate(
+    (k) => (globalThis as unknown as { fathomMap: { view: { screenPosition(k: string): { x: number; y: number } | null } } })
+      .fathomMap.view.screenPosition(k),
+    key,
+  );
+}
+
+describe('the map', () => {
+  test('draws every file and definition with WebGL, opens code on a click, and focuses a symbol', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      await openMap(page);
+      const map = page.getByTestId('graph-map');
+      expect(Number(await map.getAttribute('data-nodes'))).toBeGreaterThan(40);
+      expect(Number(await map.getAttribute('data-edges'))).toBeGreaterThan(10);
+      // sigma draws into WebGL canvases inside the map.
+      expect(await page.locator('[data-testid="map-canvas"] canvas').count()).toBeGreaterThan(1);
+      await screenshot(page, 'map-overview');
+
+      // Files are shown at the first zoom level; clicking one opens its code.
+      const file = await screenPosition(page, 'pkg.calc');
+      expect(file).not.toBeNull();
+      await page.mouse.click(file!.x, file!.y);
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      expect(await page.getByTestId('code-view').isVisible()).toBe(true);
+
+      // "Show in map" from the symbol panel focuses the symbol's neighbourhood.
+      await searchFor(page, 'compute_total');
+      await page.getByTestId('search-result').first().click();
+      await page.getByTestId('show-in-map').click();
+      await expect.poll(() => map.getAttribute('data-focus')).toMatch(/^[2-9]|\d\d+/);
+      expect(await map.isVisible()).toBe(true);
+      await page.waitForTimeout(600);
+      await screenshot(page, 'map-focus');
+      // Definitions out of the overview's level of detail are shown when focused.
+      expect(await screenPosition(page, 'pkg.calc.compute_total')).not.toBeNull();
+
+      // Colour by directory and edge filters re-render without errors.
+      await page.getByTestId('map-colour').selectOption('group');
+      await page.locator('input[data-edge="CONTAINS"]').check();
+      await page.getByTestId('map-clear').click();
+      await expect.poll(() => map.getAttribute('data-focus')).toBe('0');
+    });
+  });
+});
+
+describe('the symbol panel', () => {
+  test('shows signature, metrics, members, callers, callees and impact', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      await searchFor(page, 'Calculator');
+      await page.getByTestId('search-result').first().click();
+      const panel = page.getByTestId('symbol-panel');
+      await expect.poll(() => panel.isVisible()).toBe(true);
+      expect(await panel.locator('.symbol-name').textContent()).toBe('pkg.calc.Calculator');
+      const members = await panel.getByTestId('members').locator('li').evaluateAll((items) =>
+        items.map((li) => (li as HTMLElement).dataset.symbol));
+      expect(members).toContain('pkg.calc.Calculator.add');
+      expect(await panel.getByTestId('metrics').textContent()).toMatch(/fan-in \d+/);
+
+      await panel.getByTestId('impact-button').click();
+      const impact = panel.getByTestId('impact-list');
+      await impact.waitFor();
+      const dependents = await impact.locator('li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.symbol));
+      expect(dependents.length).toBeGreaterThan(0);
+      await screenshot(page, 'symbol-panel');
+    });
+  });
+});

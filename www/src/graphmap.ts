@@ -1,0 +1,320 @@
+// The repository map: every directory, file and definition drawn with sigma.js
+// (WebGL) over a graphology graph. Positions come from the engine (a layout of
+// the containment tree); ForceAtlas2 refines them in a web worker. The map
+// shows directories and files when zoomed out and definitions as you zoom in,
+// so it stays readable and smooth at 100,000 nodes.
+import Graph from 'graphology';
+import FA2Layout from 'graphology-layout-forceatlas2/worker';
+import forceAtlas2 from 'graphology-layout-forceatlas2';
+import Sigma from 'sigma';
+import type { GraphMap } from '../../web/src/index';
+import { h } from './dom';
+
+export interface MapTarget {
+  key: string;
+  file: string;
+  line: number;
+  kind: string;
+}
+
+type ColourBy = 'kind' | 'group';
+
+const KIND_COLOURS: Record<string, string> = {
+  directory: '#6b7280',
+  module: '#3794ff',
+  package: '#8b5cf6',
+  class: '#f59e0b',
+  function: '#10b981',
+  method: '#34d399',
+  field: '#a78bfa',
+  global_variable: '#f472b6',
+  annotation: '#94a3b8',
+};
+const GROUP_PALETTE = [
+  '#3794ff', '#f59e0b', '#10b981', '#ef4444', '#a78bfa', '#14b8a6', '#f472b6', '#eab308',
+  '#60a5fa', '#fb923c', '#4ade80', '#c084fc', '#2dd4bf', '#fda4af', '#facc15', '#93c5fd',
+];
+const EDGE_COLOURS: Record<string, string> = {
+  CALLS: '#4b8bd6',
+  IMPORTS: '#7c6fd6',
+  INHERITS: '#d6a04b',
+  IMPLEMENTS: '#d6c24b',
+  USES: '#4bd6a6',
+  CONTAINS: '#555',
+  HAS_METHOD: '#555',
+  HAS_FIELD: '#555',
+  DECORATES: '#d64b9a',
+  OVERRIDES: '#d67a4b',
+};
+/** Edge types drawn at first; structure is shown by position instead. */
+const DEFAULT_EDGES = new Set(['CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS']);
+/** Camera ratio (1 = whole map) under which each level of detail appears. */
+const LEVEL_RATIOS = [Infinity, Infinity, 0.45, 0.15];
+/** How long ForceAtlas2 refines the layout, by graph size. */
+const LAYOUT_MS = (nodes: number) => Math.min(8000, 1500 + nodes / 20);
+const DIM = '#2f2f33';
+
+export class GraphMapView {
+  readonly #root: HTMLElement;
+  readonly #canvas: HTMLElement;
+  readonly #legend: HTMLElement;
+  readonly #status: HTMLElement;
+  readonly #onOpen: (target: MapTarget) => void;
+  #graph: Graph | undefined;
+  #sigma: Sigma | undefined;
+  #layout: FA2Layout | undefined;
+  #map: GraphMap | undefined;
+  #colourBy: ColourBy = 'kind';
+  #edgeTypes = new Set(DEFAULT_EDGES);
+  #level = 1;
+  /** Nodes in focus (a symbol's neighbourhood, a search, a query's rows); empty: no focus. */
+  #focus = new Set<string>();
+  #hovered: string | undefined;
+
+  constructor(root: HTMLElement, onOpen: (target: MapTarget) => void) {
+    this.#root = root;
+    this.#onOpen = onOpen;
+    this.#canvas = h('div', { class: 'map-canvas', 'data-testid': 'map-canvas' });
+    this.#legend = h('div', { class: 'map-legend' });
+    this.#status = h('div', { class: 'map-status', 'data-testid': 'map-status', 'aria-live': 'polite' });
+    root.replaceChildren(this.#toolbar(), this.#canvas, this.#legend, this.#status);
+  }
+
+  get nodeCount(): number {
+    return this.#graph?.order ?? 0;
+  }
+
+  /** Replaces the map with a new repository's. */
+  load(map: GraphMap): void {
+    this.dispose();
+    this.#map = map;
+    const graph = new Graph({ type: 'directed', multi: false, allowSelfLoops: false });
+    const { nodes } = map;
+    // Small repositories get larger dots: there is room, and labels need it.
+    const scale = nodes.key.length < 2000 ? 2 : nodes.key.length < 20000 ? 1.4 : 1;
+    for (let i = 0; i < nodes.key.length; i++) {
+      graph.addNode(String(i), {
+        x: nodes.x[i],
+        y: nodes.y[i],
+        size: nodes.size[i]! * scale,
+        label: nodes.label[i],
+        level: nodes.level[i],
+        kind: map.kinds[nodes.kind[i]!],
+        group: nodes.group[i],
+      });
+    }
+    const { edges } = map;
+    for (let i = 0; i < edges.source.length; i++) {
+      const source = String(edges.source[i]);
+      const target = String(edges.target[i]);
+      const type = map.edge_kinds[edges.kind[i]!];
+      // One drawn edge per pair: the first type met wins (calls come before uses).
+      if (!graph.hasEdge(source, target)) graph.addEdge(source, target, { type: 'arrow', edgeType: type, size: 0.6 });
+    }
+    this.#graph = graph;
+    this.#focus.clear();
+    this.#sigma = new Sigma(graph, this.#canvas, {
+      renderEdgeLabels: false,
+      labelRenderedSizeThreshold: 6,
+      labelColor: { color: '#d4d4d4' },
+      defaultEdgeType: 'arrow',
+      minCameraRatio: 0.005,
+      maxCameraRatio: 4,
+      zIndex: true,
+      // The map's tab may be hidden while it updates (a focus set from the code view).
+      allowInvalidContainer: true,
+      nodeReducer: (node, data) => this.#reduceNode(node, data),
+      edgeReducer: (edge, data) => this.#reduceEdge(edge, data),
+    });
+    this.#sigma.on('clickNode', ({ node }) => this.#open(node));
+    this.#sigma.on('enterNode', ({ node }) => {
+      this.#hovered = node;
+      this.#sigma?.refresh({ skipIndexation: true });
+    });
+    this.#sigma.on('leaveNode', () => {
+      this.#hovered = undefined;
+      this.#sigma?.refresh({ skipIndexation: true });
+    });
+    this.#sigma.getCamera().on('updated', ({ ratio }) => {
+      const level = LEVEL_RATIOS.filter((r) => ratio < r).length - 1;
+      if (level !== this.#level) {
+        this.#level = level;
+        this.#sigma?.refresh({ skipIndexation: true });
+      }
+    });
+    this.#renderLegend();
+    this.#startLayout();
+    this.#status.textContent = `${graph.order.toLocaleString('en-US')} nodes, ${graph.size.toLocaleString('en-US')} edges`;
+    this.#root.dataset.nodes = String(graph.order);
+    this.#root.dataset.edges = String(graph.size);
+  }
+
+  /** Focuses the map on these qualified names (and zooms to them); an empty list clears the focus. */
+  focus(keys: readonly string[]): number {
+    const graph = this.#graph;
+    const map = this.#map;
+    if (!graph || !map) return 0;
+    const wanted = new Set(keys);
+    this.#focus = new Set();
+    map.nodes.key.forEach((key, i) => {
+      if (wanted.has(key)) this.#focus.add(String(i));
+    });
+    this.#root.dataset.focus = String(this.#focus.size);
+    this.#sigma?.refresh({ skipIndexation: true });
+    if (this.#focus.size > 0) this.#zoomTo([...this.#focus]);
+    return this.#focus.size;
+  }
+
+  /**
+   * Where a node is drawn, in pixels from the page's top left, or null when it
+   * is not on the map or hidden at this zoom. For tests and tours.
+   */
+  screenPosition(key: string): { x: number; y: number } | null {
+    const sigma = this.#sigma;
+    const map = this.#map;
+    if (!sigma || !map) return null;
+    const i = map.nodes.key.indexOf(key);
+    const data = i < 0 ? undefined : sigma.getNodeDisplayData(String(i));
+    if (!data || data.hidden) return null;
+    const point = sigma.framedGraphToViewport(data);
+    const box = this.#canvas.getBoundingClientRect();
+    return { x: box.left + point.x, y: box.top + point.y };
+  }
+
+  /** Called when the map becomes visible: sigma needs its container's size. */
+  resize(): void {
+    this.#sigma?.resize();
+    this.#sigma?.refresh();
+  }
+
+  dispose(): void {
+    this.#layout?.kill();
+    this.#layout = undefined;
+    this.#sigma?.kill();
+    this.#sigma = undefined;
+    this.#graph = undefined;
+    this.#map = undefined;
+  }
+
+  #open(node: string): void {
+    const map = this.#map;
+    if (!map) return;
+    const i = Number(node);
+    const kind = map.kinds[map.nodes.kind[i]!] ?? '';
+    if (kind === 'directory') {
+      this.#zoomTo([node]);
+      return;
+    }
+    this.#onOpen({ key: map.nodes.key[i]!, file: map.nodes.file[i]!, line: map.nodes.line[i]!, kind });
+  }
+
+  #zoomTo(nodes: string[]): void {
+    const sigma = this.#sigma;
+    if (!sigma) return;
+    let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const node of nodes) {
+      const { x, y } = sigma.getNodeDisplayData(node) ?? { x: 0.5, y: 0.5 };
+      minX = Math.min(minX, x);
+      maxX = Math.max(maxX, x);
+      minY = Math.min(minY, y);
+      maxY = Math.max(maxY, y);
+    }
+    const ratio = Math.max(0.02, Math.min(1, Math.max(maxX - minX, maxY - minY) * 1.4));
+    void sigma.getCamera().animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio }, { duration: 400 });
+  }
+
+  #colour(data: Record<string, unknown>): string {
+    if (this.#colourBy === 'group') return GROUP_PALETTE[(data.group as number) % GROUP_PALETTE.length] ?? '#999';
+    return KIND_COLOURS[data.kind as string] ?? '#999';
+  }
+
+  #reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
+    const focused = this.#focus.size > 0;
+    const inFocus = this.#focus.has(node);
+    const visible = (data.level as number) <= this.#level || inFocus || node === this.#hovered;
+    if (!visible) return { ...data, hidden: true };
+    const colour = focused && !inFocus ? DIM : this.#colour(data);
+    return {
+      ...data,
+      color: colour,
+      zIndex: inFocus ? 2 : 1,
+      forceLabel: inFocus && this.#focus.size <= 60,
+      highlighted: node === this.#hovered,
+    };
+  }
+
+  #reduceEdge(edge: string, data: Record<string, unknown>): Record<string, unknown> {
+    const graph = this.#graph;
+    const type = data.edgeType as string;
+    if (!graph || !this.#edgeTypes.has(type)) return { ...data, hidden: true };
+    const [source, target] = graph.extremities(edge);
+    if (this.#focus.size > 0) {
+      if (!this.#focus.has(source) || !this.#focus.has(target)) return { ...data, hidden: true };
+      return { ...data, color: EDGE_COLOURS[type] ?? '#888', size: 1.2 };
+    }
+    if (this.#hovered !== undefined) {
+      const touches = source === this.#hovered || target === this.#hovered;
+      return touches ? { ...data, color: EDGE_COLOURS[type] ?? '#888', size: 1.2 } : { ...data, hidden: true };
+    }
+    return { ...data, color: `${EDGE_COLOURS[type] ?? '#888888'}55` };
+  }
+
+  #startLayout(): void {
+    const graph = this.#graph;
+    if (!graph || graph.order < 2) return;
+    const settings = { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: graph.order > 2000, slowDown: 5 };
+    this.#layout = new FA2Layout(graph, { settings });
+    this.#layout.start();
+    this.#root.dataset.layout = 'running';
+    const layout = this.#layout;
+    setTimeout(() => {
+      if (this.#layout !== layout) return;
+      layout.stop();
+      this.#root.dataset.layout = 'done';
+    }, LAYOUT_MS(graph.order));
+  }
+
+  #toolbar(): HTMLElement {
+    const colour = h(
+      'select',
+      { class: 'map-colour', 'aria-label': 'Colour nodes by', 'data-testid': 'map-colour' },
+      h('option', { value: 'kind' }, 'colour: kind'),
+      h('option', { value: 'group' }, 'colour: directory'),
+    );
+    colour.addEventListener('change', () => {
+      this.#colourBy = colour.value as ColourBy;
+      this.#renderLegend();
+      this.#sigma?.refresh({ skipIndexation: true });
+    });
+    const filters = h('span', { class: 'map-filters' });
+    for (const type of Object.keys(EDGE_COLOURS)) {
+      const box = h('input', { type: 'checkbox', value: type, checked: DEFAULT_EDGES.has(type), 'data-edge': type });
+      box.addEventListener('change', () => {
+        if (box.checked) this.#edgeTypes.add(type);
+        else this.#edgeTypes.delete(type);
+        this.#sigma?.refresh({ skipIndexation: true });
+      });
+      filters.append(h('label', { class: 'map-filter' }, box, type.toLowerCase().replace('_', '-')));
+    }
+    const clear = h('button', { type: 'button', class: 'map-clear', 'data-testid': 'map-clear' }, 'Clear focus');
+    clear.addEventListener('click', () => {
+      this.focus([]);
+      void this.#sigma?.getCamera().animatedReset({ duration: 300 });
+    });
+    return h('div', { class: 'map-toolbar' }, colour, filters, clear);
+  }
+
+  #renderLegend(): void {
+    const map = this.#map;
+    if (!map) return;
+    const entries: [string, string][] =
+      this.#colourBy === 'kind'
+        ? map.kinds.map((k) => [k.replace('_', ' '), KIND_COLOURS[k] ?? '#999'])
+        : map.groups.slice(0, GROUP_PALETTE.length).map((g, i) => [g, GROUP_PALETTE[i] ?? '#999']);
+    this.#legend.replaceChildren(
+      ...entries.map(([name, colour]) =>
+        h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${colour}` }), name),
+      ),
+    );
+  }
+}
