@@ -99,3 +99,62 @@ describe('the symbol panel', () => {
     });
   });
 });
+
+describe('search and navigation', () => {
+  test('results are grouped by file with marked snippets, filters narrow them, and files can be listed', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      // Ctrl+K focuses the search box from anywhere.
+      await page.locator('body').click({ position: { x: 5, y: 300 } });
+      await page.keyboard.press('Control+k');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('search-input');
+
+      await searchFor(page, 'total');
+      const groups = await page.locator('.result-group').evaluateAll((items) => items.map((g) => (g as HTMLElement).dataset.file));
+      expect(new Set(groups).size).toBe(groups.length);
+      expect(groups.length).toBeGreaterThan(2);
+      const marked = await page.locator('[data-testid="snippet"] mark').first().textContent();
+      expect(marked?.toLowerCase()).toContain('total');
+      await screenshot(page, 'search-grouped');
+
+      const files = async () =>
+        page.getByTestId('search-result').locator('.cite').evaluateAll((c) => c.map((e) => (e.textContent ?? '').split(':')[0]));
+      await page.locator('[data-filter="language"]').selectOption('javascript');
+      await expect.poll(async () => (await files()).every((f) => f?.endsWith('.js')), { timeout: 10_000 }).toBe(true);
+      await page.locator('[data-filter="language"]').selectOption('');
+      await page.locator('[data-filter="tests"]').selectOption('only');
+      await expect.poll(async () => (await files()).every((f) => f?.startsWith('tests/')), { timeout: 10_000 }).toBe(true);
+      await page.locator('[data-filter="tests"]').selectOption('include');
+      await page.locator('[data-filter="path"]').fill('pkg/**');
+      await expect.poll(async () => (await files()).every((f) => f?.startsWith('pkg/')), { timeout: 10_000 }).toBe(true);
+      await page.locator('[data-filter="path"]').fill('');
+
+      await page.getByTestId('files-view').check();
+      await expect.poll(() => page.getByTestId('search-results').getAttribute('data-view'), { timeout: 10_000 }).toBe('files');
+      await page.getByTestId('search-result').first().click();
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path'), { timeout: 10_000 }).toMatch(/\.(py|js|ts|tsx)$/);
+    });
+  });
+
+  test('Ctrl+P opens a file by part of its name, and the address links back to it', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      await page.keyboard.press('Control+p');
+      await page.getByTestId('quick-open-input').fill('strings');
+      await expect.poll(() => page.getByTestId('quick-open-list').locator('li').first().getAttribute('data-path')).toBe('pkg/util/strings.py');
+      await screenshot(page, 'quick-open');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/util/strings.py');
+      const hash = await page.evaluate(() => location.hash);
+      expect(hash).toContain('file=pkg%2Futil%2Fstrings.py');
+
+      // A deep link to a symbol opens it (here, in the same tab after re-indexing).
+      await page.evaluate(() => { location.hash = 'symbol=pkg.calc.compute_total&q=compute'; });
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path'), { timeout: 10_000 }).toBe('pkg/calc.py');
+      await expect.poll(() => page.locator('[data-testid="code-view"] .line.hl').first().getAttribute('data-line')).toBe('36');
+      expect(await page.getByTestId('search-input').inputValue()).toBe('compute');
+    });
+  });
+});

@@ -16,6 +16,7 @@ export type {
   SearchHit,
   SearchMode,
   SearchOptions,
+  SearchFilter,
   SearchResults,
   Explain,
   FileHit,

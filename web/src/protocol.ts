@@ -35,6 +35,7 @@ export type {
   SearchHit,
   SearchMode,
   SearchOptions,
+  SearchFilter,
   SearchParams,
   SearchResults,
   Explain,

@@ -8,6 +8,7 @@ import { setupDropZone } from './dropzone';
 import { GraphMapView } from './graphmap';
 import { ProgressView } from './progress';
 import { QueryConsole } from './queryconsole';
+import { QuickOpen } from './quickopen';
 import { SearchPanel, citation } from './search';
 import { SymbolPanel } from './symbolpanel';
 import { renderSummary } from './summary';
@@ -39,9 +40,35 @@ const search = new SearchPanel({
   input: byTestId<HTMLInputElement>('search-input'),
   list: byTestId('search-results'),
   status: required('#search-status'),
-  search: (query, limit, mode) => client.search(query, { k: limit, mode }),
+  search: (query, limit, mode, filter) => client.search(query, { k: limit, mode, filter }),
   mode: byTestId<HTMLSelectElement>('search-mode'),
+  filters: byTestId('search-filters'),
   onOpen: (hit) => void openHit(hit),
+  onOpenFile: (file) => {
+    const best = file.symbols[0];
+    void openLocation(file.file, best ? { start: best.start_line, end: best.end_line } : { start: 1, end: 1 },
+      best ? `${best.kind} ${best.symbol} · ${file.file}:${best.start_line}-${best.end_line}` : file.file, best?.symbol);
+  },
+});
+
+const quickOpen = new QuickOpen(
+  () => client.files(),
+  (path) => void openLocation(path, { start: 1, end: 1 }, path),
+);
+
+// Ctrl/Cmd+K: search; Ctrl/Cmd+P: open a file by name.
+document.addEventListener('keydown', (event) => {
+  if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+  const key = event.key.toLowerCase();
+  if (key === 'k') {
+    event.preventDefault();
+    const input = byTestId<HTMLInputElement>('search-input');
+    input.focus();
+    input.select();
+  } else if (key === 'p' && indexed) {
+    event.preventDefault();
+    void quickOpen.open();
+  }
 });
 
 const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), {
@@ -153,16 +180,20 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
   try {
     const summary = await client.indexZip(await load(), name, (p) => progress.update(p));
     renderSummary(summaryRoot, summary);
+    search.setLanguages(Object.keys(summary.languages));
     codeView.clear();
     symbolPanel.hide();
     indexed = true;
+    quickOpen.reset();
     mapLoaded = undefined;
     graphMap.dispose();
     if (currentView() === 'map') void ensureMap().then(() => graphMap.resize());
     search.enable();
     queryConsole.enable();
     statusLine.textContent = `Indexed ${name}`;
+    repoName = name;
     setState('ready');
+    void followLink(parseLink(location.hash));
     if (embeddingOn) {
       client.startEmbedding(backend).catch((error: unknown) => embedding.fail(messageOf(error)));
     } else {
@@ -184,40 +215,108 @@ async function fetchDemo(): Promise<Blob> {
   return response.blob();
 }
 
+// ---- Deep links: #repo=…&file=…&line=…&symbol=…&q=… -------------------------
+
+interface Link {
+  repo?: string | undefined;
+  file?: string | undefined;
+  line?: number | undefined;
+  symbol?: string | undefined;
+  q?: string | undefined;
+}
+let repoName: string | undefined;
+
+function deepLink(link: Link): string {
+  const params = new URLSearchParams();
+  const repo = link.repo ?? repoName;
+  if (repo) params.set('repo', repo);
+  if (link.file) params.set('file', link.file);
+  if (link.line) params.set('line', String(link.line));
+  if (link.symbol) params.set('symbol', link.symbol);
+  const q = link.q ?? byTestId<HTMLInputElement>('search-input').value.trim();
+  if (q) params.set('q', q);
+  return params.toString();
+}
+
+function parseLink(hash: string): Link {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const line = Number(params.get('line'));
+  return {
+    repo: params.get('repo') ?? undefined,
+    file: params.get('file') ?? undefined,
+    line: Number.isFinite(line) && line > 0 ? line : undefined,
+    symbol: params.get('symbol') ?? undefined,
+    q: params.get('q') ?? undefined,
+  };
+}
+
+/** Applies a link's query, file and line to the open repository. */
+async function followLink(link: Link): Promise<void> {
+  if (!indexed) return;
+  const input = byTestId<HTMLInputElement>('search-input');
+  if (link.q !== undefined && link.q !== input.value.trim()) {
+    input.value = link.q;
+    search.refresh();
+  }
+  if (link.symbol) {
+    const context = await client.symbol(link.symbol).catch(() => null);
+    if (context) return openNode(context.symbol);
+  }
+  if (link.file) {
+    const line = link.line ?? 1;
+    await openLocation(link.file, { start: line, end: line }, `${link.file}:${line}`);
+  }
+}
+
+/** The hash this page last wrote, so its own writes are not followed again. */
+let writtenHash = '';
+window.addEventListener('hashchange', () => {
+  if (location.hash.replace(/^#/, '') !== writtenHash) void followLink(parseLink(location.hash));
+});
+
+function writeLink(link: Link): void {
+  writtenHash = deepLink(link);
+  history.replaceState(null, '', `#${writtenHash}`);
+}
+
 /** Increases with every opened hit, so a slow file load cannot override a later click. */
 let openGeneration = 0;
 
 /** Opens a graph node's definition in the code view. */
 function openNode(node: NodeRef): Promise<void> {
   if (node.file === null) return Promise.resolve();
-  return openHit({
-    symbol: node.qualified_name, name: node.name, kind: node.kind, language: '', file: node.file,
-    start_line: node.start_line, end_line: node.end_line, start_byte: 0, end_byte: 0, score: 0, match: 'exact',
-    explain: {
-      lexical_rank: null, dense_rank: null, name_rank: null, trace_rank: null, bm25: null, similarity: null,
-      matched_terms: [], lanes: { lexical: 0, dense: 0, name: 0, trace: 0 }, graph: null, chunk_lines: null,
-    },
-  });
+  const where = `${node.file}:${node.start_line}-${node.end_line}`;
+  return openLocation(node.file, { start: node.start_line, end: node.end_line }, `${node.kind} ${node.qualified_name} · ${where}`, node.qualified_name);
 }
 
-async function openHit(hit: SearchHit): Promise<void> {
+function openHit(hit: SearchHit): Promise<void> {
+  return openLocation(hit.file, { start: hit.start_line, end: hit.end_line }, `${hit.kind} ${hit.symbol} · ${citation(hit)}`, hit.symbol);
+}
+
+/** Shows `file` with `lines` highlighted, and `symbol`'s context in the panel when given. */
+async function openLocation(file: string, lines: { start: number; end: number }, detail: string, symbol?: string): Promise<void> {
   const generation = ++openGeneration;
   if (currentView() !== 'code') void showView('code');
   try {
-    if (!codeView.isShowing(hit.file)) {
-      const text = await client.file(hit.file);
+    if (!codeView.isShowing(file)) {
+      const text = await client.file(file);
       if (generation !== openGeneration) return;
       if (text === undefined) throw new Error('the file is not in the index');
-      codeView.load(hit.file, text);
+      codeView.load(file, text);
     }
-    codeView.highlight({ start: hit.start_line, end: hit.end_line }, `${hit.kind} ${hit.symbol} · ${citation(hit)}`);
+    codeView.highlight(lines, detail);
+    writeLink({ file, line: lines.start, symbol });
+    if (symbol === undefined) {
+      symbolPanel.hide();
+      return;
+    }
     // Callers and callees are extra: if they fail, the code still stands.
-    const context = await client.symbol(hit.symbol).catch(() => null);
+    const context = await client.symbol(symbol).catch(() => null);
     if (generation !== openGeneration) return;
     if (context) symbolPanel.show(context);
     else symbolPanel.hide();
   } catch (error) {
-    banner.show(`Could not open ${hit.file}: ${messageOf(error)}`);
+    banner.show(`Could not open ${file}: ${messageOf(error)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
-import type { SearchHit, SearchMode, SearchResults, SymbolKind } from '../../web/src/index';
+import type { FileHit, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../../web/src/index';
 import { h, plural } from './dom';
 
 const DEBOUNCE_MS = 80;
@@ -20,10 +20,13 @@ export interface SearchPanelOptions {
   input: HTMLInputElement;
   list: HTMLElement;
   status: HTMLElement;
-  search(query: string, limit: number, mode: SearchMode): Promise<SearchResults>;
+  search(query: string, limit: number, mode: SearchMode, filter: Partial<SearchFilter>): Promise<SearchResults>;
   /** Picks lexical, dense or hybrid. */
   mode: HTMLSelectElement;
+  /** The filter row: language, kind, path and tests controls, and the symbols/files switch. */
+  filters: HTMLElement;
   onOpen(hit: SearchHit): void;
+  onOpenFile(file: FileHit): void;
 }
 
 export function citation(hit: SearchHit): string {
@@ -37,6 +40,7 @@ export class SearchPanel {
   #generation = 0;
   #shownQuery: string | undefined;
   #hits: SearchHit[] = [];
+  #files: FileHit[] = [];
   #items: HTMLElement[] = [];
   #active = -1;
 
@@ -45,6 +49,10 @@ export class SearchPanel {
     const { input, list } = options;
     input.addEventListener('input', () => this.#schedule());
     options.mode.addEventListener('change', () => void this.#run());
+    options.filters.addEventListener('change', () => void this.#run());
+    options.filters.addEventListener('input', (event) => {
+      if ((event.target as HTMLElement).matches('input[type="text"], input[type="search"]')) this.#schedule();
+    });
     input.addEventListener('keydown', (event) => this.#onKey(event));
     list.addEventListener('click', (event) => {
       const item = (event.target as Element).closest<HTMLElement>('[data-index]');
@@ -70,6 +78,35 @@ export class SearchPanel {
     return this.#options.input.value.trim();
   }
 
+  /** Lists the languages of the index in the language filter. */
+  setLanguages(languages: string[]): void {
+    const select = this.#options.filters.querySelector<HTMLSelectElement>('[data-filter="language"]');
+    if (!select) return;
+    select.replaceChildren(h('option', { value: '' }, 'any language'), ...languages.map((l) => h('option', { value: l }, l)));
+  }
+
+  #control<T extends HTMLElement>(name: string): T | null {
+    return this.#options.filters.querySelector<T>(`[data-filter="${name}"]`);
+  }
+
+  #filter(): Partial<SearchFilter> {
+    const value = (name: string) => this.#control<HTMLInputElement | HTMLSelectElement>(name)?.value.trim() ?? '';
+    const language = value('language');
+    const kind = value('kind');
+    const path = value('path');
+    const tests = value('tests');
+    return {
+      languages: language ? [language] : [],
+      kinds: kind ? [kind] : [],
+      path: path || null,
+      tests: (tests || 'include') as SearchFilter['tests'],
+    };
+  }
+
+  #showFiles(): boolean {
+    return this.#control<HTMLInputElement>('files')?.checked ?? false;
+  }
+
   #schedule(): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#run(), DEBOUNCE_MS);
@@ -86,7 +123,7 @@ export class SearchPanel {
     }
     try {
       const mode = this.#options.mode.value as SearchMode;
-      const results = await this.#options.search(query, RESULT_LIMIT, mode);
+      const results = await this.#options.search(query, RESULT_LIMIT, mode, this.#filter());
       if (generation === this.#generation) this.#render(query, results.hits, undefined, results);
     } catch (error) {
       if (generation === this.#generation) this.#render(query, [], (error as Error).message);
@@ -123,6 +160,12 @@ export class SearchPanel {
   }
 
   #open(index: number): void {
+    const file = this.#files[index];
+    if (file) {
+      this.#setActive(index);
+      this.#options.onOpenFile(file);
+      return;
+    }
     const hit = this.#hits[index];
     if (!hit) return;
     this.#setActive(index);
@@ -132,18 +175,42 @@ export class SearchPanel {
   #render(query: string, hits: SearchHit[], error?: string, results?: SearchResults): void {
     const { list, status } = this.#options;
     this.#shownQuery = query;
-    this.#hits = hits;
     this.#active = -1;
-    this.#items = hits.map((hit, index) => resultItem(hit, index));
-    list.replaceChildren(...this.#items);
+    const files = this.#showFiles();
+    if (files && results) {
+      this.#hits = [];
+      this.#files = results.files;
+      this.#items = results.files.map((file, index) => fileItem(file, index));
+      list.replaceChildren(...this.#items);
+    } else {
+      // Grouped by file, files in the order of their best hit; hits keep
+      // their rank inside a file. Keyboard order is display order.
+      const groups = new Map<string, SearchHit[]>();
+      for (const hit of hits) groups.set(hit.file, [...(groups.get(hit.file) ?? []), hit]);
+      this.#hits = [...groups.values()].flat();
+      this.#files = [];
+      this.#items = this.#hits.map((hit, index) => resultItem(hit, index));
+      let at = 0;
+      const children: HTMLElement[] = [];
+      for (const [file, group] of groups) {
+        const items = this.#items.slice(at, at + group.length);
+        at += group.length;
+        children.push(h('li', { class: 'result-group', 'data-file': file, role: 'presentation' },
+          h('div', { class: 'group-head' }, h('span', { class: 'group-file' }, file), h('span', { class: 'muted' }, String(group.length))),
+          h('ul', { class: 'group-hits', role: 'presentation' }, ...items)));
+      }
+      list.replaceChildren(...children);
+    }
     list.dataset.query = query;
     list.dataset.mode = results?.mode ?? '';
+    list.dataset.view = files ? 'files' : 'symbols';
     status.classList.toggle('error', error !== undefined);
     if (error !== undefined) status.textContent = `Search failed: ${error}`;
     else if (!query) status.textContent = '';
-    else if (hits.length === 0) status.textContent = `No symbols match “${query}”`;
+    else if (hits.length === 0) status.textContent = `No symbols match “${query}”${results?.note ? ` — ${results.note}` : ''}`;
     else {
-      const count = `${plural(hits.length, 'result')}${hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
+      const shown = files ? plural(results?.files.length ?? 0, 'file') : plural(hits.length, 'result');
+      const count = `${shown}${!files && hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
       status.textContent = `${count} · ${results?.mode ?? ''}${results?.note ? ` — ${results.note}` : ''}`;
     }
   }
@@ -184,5 +251,35 @@ function resultItem(hit: SearchHit, index: number): HTMLElement {
     h('span', { class: 'symbol' }, prefix ? h('span', { class: 'qual' }, prefix) : null, h('span', { class: 'name' }, name)),
     h('span', { class: 'why' }, ...why(hit)),
     h('span', { class: 'cite' }, citation(hit)),
+    snippetOf(hit),
+  );
+}
+
+/** The hit's snippet, its matched words marked (the engine found them). */
+function snippetOf(hit: SearchHit): HTMLElement | null {
+  const { snippet } = hit;
+  if (snippet.lines.length === 0) return null;
+  const rows = snippet.lines.map((line, i) => {
+    const marks = snippet.marks.filter(([at]) => at === i).sort((a, b) => a[1] - b[1]);
+    const parts: (string | HTMLElement)[] = [];
+    let column = 0;
+    for (const [, start, end] of marks) {
+      if (start < column) continue;
+      parts.push(line.slice(column, start), h('mark', {}, line.slice(start, end)));
+      column = end;
+    }
+    parts.push(line.slice(column));
+    return h('div', { class: 'snippet-line', 'data-line': snippet.start_line + i }, ...parts);
+  });
+  return h('div', { class: 'snippet', 'data-testid': 'snippet' }, ...rows);
+}
+
+function fileItem(file: FileHit, index: number): HTMLElement {
+  const best = file.symbols[0];
+  return h('li', { 'data-testid': 'search-result', 'data-index': index, 'data-file': file.file, role: 'option', 'aria-selected': 'false' },
+    h('span', { class: 'badge' }, 'file'),
+    h('span', { class: 'symbol' }, h('span', { class: 'name' }, file.file)),
+    h('span', { class: 'why' }, ...file.symbols.map((s) => h('span', { class: 'lane' }, s.symbol.split(/[.:/]/).pop() ?? s.symbol))),
+    h('span', { class: 'cite' }, best ? `${file.file}:${best.start_line}-${best.end_line}` : file.file),
   );
 }

@@ -19,6 +19,7 @@ use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
 use fathom_search::MatchKind;
 use fathom_search::chunks::Sources;
 use fathom_search::retrieval::{Ranking, Retrieval};
+use fathom_search::snippet::{self, Snippet};
 use serde::Serialize;
 
 pub use fathom_archive::{SkipReason, Skipped};
@@ -27,7 +28,9 @@ pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DE
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
 pub use fathom_search::chunks::{Chunk, Part as ChunkPart};
 pub use fathom_search::dense::HnswParams;
-pub use fathom_search::retrieval::{Explain, Mode as SearchMode, Params as SearchParams, SearchOptions, Weights};
+pub use fathom_search::retrieval::{
+    Explain, Filter as SearchFilter, Mode as SearchMode, Params as SearchParams, SearchOptions, TestFilter, Weights,
+};
 pub use summary::{FileError, IndexSummary, Timings};
 
 /// A step of the pipeline, as progress reports name it.
@@ -136,6 +139,8 @@ pub struct SearchHit {
     #[serde(rename = "match")]
     pub match_kind: Option<MatchKind>,
     pub explain: Explain,
+    /// The lines that show why it matched, the query's words marked.
+    pub snippet: Snippet,
 }
 
 /// A file, ranked by its symbols' scores, with its best symbols cited.
@@ -440,11 +445,15 @@ impl Index {
     pub fn search(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> SearchResults {
         let Ranking { mode, note, hits, files, params } =
             self.retrieval.search(&self.sources(), query, options, query_vector);
+        let terms = fathom_search::tokens::Terms::default();
         let hits = hits
             .into_iter()
             .map(|hit| {
                 let node = self.graph.node(hit.node);
+                let [first, last] = hit.explain.chunk_lines.unwrap_or([node.span.start_line, node.span.end_line]);
+                let text = node.file.and_then(|f| self.texts.get(f.0 as usize)).map_or("", String::as_str);
                 SearchHit {
+                    snippet: snippet::snippet(text, first, last, query, &terms),
                     symbol: node.qualified_name.clone(),
                     name: node.name.clone(),
                     kind: node.kind,

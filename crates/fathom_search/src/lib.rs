@@ -17,6 +17,7 @@ pub mod dense;
 pub mod hints;
 pub mod lexical;
 pub mod retrieval;
+pub mod snippet;
 pub mod tokens;
 
 use std::cmp::Ordering;

@@ -115,12 +115,136 @@ pub struct SearchOptions {
     /// Dense matches below this cosine similarity are not matches: every
     /// query has nearest neighbours, but unrelated text scores under 0.2.
     pub min_similarity: f32,
+    /// Which hits and files are kept (after ranking, before the cut to `k`).
+    pub filter: Filter,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { k: 10, mode: Mode::Hybrid, weights: Weights::default(), expand: true, min_similarity: 0.2 }
+        SearchOptions {
+            k: 10,
+            mode: Mode::Hybrid,
+            weights: Weights::default(),
+            expand: true,
+            min_similarity: 0.2,
+            filter: Filter::default(),
+        }
     }
+}
+
+/// Narrows a search: by language, kind, path and whether the code is a test.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Filter {
+    /// Language names (`python`, `typescript`); empty keeps every language.
+    pub languages: Vec<String>,
+    /// Kind names (`function`, `class`); empty keeps every kind.
+    pub kinds: Vec<String>,
+    /// A glob over the file path (`src/**/*.py`, `*_test.go`), or, without
+    /// glob characters, a substring of it.
+    pub path: Option<String>,
+    pub tests: TestFilter,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestFilter {
+    #[default]
+    Include,
+    Exclude,
+    Only,
+}
+
+/// A [`Filter`] made ready to test nodes.
+struct Accept {
+    filter: Filter,
+    path: PathMatch,
+}
+
+enum PathMatch {
+    Any,
+    Substring(String),
+    Glob(globset::GlobMatcher),
+}
+
+impl Accept {
+    /// Fails with the cause when the path glob does not parse.
+    fn new(filter: &Filter) -> Result<Accept, String> {
+        let path = match filter.path.as_deref().map(str::trim) {
+            None | Some("") => PathMatch::Any,
+            Some(p) if p.contains(['*', '?', '[', '{']) => {
+                let glob = globset::GlobBuilder::new(p)
+                    .literal_separator(false)
+                    .build()
+                    .map_err(|e| format!("the path filter `{p}` is not a valid glob: {}", e.kind()))?;
+                PathMatch::Glob(glob.compile_matcher())
+            }
+            Some(p) => PathMatch::Substring(p.to_owned()),
+        };
+        Ok(Accept { filter: filter.clone(), path })
+    }
+
+    fn is_empty(&self) -> bool {
+        let f = &self.filter;
+        f.languages.is_empty()
+            && f.kinds.is_empty()
+            && matches!(self.path, PathMatch::Any)
+            && f.tests == TestFilter::Include
+    }
+
+    fn path(&self, path: &str) -> bool {
+        match &self.path {
+            PathMatch::Any => true,
+            PathMatch::Substring(s) => path.contains(s.as_str()),
+            PathMatch::Glob(glob) => glob.is_match(path),
+        }
+    }
+
+    fn node(&self, graph: &CodeGraph, id: NodeId) -> bool {
+        let node = graph.node(id);
+        let f = &self.filter;
+        let path = graph.path_of(id).unwrap_or_default();
+        (f.languages.is_empty() || f.languages.iter().any(|l| l == node.language.name()))
+            && (f.kinds.is_empty() || f.kinds.iter().any(|k| k == node.kind.name()))
+            && self.path(path)
+            && match f.tests {
+                TestFilter::Include => true,
+                TestFilter::Exclude => !is_test(graph, id),
+                TestFilter::Only => is_test(graph, id),
+            }
+    }
+}
+
+/// A test, or inside one, or in a test file: the parser's own marks (pytest,
+/// JUnit, Jest... names and annotations), then the conventions of test paths.
+pub fn is_test(graph: &CodeGraph, id: NodeId) -> bool {
+    let mut at = Some(id);
+    for _ in 0..8 {
+        let Some(node) = at else { break };
+        if graph.node(node).details.as_ref().is_some_and(|d| d.is_test) {
+            return true;
+        }
+        at = graph.parent(node);
+    }
+    graph.path_of(id).is_some_and(is_test_path)
+}
+
+/// `tests/…`, `__tests__/…`, `test_x.py`, `x_test.go`, `x.test.ts`,
+/// `x.spec.js`, `XTest.java`, `XTests.cs`, `x_spec.rb`.
+pub fn is_test_path(path: &str) -> bool {
+    let mut segments = path.split('/').rev();
+    let file = segments.next().unwrap_or_default();
+    if segments.any(|s| matches!(s, "test" | "tests" | "__tests__" | "spec" | "specs" | "testing")) {
+        return true;
+    }
+    let stem = file.split('.').next().unwrap_or_default();
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_spec")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || file.contains(".test.")
+        || file.contains(".spec.")
 }
 
 /// Why a hit is where it is.
@@ -396,6 +520,11 @@ impl Retrieval {
             expand(graph, &mut hits, w.graph);
             sort(graph, &mut hits);
         }
+        match Accept::new(&options.filter) {
+            Ok(accept) if !accept.is_empty() => hits.retain(|h| accept.node(graph, h.node)),
+            Ok(_) => {}
+            Err(why) => note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}"))),
+        }
         let files = rank_files(graph, &hits);
         hits.truncate(options.k);
         for hit in &mut hits {
@@ -637,6 +766,38 @@ mod tests {
         assert_eq!(f.dense_confidence(0.99), f.dense_confidence_cap);
         assert_eq!(relative(5.0, 0.0, 2.0), 1.0);
         assert!(relative(3.0, 12.0, 2.0) < relative(6.0, 12.0, 2.0));
+    }
+
+    #[test]
+    fn test_paths_follow_each_ecosystems_conventions() {
+        for path in [
+            "tests/test_app.py",
+            "pkg/__tests__/a.js",
+            "a/test_x.py",
+            "x_test.go",
+            "src/a.test.ts",
+            "b.spec.js",
+            "src/test/java/a/BTest.java",
+            "CTests.cs",
+            "spec/d_spec.rb",
+        ] {
+            assert!(is_test_path(path), "{path}");
+        }
+        for path in ["src/app.py", "latest.py", "contest/a.py", "attestation.rs", "src/Testing.java"] {
+            assert!(!is_test_path(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_path_filter_is_a_glob_or_a_substring_and_a_bad_glob_is_named() {
+        let accept = |p: &str| Accept::new(&Filter { path: Some(p.to_owned()), ..Filter::default() });
+        let glob = accept("src/**/*.py").unwrap();
+        assert!(glob.path("src/a/b.py") && !glob.path("src/a/b.js") && !glob.path("lib/b.py"));
+        let substring = accept("flask/").unwrap();
+        assert!(substring.path("src/flask/app.py") && !substring.path("src/app.py"));
+        let Err(why) = accept("src/[a") else { panic!("`src/[a` parsed") };
+        assert!(why.contains("src/[a") && why.contains("not a valid glob"), "{why}");
+        assert!(Accept::new(&Filter::default()).unwrap().is_empty());
     }
 
     #[test]

@@ -76,6 +76,8 @@ export interface SearchHit {
   /** How the name matched the query, when it did. */
   match: MatchKind | null;
   explain: Explain;
+  /** The lines that show why it matched; marks are [line index, start, end] in UTF-16 units. */
+  snippet: { start_line: number; lines: string[]; marks: [number, number, number][] };
 }
 
 export type SearchMode = "lexical" | "dense" | "hybrid";
@@ -86,6 +88,15 @@ export interface SearchOptions {
   weights: Weights;
   /** Expand through CALLS, CONTAINS, INHERITS and IMPORTS one hop. */
   expand: boolean;
+  min_similarity: number;
+  filter: Partial<SearchFilter>;
+}
+/** Narrows a search. Empty lists keep everything; `path` is a glob or a substring. */
+export interface SearchFilter {
+  languages: string[];
+  kinds: string[];
+  path: string | null;
+  tests: "include" | "exclude" | "only";
 }
 /** Why a hit ranks where it does. Ranks are 1-based, per lane. */
 export interface Explain {
