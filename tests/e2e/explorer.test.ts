@@ -158,3 +158,42 @@ describe('search and navigation', () => {
     });
   });
 });
+
+describe('the query console', () => {
+  test('runs examples, shows errors in place, explains the schema, exports CSV and maps its rows', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      await page.getByTestId('query-console').locator('summary').click();
+      await page.getByTestId('query-examples').selectOption({ label: 'Subclasses and their parents' });
+      await expect.poll(() => page.getByTestId('query-count').textContent(), { timeout: 10_000 }).toMatch(/^[1-9]\d* rows?/);
+      const cells = await page.locator('.query-table td').allTextContents();
+      expect(cells).toContain('pkg.calc.ScientificCalculator');
+
+      const download = page.waitForEvent('download');
+      await page.getByTestId('export-csv').click();
+      const file = await download;
+      const csv = await new Promise<string>((resolve, reject) => {
+        void file.createReadStream().then((stream) => {
+          let text = '';
+          stream.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+          stream.on('end', () => resolve(text));
+          stream.on('error', reject);
+        });
+      });
+      expect(csv.split('\r\n')[0]).toBe('c.qualified_name,p.qualified_name');
+      expect(csv).toContain('pkg.calc.ScientificCalculator,pkg.calc.Calculator');
+
+      await page.getByTestId('query-map').click();
+      await expect.poll(() => page.getByTestId('graph-map').getAttribute('data-focus'), { timeout: 20_000 }).toMatch(/^[1-9]/);
+
+      await page.getByTestId('query-schema-button').click();
+      await expect.poll(() => page.getByTestId('query-schema').textContent(), { timeout: 10_000 }).toContain('HAS_METHOD');
+
+      await page.getByTestId('query-input').fill('MATCH (c:CLASS\nRETURN c');
+      await page.getByTestId('query-run').click();
+      await expect.poll(() => page.getByTestId('query-caret').textContent(), { timeout: 10_000 }).toBe('RETURN c\n^');
+      await screenshot(page, 'query-console');
+    });
+  });
+});

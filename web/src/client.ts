@@ -6,6 +6,7 @@ import type {
   CallMethod,
   FileInfo,
   GraphMap,
+  GraphSchema,
   Direction,
   EmbeddingProgress,
   Hop,
@@ -133,6 +134,11 @@ export class FathomClient {
   /** The repository map: positions, levels of detail, colour groups and edges, in columns. */
   graphMap(): Promise<GraphMap> {
     return this.#call('graphMap');
+  }
+
+  /** Node labels, properties, edge types and reasons of the graph. */
+  graphSchema(): Promise<GraphSchema> {
+    return this.#call('graphSchema');
   }
 
   /** Terminates the worker; pending calls are rejected. */

@@ -4,6 +4,7 @@ export type {
   Direction,
   FileInfo,
   GraphMap,
+  GraphSchema,
   Hop,
   NodeRef,
   QueryResult,

@@ -6,6 +6,7 @@ import type {
   Direction,
   FileInfo,
   GraphMap,
+  GraphSchema,
   Hop,
   IndexSummary,
   ModelInfo,
@@ -23,6 +24,7 @@ export type {
   FileError,
   FileInfo,
   GraphMap,
+  GraphSchema,
   Hop,
   NodeRef,
   Reached,
@@ -84,9 +86,10 @@ export interface EmbeddingProgress {
 export interface Calls {
   files: { args: []; result: FileInfo[] };
   graphMap: { args: []; result: GraphMap };
+  graphSchema: { args: []; result: GraphSchema };
 }
 export type CallMethod = keyof Calls;
-export const CALL_METHODS = ['files', 'graphMap'] as const satisfies readonly CallMethod[];
+export const CALL_METHODS = ['files', 'graphMap', 'graphSchema'] as const satisfies readonly CallMethod[];
 
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }

@@ -143,7 +143,12 @@ const queryConsole = new QueryConsole({
   run: byTestId<HTMLButtonElement>('query-run'),
   error: byTestId('query-error'),
   result: byTestId('query-result'),
+  tools: byTestId('query-tools'),
   query: (text) => client.query(text),
+  schema: () => client.graphSchema(),
+  showInMap: (keys) => {
+    void showView('map').then(() => graphMap.focus(keys));
+  },
 });
 
 const embedding = new EmbeddingBadge(byTestId('embed-status'));

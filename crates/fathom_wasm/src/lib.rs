@@ -480,6 +480,12 @@ impl Workspace {
         self.read(|index| to_js(&index.symbol(symbol)?))
     }
 
+    /// The graph schema, as `schema()` gives it, for the query console.
+    #[wasm_bindgen(js_name = graphSchema, unchecked_return_type = "GraphSchema")]
+    pub fn graph_schema(&self) -> Result<JsValue, JsError> {
+        schema()
+    }
+
     /// Every indexed file with its language, lines and definitions.
     #[wasm_bindgen(unchecked_return_type = "FileInfo[]")]
     pub fn files(&self) -> Result<JsValue, JsError> {
