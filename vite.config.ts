@@ -1,7 +1,35 @@
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const fromRoot = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * Writes dist/precache.json: every file of the built app (pages, scripts,
+ * the wasm, the model, the demo), for the service worker (www/public/sw.js)
+ * to cache on install so the app works offline after its first load.
+ */
+function precacheList(): Plugin {
+  return {
+    name: 'fathom-precache-list',
+    apply: 'build',
+    closeBundle() {
+      const dist = fromRoot('./dist');
+      const files: string[] = [];
+      const walk = (dir: string): void => {
+        for (const name of readdirSync(dir)) {
+          const path = `${dir}/${name}`;
+          if (statSync(path).isDirectory()) walk(path);
+          else files.push(relative(dist, path));
+        }
+      };
+      walk(dist);
+      const list = ['./', ...files.filter((f) => f !== 'sw.js' && f !== 'precache.json').sort().map((f) => `./${f}`)];
+      writeFileSync(`${dist}/precache.json`, `${JSON.stringify(list, null, 1)}\n`);
+    },
+  };
+}
 
 // The app lives in www/; the wasm bindings (pkg/, generated) and the client
 // library (web/) sit beside it. `base: './'` keeps every URL in dist/ relative,
@@ -10,6 +38,7 @@ export default defineConfig({
   root: fromRoot('./www'),
   base: './',
   publicDir: fromRoot('./www/public'),
+  plugins: [precacheList()],
   build: {
     outDir: fromRoot('./dist'),
     emptyOutDir: true,

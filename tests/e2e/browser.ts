@@ -42,9 +42,14 @@ export interface AppPage {
  * Opens the app. Background embedding is off (`?embed=off`) unless asked for:
  * on SwiftShader it would keep the CPU busy for minutes.
  */
-export async function openApp(browser: Browser, baseUrl: string, options: { embed?: boolean } = {}): Promise<AppPage> {
+export async function openApp(
+  browser: Browser,
+  baseUrl: string,
+  options: { embed?: boolean; serviceWorker?: boolean } = {},
+): Promise<AppPage> {
   const url = new URL(baseUrl);
   if (!options.embed) url.searchParams.set('embed', 'off');
+  if (!options.serviceWorker) url.searchParams.set('sw', 'off');
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const requests: string[] = [];
   const pageErrors: string[] = [];
@@ -74,7 +79,7 @@ export async function withApp(
   browser: Browser,
   url: string,
   run: (app: AppPage) => Promise<void>,
-  options: { embed?: boolean } = {},
+  options: { embed?: boolean; serviceWorker?: boolean } = {},
 ): Promise<void> {
   const app = await openApp(browser, url, options);
   try {

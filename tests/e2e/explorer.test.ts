@@ -1,10 +1,12 @@
 // The explorer beyond search: the repository map (sigma.js, WebGL) and the
 // symbol panel's context, in real headless Chromium.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { searchFor, uploadZip, waitForState } from './app';
-import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
-import { zipFixture } from './fixtures';
+import { launchBrowser, openApp, screenshot, withApp as withAppIn, type AppPage } from './browser';
+import { zipFiles, zipFixture } from './fixtures';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
@@ -195,5 +197,96 @@ describe('the query console', () => {
       await expect.poll(() => page.getByTestId('query-caret').textContent(), { timeout: 10_000 }).toBe('RETURN c\n^');
       await screenshot(page, 'query-console');
     });
+  });
+});
+
+describe('opening repositories', () => {
+  test('a real .tar.gz sdist and a picked folder index like a zip; indexing can be cancelled', async () => {
+    const corpora = process.env.FATHOM_CORPORA ?? `${process.env.HOME}/.cache/fathom/corpora`;
+    const sdist = readFileSync(`${corpora}/flask-3.0.3.tar.gz`);
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'flask-3.0.3.tar.gz', new Uint8Array(sdist));
+      await waitForState(page, 'ready');
+      expect(Number(await page.getByTestId('summary-files').getAttribute('data-count'))).toBeGreaterThan(50);
+      await searchFor(page, 'url_for');
+      const cites = await page.getByTestId('search-result').locator('.cite').allTextContents();
+      expect(cites.some((c) => c.startsWith('src/flask/helpers.py:'))).toBe(true);
+
+      // A folder picked with the folder input: its files keep their paths.
+      await page.getByTestId('folder-input').setInputFiles(fileURLToPath(new URL('../fixtures/mini-py-js', import.meta.url)));
+      await expect.poll(() => page.locator('#status-line').textContent(), { timeout: 60_000 }).toBe('Indexed mini-py-js');
+      await searchFor(page, 'compute_total');
+      expect(await page.getByTestId('search-result').first().locator('.cite').textContent()).toBe('pkg/calc.py:36-40');
+
+      // Cancel stops a long indexing run; the next archive still indexes.
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 6000; i++) files[`big/m${i}.py`] = `def f${i}(x):\n    return g${i}(x) + ${i}\n`;
+      await uploadZip(page, 'big.zip', zipFiles(files));
+      await page.getByTestId('cancel-button').click();
+      await waitForState(page, 'idle');
+      expect(await page.locator('#status-line').textContent()).toBe('Cancelled indexing big.zip');
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+    });
+  });
+});
+
+describe('the feature card', () => {
+  test('answers a question with symbols, their connections, tests and Markdown within the budget', async () => {
+    await withApp(async ({ page }) => {
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      await page.getByTestId('search-input').fill('calculator running total add');
+      await page.getByTestId('card-button').click();
+      const card = page.getByTestId('feature-card');
+      await expect.poll(() => card.getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
+      const symbols = await page.getByTestId('card-symbols').locator('[data-symbol]').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.symbol));
+      expect(symbols.some((s) => s?.startsWith('pkg.calc.Calculator'))).toBe(true);
+      expect(await page.getByTestId('card-summary').textContent()).toContain('pkg/calc.py');
+      expect(await page.getByTestId('card-graph').locator('line').count()).toBeGreaterThan(0);
+      expect(await page.getByTestId('card-tests').textContent()).toContain('test_calc');
+      await screenshot(page, 'feature-card');
+
+      await page.getByTestId('card-budget').selectOption('1000');
+      await expect.poll(() => card.getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
+      await page.getByTestId('card-copy').click();
+      await expect.poll(() => card.getAttribute('data-copied')).toMatch(/^\d+$/);
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      expect(copied.startsWith('# calculator running total add')).toBe(true);
+      expect(copied).toContain('```python');
+      // About four bytes a token: a 1,000-token budget stays near 4 KB.
+      expect(copied.length).toBeLessThan(4600);
+    });
+  });
+});
+
+describe('offline', () => {
+  test('after one visit the app, the engine, the model and the demo work with the network off', async () => {
+    const app = await openApp(browser, `${baseUrl}?embed=off`, { serviceWorker: true });
+    const { page } = app;
+    try {
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      // The install step cached everything on the precache list.
+      await expect.poll(() => page.evaluate(async () => {
+        const cache = await caches.open('fathom-v1');
+        const keys = (await cache.keys()).map((r) => new URL(r.url).pathname);
+        return ['minilm-l6-v2.f16.safetensors', 'fathom_wasm_bg', 'demo/fathom.zip'].every((f) => keys.some((k) => k.includes(f)));
+      }), { timeout: 60_000 }).toBe(true);
+      await page.context().setOffline(true);
+      await page.reload();
+      await page.getByTestId('demo-button').click();
+      await waitForState(page, 'ready');
+      await searchFor(page, 'FathomClient');
+      expect(await page.getByTestId('search-result').count()).toBeGreaterThan(0);
+      expect(await page.getByTestId('privacy').textContent()).toContain('nothing leaves this tab');
+      expect(app.foreignRequests()).toEqual([]);
+      expect(app.pageErrors).toEqual([]);
+    } finally {
+      await page.context().setOffline(false);
+      await app.close();
+    }
   });
 });

@@ -3,8 +3,8 @@
 import type {
   Backend,
   Calls,
-  CallMethod,
   FileInfo,
+  FeatureCard,
   GraphMap,
   GraphSchema,
   Direction,
@@ -34,7 +34,7 @@ interface Pending {
 }
 
 export class FathomClient {
-  readonly #worker: Worker;
+  #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   /** Set once the worker is gone (disposed or crashed); every later call rejects with it. */
@@ -45,18 +45,57 @@ export class FathomClient {
 
   constructor(options: { modelBase?: string } = {}) {
     this.#modelBase = options.modelBase ?? new URL('./model/', location.href).href;
-    this.#worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
-    this.#worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => this.#onReply(event.data));
-    this.#worker.addEventListener('error', (event) => {
+    this.#worker = this.#spawn();
+  }
+
+  #spawn(): Worker {
+    const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => this.#onReply(event.data));
+    worker.addEventListener('error', (event) => {
       event.preventDefault();
       this.#close(new Error(`the Fathom worker failed: ${event.message || 'it could not be loaded'}`));
     });
+    return worker;
   }
 
-  /** Indexes a .zip archive, replacing the previous index on success. */
+  /** Indexes an archive (.zip, .tar.gz or .tar), replacing the previous index on success. */
   async indexZip(file: Blob, name: string, onProgress?: (progress: Progress) => void): Promise<IndexSummary> {
     const bytes = await file.arrayBuffer();
     return this.#request({ op: 'indexZip', name, bytes }, [bytes], onProgress);
+  }
+
+  /** Indexes a folder's files, each with its path inside the folder. */
+  async indexFiles(
+    name: string,
+    files: { path: string; file: Blob }[],
+    onProgress?: (progress: Progress) => void,
+  ): Promise<IndexSummary> {
+    const buffers = await Promise.all(files.map((f) => f.file.arrayBuffer()));
+    const ends = new Uint32Array(files.length);
+    let total = 0;
+    buffers.forEach((b, i) => {
+      total += b.byteLength;
+      ends[i] = total;
+    });
+    const data = new Uint8Array(total);
+    buffers.forEach((b, i) => data.set(new Uint8Array(b), (ends[i] ?? 0) - b.byteLength));
+    return this.#request(
+      { op: 'indexFiles', name, paths: files.map((f) => f.path), data: data.buffer, ends },
+      [data.buffer],
+      onProgress,
+    );
+  }
+
+  /**
+   * Stops whatever the worker is doing (indexing, embedding) by replacing it
+   * with a fresh one; pending calls reject with "cancelled". The index is gone.
+   */
+  cancel(): void {
+    const reason = new Error('cancelled');
+    this.#worker.terminate();
+    for (const pending of this.#pending.values()) pending.reject(reason);
+    this.#pending.clear();
+    this.#worker = this.#spawn();
   }
 
   /**
@@ -141,12 +180,20 @@ export class FathomClient {
     return this.#call('graphSchema');
   }
 
+  /**
+   * A feature card for a question: best symbols, how they connect, their code,
+   * tests, a summary from the graph, and Markdown cut to `budget` tokens.
+   */
+  featureCard(query: string, budget = 4000): Promise<FeatureCard> {
+    return this.#request({ op: 'call', method: 'featureCard', args: [query, budget] }) as Promise<FeatureCard>;
+  }
+
   /** Terminates the worker; pending calls are rejected. */
   dispose(): void {
     this.#close(new Error('FathomClient was disposed'));
   }
 
-  #call<M extends CallMethod>(method: M, ...args: Calls[M]['args']): Promise<Calls[M]['result']> {
+  #call<M extends keyof Calls>(method: M, ...args: Calls[M]['args']): Promise<Calls[M]['result']> {
     return this.#request({ op: 'call', method, args }) as Promise<Calls[M]['result']>;
   }
 

@@ -2,6 +2,7 @@ export { FathomClient } from './client';
 export { STAGES } from './protocol';
 export type {
   Direction,
+  FeatureCard,
   FileInfo,
   GraphMap,
   GraphSchema,

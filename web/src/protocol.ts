@@ -4,6 +4,7 @@
 
 import type {
   Direction,
+  FeatureCard,
   FileInfo,
   GraphMap,
   GraphSchema,
@@ -21,6 +22,7 @@ import type {
 
 export type {
   Direction,
+  FeatureCard,
   FileError,
   FileInfo,
   GraphMap,
@@ -88,11 +90,17 @@ export interface Calls {
   graphMap: { args: []; result: GraphMap };
   graphSchema: { args: []; result: GraphSchema };
 }
-export type CallMethod = keyof Calls;
-export const CALL_METHODS = ['files', 'graphMap', 'graphSchema'] as const satisfies readonly CallMethod[];
+
+/** Workspace methods answered asynchronously (they may embed the query first). */
+export interface AsyncCalls {
+  featureCard: { args: [query: string, budget: number]; result: FeatureCard };
+}
+export type CallMethod = keyof Calls | keyof AsyncCalls;
+export const CALL_METHODS = ['files', 'graphMap', 'graphSchema', 'featureCard'] as const satisfies readonly (CallMethod | keyof AsyncCalls)[];
 
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }
+  | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
   | { id: number; op: 'startEmbedding'; backend: Backend; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string }
@@ -111,6 +119,7 @@ export type Op = WorkerRequest['op'];
 /** The value each operation resolves to. */
 export interface OpResults {
   indexZip: IndexSummary;
+  indexFiles: IndexSummary;
   search: SearchResults;
   startEmbedding: ModelInfo;
   embedTexts: Float32Array;

@@ -162,6 +162,12 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       session += 1;
       return { id, type: 'result', op: 'indexZip', value };
     }
+    case 'indexFiles': {
+      const onProgress = throttledProgress((progress) => scope.postMessage({ id, type: 'progress', progress }));
+      const value = ws.indexFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
+      session += 1;
+      return { id, type: 'result', op: 'indexFiles', value };
+    }
     case 'search':
       return { id, type: 'result', op: 'search', value: await ws.search(request.query, request.options) };
     case 'startEmbedding':
@@ -187,7 +193,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'call': {
       if (!(CALL_METHODS as readonly string[]).includes(request.method)) throw new Error(`unknown method ${request.method}`);
       const method = ws[request.method] as (...args: unknown[]) => unknown;
-      return { id, type: 'result', op: 'call', value: method.apply(ws, request.args) };
+      return { id, type: 'result', op: 'call', value: await method.apply(ws, request.args) };
     }
   }
 }

@@ -1,6 +1,19 @@
-// Drag-and-drop area plus the file picker; both hand the first chosen file over.
+// Drag-and-drop area plus the pickers. An archive (.zip, .tar.gz, .tgz, .tar)
+// is handed over as one file; a dropped or picked folder as its files, each
+// with its path inside the folder.
 
-export function setupDropZone(zone: HTMLElement, input: HTMLInputElement, onFile: (file: File) => void): void {
+export interface Dropped {
+  kind: 'archive' | 'folder';
+  name: string;
+  archive?: File;
+  files?: { path: string; file: File }[];
+}
+
+export function setupDropZone(
+  zone: HTMLElement,
+  inputs: { archive: HTMLInputElement; folder: HTMLInputElement },
+  onDrop: (dropped: Dropped) => void,
+): void {
   let depth = 0;
   const setHover = (hover: boolean): void => {
     zone.classList.toggle('dragover', hover);
@@ -23,17 +36,54 @@ export function setupDropZone(zone: HTMLElement, input: HTMLInputElement, onFile
     event.preventDefault();
     depth = 0;
     setHover(false);
+    const item = event.dataTransfer?.items?.[0];
+    const entry = item?.webkitGetAsEntry?.();
+    if (entry?.isDirectory) {
+      void readFolder(entry as FileSystemDirectoryEntry).then((files) => onDrop({ kind: 'folder', name: entry.name, files }));
+      return;
+    }
     const file = event.dataTransfer?.files[0];
-    if (file) onFile(file);
+    if (file) onDrop({ kind: 'archive', name: file.name, archive: file });
   });
 
   // A file dropped outside the zone must not make the browser navigate away.
   window.addEventListener('dragover', (event) => event.preventDefault());
   window.addEventListener('drop', (event) => event.preventDefault());
 
-  input.addEventListener('change', () => {
-    const file = input.files?.[0];
-    input.value = '';
-    if (file) onFile(file);
+  inputs.archive.addEventListener('change', () => {
+    const file = inputs.archive.files?.[0];
+    inputs.archive.value = '';
+    if (file) onDrop({ kind: 'archive', name: file.name, archive: file });
   });
+  inputs.folder.addEventListener('change', () => {
+    const picked = [...(inputs.folder.files ?? [])];
+    inputs.folder.value = '';
+    if (picked.length === 0) return;
+    const files = picked.map((file) => ({ path: file.webkitRelativePath || file.name, file }));
+    const name = files[0]?.path.split('/')[0] ?? 'folder';
+    onDrop({ kind: 'folder', name, files });
+  });
+}
+
+/** Every file under a dropped directory, with paths that start at its name. */
+async function readFolder(root: FileSystemDirectoryEntry): Promise<{ path: string; file: File }[]> {
+  const out: { path: string; file: File }[] = [];
+  const pending: FileSystemDirectoryEntry[] = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop() as FileSystemDirectoryEntry;
+    const reader = dir.createReader();
+    // readEntries returns a batch at a time (100 in Chromium) until it returns none.
+    for (;;) {
+      const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+      if (batch.length === 0) break;
+      for (const entry of batch) {
+        if (entry.isDirectory) pending.push(entry as FileSystemDirectoryEntry);
+        else {
+          const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
+          out.push({ path: entry.fullPath.replace(/^\//, ''), file });
+        }
+      }
+    }
+  }
+  return out;
 }

@@ -1,10 +1,11 @@
 // Wires the views to the Fathom engine running in a worker.
-import { FathomClient, type Backend, type NodeRef, type SearchHit } from '../../web/src/index';
+import { FathomClient, type Backend, type IndexSummary, type NodeRef, type Progress, type SearchHit } from '../../web/src/index';
 import { EmbeddingBadge } from './embedding';
 import { ErrorBanner } from './banner';
 import { CodeView } from './codeview';
 import { byTestId, required } from './dom';
 import { setupDropZone } from './dropzone';
+import { FeatureCardView } from './featurecard';
 import { GraphMapView } from './graphmap';
 import { ProgressView } from './progress';
 import { QueryConsole } from './queryconsole';
@@ -34,6 +35,8 @@ const codeView = new CodeView(byTestId('code-view'));
 const dropZone = byTestId('drop-zone');
 const demoButton = byTestId<HTMLButtonElement>('demo-button');
 const fileInput = byTestId<HTMLInputElement>('file-input');
+const folderInput = byTestId<HTMLInputElement>('folder-input');
+const cancelButton = byTestId<HTMLButtonElement>('cancel-button');
 const statusLine = required('#status-line');
 
 const search = new SearchPanel({
@@ -80,7 +83,7 @@ const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), {
 
 // ---- Views: code and map ----------------------------------------------------
 
-type View = 'code' | 'map';
+type View = 'code' | 'map' | 'card';
 const viewTabs = [...document.querySelectorAll<HTMLButtonElement>('.view-tab')];
 const views = [...document.querySelectorAll<HTMLElement>('.view')];
 const graphMap = new GraphMapView(byTestId('graph-map'), (target) => {
@@ -120,6 +123,19 @@ async function showView(view: View): Promise<void> {
 }
 
 for (const tab of viewTabs) tab.addEventListener('click', () => void showView(tab.dataset.view as View));
+
+const featureCard = new FeatureCardView(byTestId('feature-card'), {
+  build: (query, budget) => client.featureCard(query, budget),
+  open: (node) => void openNode(node),
+  showInMap: (keys) => void showView('map').then(() => graphMap.focus(keys)),
+});
+const cardButton = byTestId<HTMLButtonElement>('card-button');
+cardButton.addEventListener('click', () => {
+  const query = byTestId<HTMLInputElement>('search-input').value.trim();
+  if (!query) return;
+  void showView('card');
+  void featureCard.show(query);
+});
 
 /** Focuses the map on a symbol and the symbols it calls and is called by. */
 async function focusMapOn(symbol: string): Promise<void> {
@@ -172,18 +188,35 @@ function setBusy(value: boolean): void {
   busy = value;
   demoButton.disabled = value;
   fileInput.disabled = value;
+  folderInput.disabled = value;
+  cancelButton.hidden = !value;
   dropZone.classList.toggle('busy', value);
 }
 
-async function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
+/** Set by Cancel: the indexing under way was stopped on purpose. */
+let cancelled = false;
+cancelButton.addEventListener('click', () => {
+  cancelled = true;
+  client.cancel();
+});
+
+function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
+  return indexWith(name, async (onProgress) => client.indexZip(await load(), name, onProgress));
+}
+
+async function indexWith(
+  name: string,
+  run: (onProgress: (p: Progress) => void) => Promise<IndexSummary>,
+): Promise<void> {
   if (busy) return;
   setBusy(true);
   setState('indexing');
   banner.hide();
   progress.reset();
+  cancelled = false;
   statusLine.textContent = `Indexing ${name}…`;
   try {
-    const summary = await client.indexZip(await load(), name, (p) => progress.update(p));
+    const summary = await run((p) => progress.update(p));
     renderSummary(summaryRoot, summary);
     search.setLanguages(Object.keys(summary.languages));
     codeView.clear();
@@ -195,6 +228,7 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
     if (currentView() === 'map') void ensureMap().then(() => graphMap.resize());
     search.enable();
     queryConsole.enable();
+    cardButton.disabled = false;
     statusLine.textContent = `Indexed ${name}`;
     repoName = name;
     setState('ready');
@@ -206,9 +240,15 @@ async function indexArchive(name: string, load: () => Promise<Blob>): Promise<vo
     }
   } catch (error) {
     progress.fail();
-    banner.show(`Could not index ${name}: ${messageOf(error)}`);
-    statusLine.textContent = `Failed to index ${name}`;
-    setState('error');
+    if (cancelled) {
+      statusLine.textContent = `Cancelled indexing ${name}`;
+      indexed = false;
+      setState('idle');
+    } else {
+      banner.show(`Could not index ${name}: ${messageOf(error)}`);
+      statusLine.textContent = `Failed to index ${name}`;
+      setState('error');
+    }
   } finally {
     setBusy(false);
   }
@@ -325,8 +365,24 @@ async function openLocation(file: string, lines: { start: number; end: number },
   }
 }
 
-setupDropZone(dropZone, fileInput, (file) => void indexArchive(file.name, async () => file));
+setupDropZone(dropZone, { archive: fileInput, folder: folderInput }, (dropped) => {
+  if (dropped.kind === 'folder' && dropped.files) {
+    const files = dropped.files;
+    void indexWith(dropped.name, (onProgress) => client.indexFiles(dropped.name, files, onProgress));
+  } else if (dropped.archive) {
+    const archive = dropped.archive;
+    void indexArchive(dropped.name, async () => archive);
+  }
+});
 demoButton.addEventListener('click', () => void indexArchive(DEMO_NAME, fetchDemo));
+
+// Offline: the service worker caches the app, the engine and the model.
+// `?sw=off` leaves it out (the tests do, except the one about it).
+if ('serviceWorker' in navigator && params.get('sw') !== 'off') {
+  navigator.serviceWorker.register('./sw.js').catch((error: unknown) => {
+    console.warn(`offline support is unavailable: ${messageOf(error)}`);
+  });
+}
 
 // `?demo` (the address `make run` prints) opens the demo archive on load.
 if (params.has('demo')) void indexArchive(DEMO_NAME, fetchDemo);

@@ -1,4 +1,5 @@
-// One progress bar per indexing stage, with "done / total" counts.
+// One progress bar per indexing stage, with "done / total" counts and, once a
+// stage has run a moment, an estimate of its time left.
 import { STAGES, type Progress, type Stage } from '../../web/src/index';
 import { h } from './dom';
 
@@ -15,8 +16,13 @@ const LABELS: Record<Stage, string> = {
   read: 'Read', parse: 'Parse', graph: 'Graph', resolve: 'Resolve', index: 'Index', embed: 'Embed',
 };
 
+/** A stage's estimate appears once it has run this long (earlier ones are noise). */
+const ETA_AFTER_MS = 400;
+
 export class ProgressView {
   readonly #rows = new Map<Stage, StageRow>();
+  /** When each stage reported its first progress. */
+  readonly #started = new Map<Stage, number>();
 
   constructor(root: HTMLElement) {
     for (const stage of STAGES) {
@@ -32,11 +38,17 @@ export class ProgressView {
   }
 
   reset(): void {
+    this.#started.clear();
     for (const stage of STAGES) this.#set(stage, 0, 0, 'pending');
   }
 
   update({ stage, done, total }: Progress): void {
-    this.#set(stage, done, total, done >= total ? 'done' : 'active');
+    const now = performance.now();
+    const started = this.#started.get(stage) ?? now;
+    this.#started.set(stage, started);
+    const elapsed = now - started;
+    const eta = done > 0 && done < total && elapsed > ETA_AFTER_MS ? ((total - done) * elapsed) / done / 1000 : null;
+    this.#set(stage, done, total, done >= total ? 'done' : 'active', eta);
   }
 
   /** Marks stages that were still running as failed. */
@@ -46,7 +58,7 @@ export class ProgressView {
     }
   }
 
-  #set(stage: Stage, done: number, total: number, status: StageStatus): void {
+  #set(stage: Stage, done: number, total: number, status: StageStatus, eta: number | null = null): void {
     const parts = this.#rows.get(stage);
     if (!parts) return;
     const { row, bar, fill, count } = parts;
@@ -59,5 +71,9 @@ export class ProgressView {
     const ratio = total > 0 ? Math.min(1, done / total) : status === 'done' ? 1 : 0;
     fill.style.width = `${(ratio * 100).toFixed(1)}%`;
     count.textContent = `${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}`;
+    count.title = eta === null ? '' : `about ${Math.ceil(eta)} s left`;
+    row.dataset.eta = eta === null ? '' : String(Math.ceil(eta));
+    const left = row.querySelector('.eta') ?? row.appendChild(h('span', { class: 'eta' }));
+    left.textContent = eta === null ? '' : `${Math.ceil(eta)} s left`;
   }
 }

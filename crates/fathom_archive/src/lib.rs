@@ -10,12 +10,14 @@ mod collect;
 #[cfg(feature = "fs")]
 mod dir;
 mod rules;
+mod tar_reader;
 mod zip_reader;
 
 pub use collect::common_root;
 #[cfg(feature = "fs")]
 pub use dir::read_dir;
 pub use rules::{generated_marker, vendored_component};
+pub use tar_reader::{Format, read_archive, read_files, read_tar};
 pub use zip_reader::read_zip;
 
 use serde::Serialize;
@@ -95,6 +97,8 @@ pub struct Archive {
 pub enum ArchiveError {
     #[error("archive `{name}` is not a readable zip: {source}")]
     NotAZip { name: String, source: zip::result::ZipError },
+    #[error("archive `{name}` is not a readable tar: {detail}")]
+    NotATar { name: String, detail: String },
     #[error("cannot read `{path}`: {source}")]
     Io { path: String, source: std::io::Error },
 }

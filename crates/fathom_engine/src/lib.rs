@@ -4,6 +4,7 @@
 //! caller's [`Observer`], which also supplies the clock, so this crate runs
 //! the same natively and in a browser worker. Nothing here prints.
 
+pub mod card;
 #[cfg(feature = "embed")]
 pub mod embed;
 pub mod map;
@@ -181,7 +182,8 @@ pub struct EmbeddingStatus {
     pub dense_ready: bool,
 }
 
-/// Indexes a zip archive held in memory.
+/// Indexes an archive held in memory: a zip, a tar or a tar.gz, whichever
+/// its first bytes say.
 pub fn index_zip(
     name: &str,
     bytes: &[u8],
@@ -190,10 +192,21 @@ pub fn index_zip(
 ) -> Result<Index, EngineError> {
     let start = observer.now_ms();
     let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
-    let archive = fathom_archive::read_zip(name, bytes, &read_options, &mut |done, total| {
+    let archive = fathom_archive::read_archive(name, bytes, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     })?;
     Ok(index_archive(name, archive, start, observer))
+}
+
+/// Indexes files handed over one by one, `(path, bytes)`: a folder dropped
+/// on the page. The folder's own name, shared by every path, is stripped.
+pub fn index_files(name: &str, files: Vec<(String, Vec<u8>)>, options: &Options, observer: &mut dyn Observer) -> Index {
+    let start = observer.now_ms();
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
+    let archive = fathom_archive::read_files(files, &read_options, &mut |done, total| {
+        observer.progress(Stage::Read, done, total)
+    });
+    index_archive(name, archive, start, observer)
 }
 
 /// Indexes a directory on disk, honouring `.gitignore`.

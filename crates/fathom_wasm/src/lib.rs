@@ -184,6 +184,20 @@ export interface GraphMap {
   };
   edges: { source: number[]; target: number[]; kind: number[] };
 }
+/** A feature card: see `Workspace.featureCard`. */
+export interface FeatureCard {
+  query: string;
+  mode: SearchMode;
+  symbols: { symbol: NodeRef; score: number; signature: string | null; doc: string | null; language: string; code: string | null }[];
+  connectors: NodeRef[];
+  edges: Hop[];
+  tests: Reached[];
+  summary: string[];
+  markdown: string;
+  tokens: number;
+  budget: number;
+  omitted_code: string[];
+}
 /** A Cypher query's answer. `truncated` says the default LIMIT or the row cap cut it. */
 export interface QueryResult { columns: string[]; rows: unknown[][]; truncated: boolean; }
 
@@ -241,11 +255,40 @@ impl Workspace {
     ) -> Result<JsValue, JsError> {
         let mut observer = JsObserver { on_progress };
         let index = fathom_engine::index_zip(name, bytes, &Options::default(), &mut observer)?;
-        let summary = to_js(index.summary())?;
-        let mut state = self.state.borrow_mut();
-        state.index = Some(index);
-        state.generation += 1;
-        Ok(summary)
+        self.replace(index)
+    }
+
+    /// Indexes a dropped folder: file `i` is `paths[i]`, its bytes
+    /// `data[ends[i-1]..ends[i]]` (one buffer crosses into wasm, not one per
+    /// file).
+    #[wasm_bindgen(js_name = indexFiles, unchecked_return_type = "IndexSummary")]
+    pub fn index_files(
+        &mut self,
+        name: &str,
+        paths: Vec<String>,
+        data: &[u8],
+        ends: Vec<u32>,
+        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
+    ) -> Result<JsValue, JsError> {
+        if paths.len() != ends.len()
+            || ends.windows(2).any(|w| w[0] > w[1])
+            || ends.last().is_some_and(|&e| e as usize > data.len())
+        {
+            return Err(JsError::new("indexFiles: paths, ends and data do not agree"));
+        }
+        let mut start = 0usize;
+        let files = paths
+            .into_iter()
+            .zip(ends)
+            .map(|(path, end)| {
+                let bytes = data[start..end as usize].to_vec();
+                start = end as usize;
+                (path, bytes)
+            })
+            .collect();
+        let mut observer = JsObserver { on_progress };
+        let index = fathom_engine::index_files(name, files, &Options::default(), &mut observer);
+        self.replace(index)
     }
 
     /// Searches: BM25, names and trace locations, and the embeddings once
@@ -264,17 +307,7 @@ impl Workspace {
         };
         let state = self.state.clone();
         Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let (embedder, dense) = {
-                let state = state.borrow();
-                let index = state.index.as_ref().ok_or_else(no_index)?;
-                (state.embedder.clone(), index.embedding_status().dense_ready)
-            };
-            let vector = match embedder {
-                Some(embedder) if dense && options.mode != SearchMode::Lexical => {
-                    embedder.embed_async(&[&query]).await.map_err(js_error)?.pop()
-                }
-                _ => None,
-            };
+            let vector = query_vector(&state, &query, options.mode).await?;
             let state = state.borrow();
             let index = state.index.as_ref().ok_or_else(no_index)?;
             Ok(to_js(&index.search(&query, &options, vector.as_deref()))?)
@@ -480,6 +513,20 @@ impl Workspace {
         self.read(|index| to_js(&index.symbol(symbol)?))
     }
 
+    /// A feature card for a question: the best symbols, the edges between
+    /// them, their code, the tests that reach them, a summary read off the
+    /// graph, and Markdown for an LLM cut to `budget` estimated tokens.
+    #[wasm_bindgen(js_name = featureCard, unchecked_return_type = "Promise<FeatureCard>")]
+    pub fn feature_card(&self, query: String, budget: u32) -> js_sys::Promise {
+        let state = self.state.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let vector = query_vector(&state, &query, SearchMode::Hybrid).await?;
+            let state = state.borrow();
+            let index = state.index.as_ref().ok_or_else(no_index)?;
+            Ok(to_js(&index.feature_card(&query, vector.as_deref(), budget as usize))?)
+        })
+    }
+
     /// The graph schema, as `schema()` gives it, for the query console.
     #[wasm_bindgen(js_name = graphSchema, unchecked_return_type = "GraphSchema")]
     pub fn graph_schema(&self) -> Result<JsValue, JsError> {
@@ -511,10 +558,35 @@ impl Default for Workspace {
 }
 
 impl Workspace {
+    /// Makes `index` the current one and returns its summary.
+    fn replace(&self, index: Index) -> Result<JsValue, JsError> {
+        let summary = to_js(index.summary())?;
+        let mut state = self.state.borrow_mut();
+        state.index = Some(index);
+        state.generation += 1;
+        Ok(summary)
+    }
+
     fn read<T>(&self, f: impl FnOnce(&Index) -> Result<T, JsError>) -> Result<T, JsError> {
         let state = self.state.borrow();
         f(state.index.as_ref().ok_or_else(no_index)?)
     }
+}
+
+/// The query's embedding, when the model is loaded, the dense index is
+/// built and the mode uses it.
+async fn query_vector(state: &Rc<RefCell<State>>, query: &str, mode: SearchMode) -> Result<Option<Vec<f32>>, JsValue> {
+    let (embedder, dense) = {
+        let state = state.borrow();
+        let index = state.index.as_ref().ok_or_else(no_index)?;
+        (state.embedder.clone(), index.embedding_status().dense_ready)
+    };
+    Ok(match embedder {
+        Some(embedder) if dense && mode != SearchMode::Lexical => {
+            embedder.embed_async(&[query]).await.map_err(js_error)?.pop()
+        }
+        _ => None,
+    })
 }
 
 fn no_index() -> JsError {

@@ -1,0 +1,152 @@
+//! Reading `.tar` and `.tar.gz` archives (npm and PyPI ship source this
+//! way), in memory, with the `tar` and `flate2` crates.
+
+use std::borrow::Cow;
+use std::io::{Cursor, Read};
+
+use crate::collect::{Collector, Entry, common_root};
+use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
+
+/// Reads a tar archive, gunzipping it first when `gzipped`. The decompressed
+/// size is capped at the limit on kept bytes plus the same again for what is
+/// skipped, so a gzip bomb stops with an error instead of filling memory.
+pub fn read_tar(
+    name: &str,
+    bytes: &[u8],
+    gzipped: bool,
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Archive, ArchiveError> {
+    let not_a_tar = |detail: String| ArchiveError::NotATar { name: name.to_owned(), detail };
+    let data: Cow<'_, [u8]> = if gzipped {
+        let cap = options.limits.max_total_bytes.saturating_mul(2);
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes)
+            .take(cap + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| not_a_tar(format!("gzip data is damaged: {e}")))?;
+        if out.len() as u64 > cap {
+            return Err(not_a_tar(format!("it decompresses to more than {cap} bytes")));
+        }
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(bytes)
+    };
+
+    // First pass: the names, for the common root and the progress total.
+    let mut names = Vec::new();
+    let mut listing = tar::Archive::new(Cursor::new(&data[..]));
+    for entry in listing.entries().map_err(|e| not_a_tar(e.to_string()))? {
+        let entry = entry.map_err(|e| not_a_tar(e.to_string()))?;
+        if entry.header().entry_type().is_file() {
+            names.push(String::from_utf8_lossy(&entry.path_bytes()).into_owned());
+        }
+        if names.len() > options.limits.max_entries {
+            break;
+        }
+    }
+    let total = names.len();
+    let root = common_root(names.iter().map(String::as_str));
+    let mut collector = Collector::new(options, root);
+    let looked_at = total.min(options.limits.max_entries);
+    let mut archive = tar::Archive::new(Cursor::new(&data[..]));
+    let mut index = 0;
+    for entry in archive.entries().map_err(|e| not_a_tar(e.to_string()))? {
+        if index >= looked_at {
+            break;
+        }
+        let mut entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                // A damaged header ends the stream: keep what was read.
+                collector.skip(format!("entry #{index}"), SkipReason::Unreadable, err.to_string());
+                break;
+            }
+        };
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        progress(index, total);
+        index += 1;
+        let raw_path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let declared_size = entry.header().size().unwrap_or(0);
+        collector.offer(Entry { raw_path: &raw_path, declared_size, encrypted: false }, |cap| {
+            let mut buf = Vec::with_capacity(declared_size.min(cap + 1) as usize);
+            (&mut entry).take(cap + 1).read_to_end(&mut buf)?;
+            Ok(buf)
+        });
+    }
+    if total > looked_at {
+        collector.skip(
+            format!("{} more entries", total - looked_at),
+            SkipReason::Limit,
+            format!("the archive has over {looked_at} entries; only the first {looked_at} were looked at"),
+        );
+    }
+    progress(total, total);
+    Ok(collector.finish())
+}
+
+/// What an archive's first bytes say it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Zip,
+    TarGz,
+    Tar,
+}
+
+impl Format {
+    /// Zip's local header or end record, gzip's magic, or `ustar` at 257; an
+    /// unknown start is read as a zip, whose error then names the problem.
+    pub fn sniff(bytes: &[u8]) -> Format {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            Format::TarGz
+        } else if bytes.get(257..262) == Some(b"ustar") {
+            Format::Tar
+        } else {
+            Format::Zip
+        }
+    }
+}
+
+/// Reads a zip, tar or tar.gz archive, whichever `bytes` hold.
+pub fn read_archive(
+    name: &str,
+    bytes: &[u8],
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Archive, ArchiveError> {
+    match Format::sniff(bytes) {
+        Format::Zip => crate::read_zip(name, bytes, options, progress),
+        Format::TarGz => read_tar(name, bytes, true, options, progress),
+        Format::Tar => read_tar(name, bytes, false, options, progress),
+    }
+}
+
+/// Reads files handed over one by one (a folder dropped on the page):
+/// `(path, bytes)` pairs, paths slash-separated, the shared top folder
+/// stripped as an archive's is.
+pub fn read_files(
+    files: Vec<(String, Vec<u8>)>,
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Archive {
+    let root = common_root(files.iter().map(|(p, _)| p.as_str()));
+    let mut collector = Collector::new(options, root);
+    let total = files.len();
+    for (index, (path, bytes)) in files.into_iter().enumerate() {
+        if index >= options.limits.max_entries {
+            collector.skip(
+                format!("{} more files", total - index),
+                SkipReason::Limit,
+                format!("{total} files were given; only the first {index} were looked at"),
+            );
+            break;
+        }
+        progress(index, total);
+        let entry = Entry { raw_path: &path, declared_size: bytes.len() as u64, encrypted: false };
+        collector.offer(entry, |cap| Ok(bytes.into_iter().take(cap as usize + 1).collect()));
+    }
+    progress(total, total);
+    collector.finish()
+}

@@ -1,0 +1,88 @@
+//! `.tar.gz`, `.tar` and loose files read like a zip: the same files kept,
+//! the same root stripped, the same rules applied; damage and bombs named.
+
+use std::io::Write;
+
+use fathom_archive::{Format, Limits, ReadOptions, SkipReason, read_archive, read_files};
+
+const FILES: &[(&str, &str)] = &[
+    ("proj-1.0/src/app.py", "def main():\n    return 1\n"),
+    ("proj-1.0/src/util.js", "export const x = 1;\n"),
+    ("proj-1.0/node_modules/left/index.js", "module.exports = 1;\n"),
+    ("proj-1.0/README.md", "# readme\n"),
+];
+
+fn accept(path: &str) -> bool {
+    path.ends_with(".py") || path.ends_with(".js")
+}
+
+fn options() -> ReadOptions<'static> {
+    ReadOptions { limits: Limits::default(), accept: &accept }
+}
+
+fn tar_bytes() -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, text) in FILES {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, path, text.as_bytes()).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn kept(archive: &fathom_archive::Archive) -> Vec<(&str, &str)> {
+    let mut files: Vec<(&str, &str)> = archive.files.iter().map(|f| (f.path.as_str(), f.text.as_str())).collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn tar_gz_tar_and_loose_files_keep_the_same_files_under_the_stripped_root() {
+    let expected = vec![("src/app.py", "def main():\n    return 1\n"), ("src/util.js", "export const x = 1;\n")];
+    let tar = tar_bytes();
+    let tgz = gzip(&tar);
+    assert_eq!(Format::sniff(&tgz), Format::TarGz);
+    assert_eq!(Format::sniff(&tar), Format::Tar);
+    let mut calls = 0;
+    for bytes in [&tgz, &tar] {
+        let archive = read_archive("proj-1.0.tar.gz", bytes, &options(), &mut |_, _| calls += 1).unwrap();
+        assert_eq!(archive.root.as_deref(), Some("proj-1.0"));
+        assert_eq!(kept(&archive), expected);
+        assert!(archive.skipped.iter().any(|s| s.reason == SkipReason::Vendored && s.path.contains("node_modules")));
+        assert!(archive.skipped.iter().any(|s| s.reason == SkipReason::Unsupported && s.path == "README.md"));
+    }
+    assert!(calls > 0, "progress is reported");
+
+    let loose: Vec<(String, Vec<u8>)> = FILES.iter().map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec())).collect();
+    let archive = read_files(loose, &options(), &mut |_, _| {});
+    assert_eq!(archive.root.as_deref(), Some("proj-1.0"));
+    assert_eq!(kept(&archive), expected);
+}
+
+#[test]
+fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
+    let tgz = gzip(&tar_bytes());
+    let truncated = &tgz[..tgz.len() / 2];
+    let err = read_archive("cut.tar.gz", truncated, &options(), &mut |_, _| {}).unwrap_err().to_string();
+    assert!(err.contains("cut.tar.gz") && err.contains("not a readable tar"), "{err}");
+
+    // 64 MiB of zeros compress to about 64 KiB; with a 1 MiB budget the
+    // reader stops at 2 MiB decompressed and says so.
+    let bomb = gzip(&vec![0u8; 64 << 20]);
+    let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
+    let small = ReadOptions { limits, accept: &accept };
+    let err = read_archive("bomb.tar.gz", &bomb, &small, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(err.contains("decompresses to more than"), "{err}");
+
+    // Bytes that are none of the formats read as a zip, whose error says so.
+    let err = read_archive("notes.txt", b"just some text", &options(), &mut |_, _| {}).unwrap_err().to_string();
+    assert!(err.contains("is not a readable zip"), "{err}");
+}
