@@ -7,9 +7,12 @@
 //! and a `references.scm` under `queries/`, written in a shared capture
 //! vocabulary (`queries/README.md`), and a small [`profile`] for the rules
 //! that are easier to say in code.
+//!
+//! For the code view it also highlights files ([`highlight()`]).
 
 mod definitions;
 mod errors;
+pub mod highlight;
 mod lang;
 mod metrics;
 mod profile;
@@ -18,6 +21,7 @@ mod text;
 
 use fathom_model::Language;
 pub use fathom_model::{Definition, FileFacts};
+pub use highlight::{CLASSES, Highlights, highlight};
 use tree_sitter::{Parser, Query};
 
 /// A place where the parser had to recover from invalid syntax.
