@@ -8,11 +8,13 @@
 //! vocabulary (`queries/README.md`), and a small [`profile`] for the rules
 //! that are easier to say in code.
 //!
-//! For the code view it also highlights files ([`highlight()`]).
+//! For the code view it also highlights files ([`highlight()`]) and finds the
+//! identifier under a position ([`identifier_at`]).
 
 mod definitions;
 mod errors;
 pub mod highlight;
+mod identifier;
 mod lang;
 mod metrics;
 mod profile;
@@ -22,6 +24,7 @@ mod text;
 use fathom_model::Language;
 pub use fathom_model::{Definition, FileFacts};
 pub use highlight::{CLASSES, Highlights, highlight};
+pub use identifier::{IdentifierAt, byte_offset, identifier_at, utf16_len};
 use tree_sitter::{Parser, Query};
 
 /// A place where the parser had to recover from invalid syntax.
