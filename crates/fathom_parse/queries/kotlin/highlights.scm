@@ -10,9 +10,6 @@
 ((identifier) @constant.builtin
   (#any-of? @constant.builtin "true" "false" "null"))
 
-((identifier) @constant
-  (#match? @constant "^[A-Z][A-Z0-9_]+$"))
-
 (this_expression) @variable.builtin
 (super_expression) @variable.builtin
 
@@ -38,6 +35,10 @@
 (class_parameter (identifier) @variable.member)
 (variable_declaration (identifier) @variable)
 
+; SCREAMING_CASE names are constants wherever they are written.
+((identifier) @constant
+  (#match? @constant "^[A-Z][A-Z0-9_]+$"))
+
 (annotation
   "@" @attribute
   [(type (user_type (identifier) @attribute))
@@ -45,8 +46,8 @@
 
 (label) @label
 
-(package_header (qualified_identifier) @module)
-(import (qualified_identifier) @module)
+(package_header (qualified_identifier (identifier) @module))
+(import (qualified_identifier (identifier) @module))
 
 ; Literals
 
