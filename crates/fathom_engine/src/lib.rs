@@ -6,6 +6,7 @@
 
 #[cfg(feature = "embed")]
 pub mod embed;
+mod navigate;
 mod summary;
 
 use std::collections::HashMap;
@@ -27,6 +28,10 @@ pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, 
 pub use fathom_search::chunks::{Chunk, Part as ChunkPart};
 pub use fathom_search::dense::HnswParams;
 pub use fathom_search::retrieval::{Explain, Mode as SearchMode, Params as SearchParams, SearchOptions, Weights};
+pub use navigate::{
+    Definition, FoundBy, HIGHLIGHT_CLASSES, Highlights, IdentifierAt, MAX_HIGHLIGHT_BYTES, MAX_HIGHLIGHT_SPANS,
+    NavError, Reference,
+};
 pub use summary::{FileError, IndexSummary, Timings};
 
 /// A step of the pipeline, as progress reports name it.
