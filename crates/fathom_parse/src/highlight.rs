@@ -6,14 +6,16 @@
 //! holds one). Its capture names (`function.method.builtin`,
 //! `punctuation.bracket`…) are many and differ between queries; they are
 //! mapped to the few [`CLASSES`] a stylesheet needs. The configurations are
-//! compiled once per language, on first use, and shared.
+//! compiled once per language and thread, on first use, and reused: they
+//! are per thread because tree-sitter's `Language` is neither `Send` nor
+//! `Sync` on wasm32 (the browser's worker has one thread).
 //!
 //! A span is `[line, start_column, end_column, class]`: the line 1-based,
 //! the columns 0-based and half-open in UTF-16 code units (what
 //! `String.prototype.slice` counts), the class an index into [`CLASSES`].
 //! Spans never cross a line, never overlap, and come in order.
 
-use std::sync::OnceLock;
+use std::cell::OnceCell;
 
 use fathom_model::Language;
 use serde::Serialize;
@@ -108,10 +110,14 @@ const RECOGNISED: [(&str, usize); 35] = [
 /// configuration did not compile yields no spans, and an error part-way
 /// keeps the spans made so far and sets `truncated`.
 pub fn highlight(language: Language, text: &str) -> Highlights {
+    with_configuration(language, |config| match config {
+        Ok(config) => highlight_with(config, text),
+        Err(_) => Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false },
+    })
+}
+
+fn highlight_with(config: &HighlightConfiguration, text: &str) -> Highlights {
     let mut result = Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false };
-    let Ok(config) = configuration(language) else {
-        return result;
-    };
     let mut highlighter = Highlighter::new();
     let Ok(events) = highlighter.highlight(config, text.as_bytes(), None, None, |_| None) else {
         result.truncated = true;
@@ -154,14 +160,19 @@ pub fn highlight(language: Language, text: &str) -> Highlights {
     result
 }
 
-/// The highlight configuration of `language`, compiled on first use. The
-/// error is the query's compile error, kept so that every later call fails
-/// the same way without compiling again.
-fn configuration(language: Language) -> Result<&'static HighlightConfiguration, &'static str> {
-    static CONFIGURATIONS: [OnceLock<Result<HighlightConfiguration, String>>; Language::ALL.len()] =
-        [const { OnceLock::new() }; Language::ALL.len()];
+thread_local! {
+    /// Each language's configuration, or the error its query compiled to,
+    /// kept so that later calls fail the same way without compiling again.
+    static CONFIGURATIONS: [OnceCell<Result<HighlightConfiguration, String>>; Language::ALL.len()] =
+        const { [const { OnceCell::new() }; Language::ALL.len()] };
+}
+
+/// Runs `f` with the highlight configuration of `language`, compiled on
+/// first use in this thread.
+fn with_configuration<T>(language: Language, f: impl FnOnce(Result<&HighlightConfiguration, &str>) -> T) -> T {
     let at = Language::ALL.iter().position(|&l| l == language).expect("every language is in Language::ALL");
-    CONFIGURATIONS[at].get_or_init(|| compile(language)).as_ref().map_err(String::as_str)
+    CONFIGURATIONS
+        .with(|configurations| f(configurations[at].get_or_init(|| compile(language)).as_ref().map_err(String::as_str)))
 }
 
 fn compile(language: Language) -> Result<HighlightConfiguration, String> {
@@ -272,9 +283,11 @@ mod tests {
     #[test]
     fn every_language_has_a_highlights_query_that_compiles() {
         for language in Language::ALL {
-            if let Err(e) = configuration(language) {
-                panic!("{e}");
-            }
+            with_configuration(language, |config| {
+                if let Err(e) = config {
+                    panic!("{e}");
+                }
+            });
         }
     }
 
@@ -285,15 +298,16 @@ mod tests {
         // do so that dropping one is a decision.
         let deliberate = ["embedded", "none", "spell", "nospell"];
         for language in Language::ALL {
-            let config = configuration(language).unwrap();
-            for name in config.names() {
-                if name.starts_with('_') || name.starts_with("local.") || deliberate.contains(name) {
-                    continue;
+            with_configuration(language, |config| {
+                for name in config.unwrap().names() {
+                    if name.starts_with('_') || name.starts_with("local.") || deliberate.contains(name) {
+                        continue;
+                    }
+                    let parts: Vec<&str> = name.split('.').collect();
+                    let known = RECOGNISED.iter().any(|(r, _)| r.split('.').all(|p| parts.contains(&p)));
+                    assert!(known, "{}: capture @{name} has no class", language.name());
                 }
-                let parts: Vec<&str> = name.split('.').collect();
-                let known = RECOGNISED.iter().any(|(r, _)| r.split('.').all(|p| parts.contains(&p)));
-                assert!(known, "{}: capture @{name} has no class", language.name());
-            }
+            });
         }
     }
 
