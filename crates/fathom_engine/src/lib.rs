@@ -8,6 +8,7 @@ pub mod card;
 #[cfg(feature = "embed")]
 pub mod embed;
 pub mod map;
+mod navigate;
 mod summary;
 
 use std::collections::HashMap;
@@ -31,6 +32,10 @@ pub use fathom_search::chunks::{Chunk, Part as ChunkPart};
 pub use fathom_search::dense::HnswParams;
 pub use fathom_search::retrieval::{
     Explain, Filter as SearchFilter, Mode as SearchMode, Params as SearchParams, SearchOptions, TestFilter, Weights,
+};
+pub use navigate::{
+    Definition, FoundBy, HIGHLIGHT_CLASSES, Highlights, IdentifierAt, MAX_HIGHLIGHT_BYTES, MAX_HIGHLIGHT_SPANS,
+    NavError, Reference,
 };
 pub use summary::{FileError, IndexSummary, Timings};
 

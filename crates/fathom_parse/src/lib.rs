@@ -7,9 +7,14 @@
 //! and a `references.scm` under `queries/`, written in a shared capture
 //! vocabulary (`queries/README.md`), and a small [`profile`] for the rules
 //! that are easier to say in code.
+//!
+//! For the code view it also highlights files ([`highlight()`]) and finds the
+//! identifier under a position ([`identifier_at`]).
 
 mod definitions;
 mod errors;
+pub mod highlight;
+mod identifier;
 mod lang;
 mod metrics;
 mod profile;
@@ -18,6 +23,8 @@ mod text;
 
 use fathom_model::Language;
 pub use fathom_model::{Definition, FileFacts};
+pub use highlight::{CLASSES, Highlights, highlight};
+pub use identifier::{IdentifierAt, byte_offset, identifier_at, utf16_len};
 use tree_sitter::{Parser, Query};
 
 /// A place where the parser had to recover from invalid syntax.
