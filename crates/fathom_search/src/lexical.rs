@@ -65,6 +65,9 @@ impl Lexical {
     pub fn search(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
         let query = dedup(self.embedder.embed(query));
         let mut matches = self.scorer.matches(&query);
+        // The scorer lists equal scores in hash order, which differs between
+        // two copies of one index; the chunk order breaks ties instead.
+        matches.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
         matches.truncate(limit);
         matches.into_iter().map(|m| (m.id, m.score)).collect()
     }

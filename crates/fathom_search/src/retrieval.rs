@@ -537,6 +537,9 @@ fn sort(graph: &CodeGraph, hits: &mut [RankedHit]) {
         b.score
             .total_cmp(&a.score)
             .then_with(|| graph.node(a.node).qualified_name.cmp(&graph.node(b.node).qualified_name))
+            // Overloads share a qualified name; without this their order
+            // would follow the hash order of the fused map.
+            .then_with(|| a.node.cmp(&b.node))
     });
 }
 
