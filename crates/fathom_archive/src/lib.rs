@@ -20,10 +20,10 @@ pub use rules::{generated_marker, vendored_component};
 pub use tar_reader::{Format, read_archive, read_files, read_tar};
 pub use zip_reader::read_zip;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Bounds that keep a hostile or accidental input from exhausting memory.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// Files larger than this are skipped as `too_large`.
     pub max_file_bytes: u64,
@@ -57,7 +57,7 @@ pub struct SourceFile {
     pub lossy: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
     /// Under a vendored, built or tool-cache directory such as `node_modules`.
@@ -76,7 +76,7 @@ pub enum SkipReason {
 }
 
 /// A path left out of the analysis, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     pub path: String,
     pub reason: SkipReason,

@@ -28,6 +28,7 @@ pub fn embed_index(
     mut cache: Option<&mut DiskCache>,
     observer: &mut dyn Observer,
 ) -> Result<EmbedReport, fathom_embed::EmbedError> {
+    index.set_embedding_model(fathom_embed::MODEL_ID);
     let pending = index.pending_chunks();
     let mut report = EmbedReport { chunks: index.chunks().len(), ..EmbedReport::default() };
     let mut todo = Vec::new();

@@ -4,6 +4,7 @@
 //! caller's [`Observer`], which also supplies the clock, so this crate runs
 //! the same natively and in a browser worker. Nothing here prints.
 
+pub mod bundle;
 pub mod card;
 #[cfg(feature = "embed")]
 pub mod embed;
@@ -22,8 +23,9 @@ use fathom_search::MatchKind;
 use fathom_search::chunks::Sources;
 use fathom_search::retrieval::{Ranking, Retrieval};
 use fathom_search::snippet::{self, Snippet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+pub use bundle::{BundleError, BundleHeader};
 pub use fathom_archive::{SkipReason, Skipped};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
@@ -74,7 +76,7 @@ pub trait Observer {
     fn progress(&mut self, _stage: Stage, _done: usize, _total: usize) {}
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Options {
     pub limits: Limits,
 }
@@ -93,6 +95,10 @@ pub struct Index {
     texts: Vec<String>,
     by_path: HashMap<String, u32>,
     summary: IndexSummary,
+    /// What it was indexed with, recorded in bundles.
+    options: Options,
+    /// The model whose embeddings the vectors are, once the embedder says.
+    embedding_model: Option<String>,
 }
 
 /// One end of an edge.
@@ -200,7 +206,7 @@ pub fn index_zip(
     let archive = fathom_archive::read_archive(name, bytes, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     })?;
-    Ok(index_archive(name, archive, start, observer))
+    Ok(index_archive(name, archive, options, start, observer))
 }
 
 /// Indexes files handed over one by one, `(path, bytes)`: a folder dropped
@@ -211,7 +217,7 @@ pub fn index_files(name: &str, files: Vec<(String, Vec<u8>)>, options: &Options,
     let archive = fathom_archive::read_files(files, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     });
-    index_archive(name, archive, start, observer)
+    index_archive(name, archive, options, start, observer)
 }
 
 /// Indexes a directory on disk, honouring `.gitignore`.
@@ -223,7 +229,7 @@ pub fn index_dir(path: &std::path::Path, options: &Options, observer: &mut dyn O
     let files = archive.files.len();
     observer.progress(Stage::Read, files, files);
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(index_archive(&name, archive, start, observer))
+    Ok(index_archive(&name, archive, options, start, observer))
 }
 
 /// Source files in a supported language, and the project files that tell
@@ -232,7 +238,7 @@ fn accept(path: &str) -> bool {
     Language::from_path(path).is_some() || is_config_file(path)
 }
 
-fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Observer) -> Index {
+fn index_archive(name: &str, archive: Archive, options: &Options, start: f64, observer: &mut dyn Observer) -> Index {
     let mut timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
     let Archive { files, skipped, .. } = archive;
     let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
@@ -279,7 +285,7 @@ fn index_archive(name: &str, archive: Archive, start: f64, observer: &mut dyn Ob
     let summary = IndexSummary::new(name, &graph, skipped, errors, resolution, timings);
     let by_path = files.iter().enumerate().map(|(at, f)| (f.path.clone(), at as u32)).collect();
     drop(files);
-    Index { graph, retrieval, texts, by_path, summary }
+    Index { graph, retrieval, texts, by_path, summary, options: options.clone(), embedding_model: None }
 }
 
 /// The graph and its files' texts, as chunking and ranking read them.
@@ -541,6 +547,30 @@ impl Index {
     /// Builds the HNSW index over every embedded chunk.
     pub fn build_dense(&mut self) -> Option<HnswParams> {
         self.retrieval.build_dense()
+    }
+
+    /// Names the model the vectors come from (set by whoever embeds); a
+    /// bundle records it, so a reader can tell whether its own model's query
+    /// vectors are comparable.
+    pub fn set_embedding_model(&mut self, model: impl Into<String>) {
+        self.embedding_model = Some(model.into());
+    }
+
+    pub fn embedding_model(&self) -> Option<&str> {
+        self.embedding_model.as_deref()
+    }
+
+    /// Forgets every vector and the dense index, as after a bundle written
+    /// with another model is loaded: search is lexical until the chunks are
+    /// embedded again.
+    pub fn clear_embeddings(&mut self) {
+        self.retrieval.clear_vectors();
+        self.embedding_model = None;
+    }
+
+    /// What it was indexed with.
+    pub fn options(&self) -> &Options {
+        &self.options
     }
 
     pub fn embedding_status(&self) -> EmbeddingStatus {

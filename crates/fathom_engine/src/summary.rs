@@ -8,9 +8,9 @@ use fathom_graph::CodeGraph;
 use fathom_model::SymbolKind;
 use fathom_parse::SyntaxError;
 use fathom_resolve::Stats;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IndexSummary {
     pub archive: String,
     /// Source files parsed.
@@ -37,7 +37,7 @@ pub struct IndexSummary {
 }
 
 /// Milliseconds spent in each stage.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
     pub read: f64,
     pub parse: f64,
@@ -48,7 +48,7 @@ pub struct Timings {
 }
 
 /// A problem with one file. The file is still in the index.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileError {
     pub path: String,
     pub message: String,
@@ -105,6 +105,21 @@ impl IndexSummary {
             errors,
             timings_ms: round(timings),
         }
+    }
+}
+
+impl IndexSummary {
+    /// The summary of an index read back from a bundle: the counts come from
+    /// the graph again, the rest as it was recorded (timings already rounded).
+    pub(crate) fn restore(
+        archive: &str,
+        graph: &CodeGraph,
+        skipped: Vec<Skipped>,
+        errors: Vec<FileError>,
+        resolution: Stats,
+        timings_ms: Timings,
+    ) -> Self {
+        IndexSummary { timings_ms, ..IndexSummary::new(archive, graph, skipped, errors, resolution, timings_ms) }
     }
 }
 

@@ -16,7 +16,8 @@ use fathom_model::{ClassKind, Language, Parameter, Span, SymbolKind, Visibility}
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
-use serde::Serialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use build::{FileInput, FileNodes};
 pub use naming::{PythonPackages, module_name, separator};
@@ -27,10 +28,10 @@ pub type NodeId = NodeIndex<u32>;
 pub type EdgeId = EdgeIndex<u32>;
 
 /// Index of a file in [`CodeGraph::files`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FileId(pub u32);
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     pub kind: SymbolKind,
     pub class_kind: Option<ClassKind>,
@@ -46,8 +47,13 @@ pub struct Node {
     pub details: Option<Box<Details>>,
 }
 
+/// A name known at compile time. Spelled through an alias because serde's
+/// derive borrows every field written `&str` from its input, which a
+/// `'static` field cannot; `synthesizer` reads it instead.
+pub type StaticName = &'static str;
+
 /// The properties of a definition beyond its identity.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Details {
     pub signature: Option<String>,
     pub docstring: Option<String>,
@@ -63,19 +69,20 @@ pub struct Details {
     pub is_constructor: bool,
     pub complexity: Option<u32>,
     pub loc: u32,
-    pub synthesized: Option<&'static str>,
+    #[serde(deserialize_with = "synthesizer")]
+    pub synthesized: Option<StaticName>,
     /// Go receiver or Rust `impl` type, for methods declared outside their type.
     pub owner: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
     Read,
     Write,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Edge {
     pub kind: EdgeKind,
     /// 1 for syntax edges; below 1 for inferred ones.
@@ -97,20 +104,36 @@ impl Edge {
 }
 
 /// A file of the graph and its module node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
     pub path: String,
     pub language: Language,
     pub module: NodeId,
 }
 
-#[derive(Debug, Default)]
+/// Serialised as its nodes and edges in index order (petgraph's own form),
+/// so a graph read back has the same ids and the same edge order at every
+/// node; externals are written sorted, so equal graphs write equal bytes.
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct CodeGraph {
     graph: DiGraph<Node, Edge, u32>,
     files: Vec<FileEntry>,
     /// External nodes by kind and qualified name, so each exists once.
+    #[serde(serialize_with = "sorted")]
     externals: HashMap<(SymbolKind, String), NodeId>,
 }
+
+/// A graph read back from bytes whose references do not hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphError(pub String);
+
+impl std::fmt::Display for GraphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GraphError {}
 
 impl CodeGraph {
     pub fn add_node(&mut self, node: Node) -> NodeId {
@@ -251,6 +274,34 @@ impl CodeGraph {
         counts
     }
 
+    /// Checks what a graph read back from bytes refers to: every node's
+    /// file, every file's module and every external's node exists. Edges
+    /// are checked as petgraph reads them. Code that walks the graph indexes
+    /// by these ids, so a graph that fails here must not be used.
+    pub fn check_references(&self) -> Result<(), GraphError> {
+        let nodes = self.graph.node_count();
+        for (id, node) in self.nodes() {
+            if let Some(file) = node.file
+                && file.0 as usize >= self.files.len()
+            {
+                return Err(GraphError(format!("node {} is in file {} of {}", id.index(), file.0, self.files.len())));
+            }
+        }
+        for file in &self.files {
+            if file.module.index() >= nodes {
+                return Err(GraphError(format!(
+                    "file `{}` has module node {} of {nodes}",
+                    file.path,
+                    file.module.index()
+                )));
+            }
+        }
+        if let Some(((_, name), id)) = self.externals.iter().find(|(_, id)| id.index() >= nodes) {
+            return Err(GraphError(format!("external `{name}` is node {} of {nodes}", id.index())));
+        }
+        Ok(())
+    }
+
     pub(crate) fn push_file(&mut self, entry: FileEntry) -> FileId {
         self.files.push(entry);
         FileId(self.files.len() as u32 - 1)
@@ -259,4 +310,18 @@ impl CodeGraph {
     pub(crate) fn set_file_module(&mut self, file: FileId, module: NodeId) {
         self.files[file.0 as usize].module = module;
     }
+}
+
+/// The externals map in key order.
+fn sorted<S: Serializer>(externals: &HashMap<(SymbolKind, String), NodeId>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(externals.iter().collect::<BTreeMap<_, _>>())
+}
+
+/// `synthesized` names the [`Reason`] its member's edge carries (`lombok`).
+/// Read back, it becomes that reason's own name, so the field stays a
+/// `&'static str`; a name no reason has is refused.
+fn synthesizer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'static str>, D::Error> {
+    let Some(name) = Option::<String>::deserialize(deserializer)? else { return Ok(None) };
+    let known = Reason::ALL.iter().map(|r| r.name()).find(|known| *known == name);
+    known.map(Some).ok_or_else(|| D::Error::custom(format!("unknown synthesizer `{name}`")))
 }

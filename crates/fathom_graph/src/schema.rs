@@ -2,9 +2,9 @@
 //! the self-description that `schema()` returns to the UI and to agents.
 
 use fathom_model::SymbolKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum EdgeKind {
     /// A module, package, class or function holds a nested definition.
@@ -77,7 +77,7 @@ impl EdgeKind {
 
 /// Why an edge exists. Syntax edges are certain; the others are inferred and
 /// carry a confidence below one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
     /// Read off the syntax tree: containment.

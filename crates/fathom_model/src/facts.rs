@@ -106,7 +106,7 @@ impl Definition {
 
 /// One formal parameter: its text as written (`String username`), and the
 /// name and type when the grammar tells them apart.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Parameter {
     pub text: String,
     pub name: Option<String>,

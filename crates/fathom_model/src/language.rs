@@ -1,9 +1,9 @@
 //! The languages Fathom parses, and how a path tells which.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A language Fathom can parse.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
     Python,

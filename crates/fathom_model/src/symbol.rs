@@ -1,10 +1,10 @@
 //! What graph nodes stand for, and where they lie.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where a symbol lies in its file. Lines are 1-based and inclusive; bytes are
 /// 0-based and half-open, over the file's UTF-8 text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Span {
     pub start_line: u32,
     pub end_line: u32,
@@ -19,7 +19,7 @@ impl Span {
 }
 
 /// A node label of the code property graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SymbolKind {
     /// One per file.
@@ -84,7 +84,7 @@ impl SymbolKind {
 }
 
 /// The flavour of a `CLASS` node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClassKind {
     Class,
@@ -134,7 +134,7 @@ impl ClassKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
     Public,

@@ -35,7 +35,7 @@ pub struct SourceFile<'a> {
 }
 
 /// How much of each kind of reference resolved.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Stats {
     pub imports: usize,
     pub imports_internal: usize,

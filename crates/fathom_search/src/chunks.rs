@@ -33,9 +33,10 @@ pub enum Part {
     TopLevel,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Chunk {
     pub node: NodeId,
+    #[serde(with = "stored_part")]
     pub part: Part,
     /// 1-based, inclusive: the lines of the file this chunk's body covers.
     pub start_line: u32,
@@ -43,6 +44,36 @@ pub struct Chunk {
     /// SHA-256 of the chunk's text, first 16 bytes in hex: the key of the
     /// embedding cache.
     pub hash: String,
+}
+
+/// A part as an index bundle stores it: `(kind, window)`. `Part`'s own serde
+/// form is the tagged JSON the page reads, which only a self-describing
+/// format can read back.
+mod stored_part {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Part;
+
+    pub fn serialize<S: Serializer>(part: &Part, serializer: S) -> Result<S::Ok, S::Error> {
+        let code: (u8, u16) = match *part {
+            Part::Whole => (0, 0),
+            Part::Window(n) => (1, n),
+            Part::Outline => (2, 0),
+            Part::TopLevel => (3, 0),
+        };
+        code.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Part, D::Error> {
+        match <(u8, u16)>::deserialize(deserializer)? {
+            (0, _) => Ok(Part::Whole),
+            (1, n) => Ok(Part::Window(n)),
+            (2, _) => Ok(Part::Outline),
+            (3, _) => Ok(Part::TopLevel),
+            (kind, _) => Err(D::Error::custom(format!("unknown chunk part {kind}"))),
+        }
+    }
 }
 
 /// What chunking reads: the graph and the text of each file.

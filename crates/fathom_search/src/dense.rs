@@ -2,7 +2,7 @@
 //! `instant-distance`, and exact search beside it for measuring recall.
 
 use instant_distance::{Builder, HnswMap, Point, Search};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// HNSW parameters, recorded in every search's `params`. `M` is fixed by
 /// instant-distance at 32.
@@ -21,7 +21,7 @@ pub struct HnswParams {
 }
 
 /// A unit vector; distance is `1 - cosine`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Vector(pub Box<[f32]>);
 
 impl Point for Vector {
@@ -34,6 +34,9 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// Stored in index bundles as instant-distance writes it (points, layers,
+/// and chunk ids), so loading never rebuilds the graph.
+#[derive(Serialize, Deserialize)]
 pub struct Dense {
     map: HnswMap<Vector, u32>,
     dim: usize,
@@ -57,6 +60,31 @@ impl Dense {
             points: self.map.iter().count(),
             dim: self.dim,
         }
+    }
+
+    /// Every point with its chunk, in the graph's own order.
+    pub fn points(&self) -> impl Iterator<Item = (u32, &[f32])> {
+        self.map.iter().map(|(id, vector)| (self.map.values[id.into_inner() as usize], &*vector.0))
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Checks a graph read back from bytes: one chunk per point, every chunk
+    /// among `chunks`, every point of the graph's dimension.
+    pub fn check(&self, chunks: usize) -> Result<(), String> {
+        let points = self.map.iter().count();
+        if points != self.map.values.len() {
+            return Err(format!("the HNSW graph has {points} points and {} chunk ids", self.map.values.len()));
+        }
+        if let Some(chunk) = self.map.values.iter().find(|&&c| c as usize >= chunks) {
+            return Err(format!("the HNSW graph holds chunk {chunk} of {chunks}"));
+        }
+        if let Some((_, v)) = self.map.iter().find(|(_, v)| v.0.len() != self.dim) {
+            return Err(format!("an HNSW point has {} dimensions, not {}", v.0.len(), self.dim));
+        }
+        Ok(())
     }
 
     /// Chunks by cosine similarity to `query`, best first, at most `limit`

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::chunks::{self, Chunk, Sources};
 use crate::dense::{Dense, HnswParams, Vector};
 use crate::hints::{self, Hints};
-use crate::lexical::{Bm25Params, Lexical, NAME_BOOST};
+use crate::lexical::{Bm25Params, Lexical, NAME_BOOST, StoredLexical};
 use crate::{MatchKind, NameIndex};
 
 /// Reciprocal rank fusion's constant (Cormack et al.).
@@ -325,6 +325,16 @@ pub struct Ranking {
     pub params: Params,
 }
 
+/// A retrieval index as an index bundle holds it, read back. The name index
+/// is not stored: it is rebuilt from the graph, which is quick and exact.
+pub struct StoredParts {
+    pub chunks: Vec<Chunk>,
+    pub lexical: StoredLexical<'static>,
+    /// Vectors the dense index does not hold, by chunk.
+    pub vectors: Vec<(u32, Vec<f32>)>,
+    pub dense: Option<Dense>,
+}
+
 /// The lexical and dense indexes over a graph's chunks.
 pub struct Retrieval {
     chunks: Vec<Chunk>,
@@ -344,6 +354,69 @@ impl Retrieval {
         drop(documents);
         let vectors = vec![None; chunks.len()];
         Retrieval { chunks, lexical, names: NameIndex::build(sources.graph()), vectors, dense: None }
+    }
+
+    /// The lexical index's postings, for storing.
+    pub fn stored_lexical(&self) -> StoredLexical<'_> {
+        self.lexical.stored()
+    }
+
+    /// The vectors that the dense index does not hold as they are, by chunk:
+    /// none, once [`Retrieval::build_dense`] has run after the last
+    /// [`Retrieval::set_vector`]. A bundle stores only these beside the
+    /// dense index, whose points are the rest.
+    pub fn loose_vectors(&self) -> Vec<(u32, &[f32])> {
+        let mut held = vec![false; self.vectors.len()];
+        if let Some(dense) = &self.dense {
+            for (chunk, point) in dense.points() {
+                let chunk = chunk as usize;
+                held[chunk] = self.vectors[chunk].as_deref() == Some(point);
+            }
+        }
+        self.vectors
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i as u32, v.as_deref()?)))
+            .filter(|(i, _)| !held[*i as usize])
+            .collect()
+    }
+
+    /// The index a bundle stored, over the graph of `sources`. Every chunk,
+    /// vector and point must refer to what exists. Postings computed by
+    /// another build's terms or constants are rebuilt from the text.
+    pub fn restore(sources: &dyn Sources, parts: StoredParts) -> Result<Retrieval, String> {
+        let StoredParts { chunks, lexical, vectors: loose, dense } = parts;
+        let graph = sources.graph();
+        let nodes = graph.node_count();
+        if let Some(chunk) = chunks.iter().find(|c| c.node.index() >= nodes) {
+            return Err(format!("a chunk is of node {} of {nodes}", chunk.node.index()));
+        }
+        // Chunk texts are read from the node's file.
+        if let Some(chunk) = chunks.iter().find(|c| graph.node(c.node).file.is_none()) {
+            return Err(format!("a chunk is of node {}, which is in no file", chunk.node.index()));
+        }
+        if lexical.postings.len() != chunks.len() {
+            return Err(format!("{} chunks have {} postings lists", chunks.len(), lexical.postings.len()));
+        }
+        let mut vectors: Vec<Option<Box<[f32]>>> = vec![None; chunks.len()];
+        if let Some(dense) = &dense {
+            dense.check(chunks.len())?;
+            for (chunk, point) in dense.points() {
+                vectors[chunk as usize] = Some(point.into());
+            }
+        }
+        for (chunk, vector) in loose {
+            let slot =
+                vectors.get_mut(chunk as usize).ok_or(format!("a vector is of chunk {chunk} of {}", chunks.len()))?;
+            *slot = Some(vector.into_boxed_slice());
+        }
+        let lexical = if lexical.is_current() {
+            Lexical::from_stored(lexical)
+        } else {
+            let documents: Vec<String> = chunks.iter().map(|c| lexical_document(sources, c)).collect();
+            Lexical::build(&documents)
+        };
+        Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense })
     }
 
     pub fn chunks(&self) -> &[Chunk] {
@@ -369,6 +442,12 @@ impl Retrieval {
         if let Some(slot) = self.vectors.get_mut(chunk) {
             *slot = Some(vector.into_boxed_slice());
         }
+    }
+
+    /// Forgets every vector and the dense index.
+    pub fn clear_vectors(&mut self) {
+        self.vectors.iter_mut().for_each(|v| *v = None);
+        self.dense = None;
     }
 
     pub fn vector(&self, chunk: usize) -> Option<&[f32]> {
@@ -666,6 +745,9 @@ fn sort(graph: &CodeGraph, hits: &mut [RankedHit]) {
         b.score
             .total_cmp(&a.score)
             .then_with(|| graph.node(a.node).qualified_name.cmp(&graph.node(b.node).qualified_name))
+            // Overloads share a qualified name; without this their order
+            // would follow the hash order of the fused map.
+            .then_with(|| a.node.cmp(&b.node))
     });
 }
 

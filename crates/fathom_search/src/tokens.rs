@@ -8,6 +8,11 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+/// Bump when terms change (splitting, stemming, stop words): lexical
+/// postings stored in an index bundle by other terms would not match this
+/// build's queries, so they are rebuilt from the text instead.
+pub const TERMS_VERSION: u32 = 1;
+
 /// Splits text into terms, for documents and queries alike.
 pub struct Terms {
     stemmer: Stemmer,
