@@ -290,3 +290,42 @@ describe('offline', () => {
     }
   });
 });
+
+describe('code navigation and the library', () => {
+  test('code is highlighted, a click on a call goes to its definition, and a reload reopens the index from the library', async () => {
+    // One archive, byte for byte: the library is keyed by the archive's hash.
+    const archive = zipFixture('mini-py-js');
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', archive);
+      await waitForState(page, 'ready');
+      await searchFor(page, 'compute_total');
+      await page.getByTestId('search-result').first().click();
+      const code = page.getByTestId('code-view');
+      await expect.poll(() => code.locator('.code').getAttribute('data-highlighted'), { timeout: 10_000 }).toMatch(/^[1-9]/);
+      expect(await code.locator('.line[data-line="36"] .tok-keyword').first().textContent()).toBe('def');
+      await screenshot(page, 'code-highlighted');
+
+      // `calc.add(value)` on line 39: clicking `add` opens Calculator.add.
+      const addToken = code.locator('.line[data-line="39"]').getByText('add', { exact: true });
+      await addToken.click();
+      await expect.poll(() => code.getAttribute('data-definition'), { timeout: 10_000 }).toBe('pkg.calc.Calculator.add');
+      await expect.poll(() => page.locator('[data-testid="code-view"] .line.hl').first().getAttribute('data-line')).toBe('14');
+
+      // The index was kept in IndexedDB; after a reload it is listed and reopens without parsing.
+      await expect.poll(() => page.getByTestId('recent').locator('li[data-name="mini-py-js.zip"]').count(), { timeout: 10_000 }).toBe(1);
+      await page.reload();
+      await page.getByTestId('recent').locator('li[data-name="mini-py-js.zip"] [data-testid="recent-open"]').click();
+      await waitForState(page, 'ready');
+      expect(await page.locator('#status-line').getAttribute('data-source')).toBe('library');
+      await searchFor(page, 'compute_total');
+      expect(await page.getByTestId('search-result').first().locator('.cite').textContent()).toBe('pkg/calc.py:36-40');
+
+      // The same archive dropped again reopens from the library too.
+      await page.evaluate(() => { document.querySelector('#status-line')?.removeAttribute('data-source'); });
+      await uploadZip(page, 'mini-py-js.zip', archive);
+      await expect.poll(() => page.locator('#status-line').getAttribute('data-source'), { timeout: 20_000 }).toBe('library');
+      await page.getByTestId('recent').locator('[data-testid="recent-delete"]').first().click();
+      await expect.poll(() => page.getByTestId('recent').locator('li[data-name]').count()).toBe(0);
+    });
+  });
+});

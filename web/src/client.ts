@@ -4,8 +4,11 @@ import type {
   Backend,
   Calls,
   FileInfo,
+  Definition,
   FeatureCard,
   GraphMap,
+  Highlights,
+  Reference,
   GraphSchema,
   Direction,
   EmbeddingProgress,
@@ -186,6 +189,31 @@ export class FathomClient {
    */
   featureCard(query: string, budget = 4000): Promise<FeatureCard> {
     return this.#request({ op: 'call', method: 'featureCard', args: [query, budget] }) as Promise<FeatureCard>;
+  }
+
+  /** Syntax highlighting spans of an indexed file. */
+  highlight(path: string): Promise<Highlights | undefined> {
+    return this.#call('highlight', path);
+  }
+
+  /** Where the identifier at a line (1-based) and UTF-16 column (0-based) is defined, best first. */
+  definitionAt(path: string, line: number, column: number): Promise<Definition[]> {
+    return this.#call('definitionAt', path, line, column);
+  }
+
+  /** Every place that refers to a symbol. */
+  references(symbol: string): Promise<Reference[]> {
+    return this.#call('references', symbol);
+  }
+
+  /** The current index as a `.fathom` bundle. */
+  exportBundle(): Promise<Uint8Array> {
+    return this.#call('exportBundle');
+  }
+
+  /** Opens a `.fathom` bundle (checked first); a refused one leaves the current index. */
+  importBundle(bytes: Uint8Array): Promise<IndexSummary> {
+    return this.#call('importBundle', bytes);
   }
 
   /** Terminates the worker; pending calls are rejected. */

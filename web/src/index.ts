@@ -2,8 +2,11 @@ export { FathomClient } from './client';
 export { STAGES } from './protocol';
 export type {
   Direction,
+  Definition,
   FeatureCard,
   FileInfo,
+  Highlights,
+  Reference,
   GraphMap,
   GraphSchema,
   Hop,

@@ -3,8 +3,11 @@
 // between FathomClient (main thread) and the indexing worker.
 
 import type {
+  Definition,
   Direction,
   FeatureCard,
+  Highlights,
+  Reference,
   FileInfo,
   GraphMap,
   GraphSchema,
@@ -21,8 +24,11 @@ import type {
 } from '../../pkg/fathom_wasm.js';
 
 export type {
+  Definition,
   Direction,
   FeatureCard,
+  Highlights,
+  Reference,
   FileError,
   FileInfo,
   GraphMap,
@@ -89,6 +95,11 @@ export interface Calls {
   files: { args: []; result: FileInfo[] };
   graphMap: { args: []; result: GraphMap };
   graphSchema: { args: []; result: GraphSchema };
+  highlight: { args: [path: string]; result: Highlights | undefined };
+  definitionAt: { args: [path: string, line: number, column: number]; result: Definition[] };
+  references: { args: [symbol: string]; result: Reference[] };
+  exportBundle: { args: []; result: Uint8Array };
+  importBundle: { args: [bytes: Uint8Array]; result: IndexSummary };
 }
 
 /** Workspace methods answered asynchronously (they may embed the query first). */
@@ -96,7 +107,9 @@ export interface AsyncCalls {
   featureCard: { args: [query: string, budget: number]; result: FeatureCard };
 }
 export type CallMethod = keyof Calls | keyof AsyncCalls;
-export const CALL_METHODS = ['files', 'graphMap', 'graphSchema', 'featureCard'] as const satisfies readonly (CallMethod | keyof AsyncCalls)[];
+export const CALL_METHODS = [
+  'files', 'graphMap', 'graphSchema', 'featureCard', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
+] as const satisfies readonly (CallMethod | keyof AsyncCalls)[];
 
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }

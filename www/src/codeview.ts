@@ -1,4 +1,5 @@
 // Read-only source view: line numbers, a highlighted line range, scrolled into view.
+import type { Highlights } from '../../web/src/index';
 import { byTestId, h, required } from './dom';
 
 export interface LineRange {
@@ -14,12 +15,47 @@ export class CodeView {
   #shownPath: string | undefined;
   #lines: HTMLElement[] = [];
 
-  constructor(root: HTMLElement) {
+  /**
+   * `onPosition(path, line, column)` hears a click on the code: the line is
+   * 1-based, the column 0-based in UTF-16 units (what the engine takes).
+   */
+  constructor(root: HTMLElement, onPosition?: (path: string, line: number, column: number) => void) {
     this.#path = byTestId('code-path', root);
     this.#meta = required('.code-meta', root);
     this.#scroller = required('.code-scroll', root);
     this.#code = required('.code', root);
+    this.#code.addEventListener('click', (event) => {
+      if (!onPosition || !this.#shownPath || (window.getSelection()?.toString() ?? '') !== '') return;
+      const at = positionAt(event);
+      if (at) onPosition(this.#shownPath, at.line, at.column);
+    });
     this.clear();
+  }
+
+  /** Colours the shown file with the engine's highlight spans (same path only). */
+  applyHighlights(path: string, highlights: Highlights): void {
+    if (path !== this.#shownPath) return;
+    const byLine = new Map<number, [number, number, number][]>();
+    for (const [line, start, end, cls] of highlights.spans) {
+      const list = byLine.get(line) ?? [];
+      list.push([start, end, cls]);
+      byLine.set(line, list);
+    }
+    for (const [line, spans] of byLine) {
+      const element = this.#lines[line - 1];
+      if (!element) continue;
+      const text = element.textContent ?? '';
+      const parts: (string | HTMLElement)[] = [];
+      let column = 0;
+      for (const [start, end, cls] of spans) {
+        if (start < column || end > text.length) continue;
+        parts.push(text.slice(column, start), h('span', { class: `tok-${highlights.classes[cls] ?? 'plain'}` }, text.slice(start, end)));
+        column = end;
+      }
+      parts.push(text.slice(column));
+      element.replaceChildren(...parts.filter((p) => p !== ''));
+    }
+    this.#code.dataset.highlighted = String(highlights.spans.length);
   }
 
   /** True when `path` is already rendered, so only the highlight needs to move. */
@@ -67,6 +103,10 @@ export class CodeView {
     this.#scroller.scrollTop = 0;
   }
 
+  get shownPath(): string | undefined {
+    return this.#shownPath;
+  }
+
   #renderPath(path: string): void {
     const segments = path.split('/');
     const crumbs: Node[] = [];
@@ -77,4 +117,20 @@ export class CodeView {
     this.#path.replaceChildren(...crumbs);
     this.#path.dataset.path = path;
   }
+}
+
+/** The 1-based line and 0-based UTF-16 column under a click, from the caret position. */
+function positionAt(event: MouseEvent): { line: number; column: number } | null {
+  const range = document.caretRangeFromPoint?.(event.clientX, event.clientY);
+  if (!range) return null;
+  const line = (range.startContainer.parentElement ?? (range.startContainer as Element)).closest?.<HTMLElement>('.line');
+  if (!line?.dataset.line) return null;
+  // The caret's offset within the line: the text before its node, plus its offset.
+  let column = 0;
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node === range.startContainer) return { line: Number(line.dataset.line), column: column + range.startOffset };
+    column += node.textContent?.length ?? 0;
+  }
+  return { line: Number(line.dataset.line), column };
 }

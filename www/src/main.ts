@@ -3,10 +3,11 @@ import { FathomClient, type Backend, type IndexSummary, type NodeRef, type Progr
 import { EmbeddingBadge } from './embedding';
 import { ErrorBanner } from './banner';
 import { CodeView } from './codeview';
-import { byTestId, required } from './dom';
+import { byTestId, h, required } from './dom';
 import { setupDropZone } from './dropzone';
 import { FeatureCardView } from './featurecard';
 import { GraphMapView } from './graphmap';
+import { Library, sha256, type LibraryEntry } from './library';
 import { ProgressView } from './progress';
 import { QueryConsole } from './queryconsole';
 import { QuickOpen } from './quickopen';
@@ -31,7 +32,7 @@ const embeddingOn = params.get('embed') !== 'off';
 const banner = new ErrorBanner(byTestId('error-banner'));
 const progress = new ProgressView(required('#progress'));
 const summaryRoot = byTestId('summary');
-const codeView = new CodeView(byTestId('code-view'));
+const codeView = new CodeView(byTestId('code-view'), (path, line, column) => void goToDefinition(path, line, column));
 const dropZone = byTestId('drop-zone');
 const demoButton = byTestId<HTMLButtonElement>('demo-button');
 const fileInput = byTestId<HTMLInputElement>('file-input');
@@ -168,10 +169,18 @@ const queryConsole = new QueryConsole({
 });
 
 const embedding = new EmbeddingBadge(byTestId('embed-status'));
+/** The open index's summary, to label what the library keeps. */
+let lastSummary: IndexSummary | undefined;
 client.onEmbedding((progress) => {
   embedding.update(progress);
   // Search upgrades to hybrid in place: the shown query runs again.
-  if (progress.state === 'ready') search.refresh();
+  if (progress.state === 'ready') {
+    search.refresh();
+    // Keep the vectors with the index, so a reopen needs no embedding.
+    if (currentKey && lastSummary && repoName && progress.cached < progress.chunks) {
+      void save(currentKey, repoName, lastSummary, true);
+    }
+  }
 });
 
 let busy = false;
@@ -200,13 +209,93 @@ cancelButton.addEventListener('click', () => {
   client.cancel();
 });
 
+// ---- The library: indexes kept in IndexedDB, keyed by the archive's hash --------
+
+const library: Promise<Library | undefined> = Library.open().catch(() => undefined);
+const recentList = byTestId('recent');
+const exportButton = byTestId<HTMLButtonElement>('export-bundle');
+const importInput = byTestId<HTMLInputElement>('import-bundle');
+/** The library key of the open index, so embeddings can be saved into it. */
+let currentKey: string | undefined;
+
+async function renderRecent(): Promise<void> {
+  const lib = await library;
+  const entries = lib ? await lib.list() : [];
+  recentList.replaceChildren(
+    ...(entries.length === 0 ? [h('li', { class: 'muted' }, 'Indexes you open are kept here, in this browser only.')] : []),
+    ...entries.map((e) => recentItem(e)),
+  );
+}
+
+function recentItem(entry: LibraryEntry): HTMLElement {
+  const open = h('button', { type: 'button', class: 'link', 'data-testid': 'recent-open' }, entry.name);
+  open.addEventListener('click', () => void reopen(entry));
+  const remove = h('button', { type: 'button', class: 'chip-button', title: 'Delete this index', 'data-testid': 'recent-delete' }, '×');
+  remove.addEventListener('click', () => void library.then((lib) => lib?.delete(entry.key)).then(renderRecent));
+  const size = `${(entry.bytes / 1e6).toFixed(1)} MB · ${entry.files} files${entry.embedded ? ' · embedded' : ''}`;
+  return h('li', { 'data-key': entry.key, 'data-name': entry.name }, open, h('span', { class: 'muted' }, size), remove);
+}
+
+async function reopen(entry: LibraryEntry): Promise<void> {
+  const bytes = await (await library)?.get(entry.key);
+  if (!bytes) return;
+  currentKey = entry.key;
+  await indexWith(entry.name, async () => client.importBundle(bytes), { saved: true });
+}
+
+/** Saves the open index (with whatever embeddings it has) under `key`. */
+async function save(key: string, name: string, summary: IndexSummary, embedded: boolean): Promise<void> {
+  const lib = await library;
+  if (!lib) return;
+  try {
+    await lib.put({ key, name, files: summary.files, symbols: summary.symbols, embedded }, await client.exportBundle());
+    await renderRecent();
+  } catch (error) {
+    banner.show(`Could not keep the index in this browser: ${messageOf(error)}`);
+  }
+}
+
+exportButton.addEventListener('click', () => {
+  void client.exportBundle().then((bytes) => {
+    const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
+    const a = h('a', { href: url, download: `${(repoName ?? 'index').replace(/\.(zip|tar\.gz|tgz|tar)$/, '')}.fathom` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }, (error: unknown) => banner.show(`Could not export the index: ${messageOf(error)}`));
+});
+importInput.addEventListener('change', () => {
+  const file = importInput.files?.[0];
+  importInput.value = '';
+  if (!file) return;
+  void (async () => {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    currentKey = await sha256(bytes);
+    await indexWith(file.name, async () => client.importBundle(bytes));
+  })();
+});
+void renderRecent();
+
 function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
-  return indexWith(name, async (onProgress) => client.indexZip(await load(), name, onProgress));
+  return (async () => {
+    const blob = await load();
+    const key = await sha256(await blob.arrayBuffer());
+    currentKey = key;
+    const kept = await (await library)?.get(key).catch(() => undefined);
+    if (kept) {
+      // Indexed before: reopen from the library, no parsing.
+      await indexWith(name, async () => client.importBundle(kept), { saved: true });
+      return;
+    }
+    await indexWith(name, (onProgress) => client.indexZip(blob, name, onProgress));
+  })();
 }
 
 async function indexWith(
   name: string,
   run: (onProgress: (p: Progress) => void) => Promise<IndexSummary>,
+  how: { saved?: boolean } = {},
 ): Promise<void> {
   if (busy) return;
   setBusy(true);
@@ -229,6 +318,10 @@ async function indexWith(
     search.enable();
     queryConsole.enable();
     cardButton.disabled = false;
+    exportButton.disabled = false;
+    statusLine.dataset.source = how.saved ? 'library' : 'indexed';
+    if (!how.saved && currentKey) void save(currentKey, name, summary, false);
+    lastSummary = summary;
     statusLine.textContent = `Indexed ${name}`;
     repoName = name;
     setState('ready');
@@ -327,6 +420,18 @@ function writeLink(link: Link): void {
 /** Increases with every opened hit, so a slow file load cannot override a later click. */
 let openGeneration = 0;
 
+/** Click on an identifier: go to its definition (the engine's best guess, with its confidence). */
+async function goToDefinition(path: string, line: number, column: number): Promise<void> {
+  const found = await client.definitionAt(path, line, column).catch(() => []);
+  const best = found.find((d) => d.file !== null);
+  const code = byTestId('code-view');
+  code.dataset.definition = best ? best.symbol : '';
+  if (!best || best.file === null) return;
+  const where = `${best.file}:${best.start_line}-${best.end_line}`;
+  await openLocation(best.file, { start: best.start_line, end: best.end_line },
+    `${best.kind} ${best.symbol} · ${where} · found by ${best.found_by} (${best.confidence.toFixed(2)})`, best.symbol);
+}
+
 /** Opens a graph node's definition in the code view. */
 function openNode(node: NodeRef): Promise<void> {
   if (node.file === null) return Promise.resolve();
@@ -348,6 +453,8 @@ async function openLocation(file: string, lines: { start: number; end: number },
       if (generation !== openGeneration) return;
       if (text === undefined) throw new Error('the file is not in the index');
       codeView.load(file, text);
+      // Colours arrive after the text: a big file is readable at once.
+      void client.highlight(file).then((h) => h && codeView.applyHighlights(file, h), () => undefined);
     }
     codeView.highlight(lines, detail);
     writeLink({ file, line: lines.start, symbol });
@@ -368,6 +475,7 @@ async function openLocation(file: string, lines: { start: number; end: number },
 setupDropZone(dropZone, { archive: fileInput, folder: folderInput }, (dropped) => {
   if (dropped.kind === 'folder' && dropped.files) {
     const files = dropped.files;
+    currentKey = undefined;
     void indexWith(dropped.name, (onProgress) => client.indexFiles(dropped.name, files, onProgress));
   } else if (dropped.archive) {
     const archive = dropped.archive;

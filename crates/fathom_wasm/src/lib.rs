@@ -184,6 +184,19 @@ export interface GraphMap {
   };
   edges: { source: number[]; target: number[]; kind: number[] };
 }
+/** Syntax highlighting: spans are [line (1-based), start, end, class index], columns in UTF-16 units. */
+export interface Highlights { classes: string[]; spans: [number, number, number, number][]; truncated: boolean; }
+/** Where an identifier is defined, and how that was found. */
+export interface Definition {
+  symbol: string; name: string; kind: SymbolKind; file: string | null; start_line: number; end_line: number;
+  is_external: boolean; found_by: "definition" | "edge" | "name"; edge_type: string | null; edge_line: number | null;
+  reason: string; confidence: number;
+}
+/** A place that refers to a symbol. */
+export interface Reference {
+  symbol: string; from: string; from_kind: SymbolKind; file: string; line: number; column: number | null;
+  type: string; confidence: number; reason: string;
+}
 /** A feature card: see `Workspace.featureCard`. */
 export interface FeatureCard {
   query: string;
@@ -525,6 +538,40 @@ impl Workspace {
             let index = state.index.as_ref().ok_or_else(no_index)?;
             Ok(to_js(&index.feature_card(&query, vector.as_deref(), budget as usize))?)
         })
+    }
+
+    /// Syntax highlighting of an indexed file (tree-sitter queries), or
+    /// `undefined` when no such file is indexed.
+    #[wasm_bindgen(unchecked_return_type = "Highlights | undefined")]
+    pub fn highlight(&self, path: &str) -> Result<JsValue, JsError> {
+        self.read(|index| index.highlight(path).map_or(Ok(JsValue::UNDEFINED), |h| to_js(&h)))
+    }
+
+    /// Where the identifier at `line` (1-based) and `column` (0-based,
+    /// UTF-16) of `path` is defined, best first; empty when nothing is found.
+    #[wasm_bindgen(js_name = definitionAt, unchecked_return_type = "Definition[]")]
+    pub fn definition_at(&self, path: &str, line: u32, column: u32) -> Result<JsValue, JsError> {
+        self.read(|index| to_js(&index.definition_at(path, line, column)?))
+    }
+
+    /// Every place that refers to a symbol, by file then line.
+    #[wasm_bindgen(unchecked_return_type = "Reference[]")]
+    pub fn references(&self, symbol: &str) -> Result<JsValue, JsError> {
+        self.read(|index| to_js(&index.references(symbol)?))
+    }
+
+    /// The current index as a `.fathom` bundle.
+    #[wasm_bindgen(js_name = exportBundle)]
+    pub fn export_bundle(&self) -> Result<Vec<u8>, JsError> {
+        self.read(|index| Ok(index.to_bundle()))
+    }
+
+    /// Replaces the index with a bundle's, after checking its version and
+    /// checksum; a refused bundle leaves the current index in place.
+    #[wasm_bindgen(js_name = importBundle, unchecked_return_type = "IndexSummary")]
+    pub fn import_bundle(&mut self, bytes: &[u8]) -> Result<JsValue, JsError> {
+        let index = fathom_engine::Index::from_bundle(bytes)?;
+        self.replace(index)
     }
 
     /// The graph schema, as `schema()` gives it, for the query console.
