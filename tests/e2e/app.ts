@@ -10,7 +10,7 @@ export interface Citation {
 }
 
 export async function uploadZip(page: Page, name: string, bytes: Uint8Array): Promise<void> {
-  await page.getByTestId('file-input').setInputFiles({ name, mimeType: 'application/zip', buffer: Buffer.from(bytes) });
+  await page.getByTestId('archive-input').setInputFiles({ name, mimeType: 'application/zip', buffer: Buffer.from(bytes) });
 }
 
 /** Drops a zip onto the drop zone, as a user dragging it from their file manager would. */

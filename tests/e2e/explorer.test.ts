@@ -24,7 +24,7 @@ function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
 
 async function openMap(page: Page): Promise<void> {
   await page.getByTestId('tab-map').click();
-  const map = page.getByTestId('graph-map');
+  const map = page.getByTestId('graph-view');
   await expect.poll(() => map.getAttribute('data-nodes')).toMatch(/^[1-9]\d*$/);
   await expect.poll(() => map.getAttribute('data-layout'), { timeout: 20_000 }).toBe('done');
 }
@@ -43,7 +43,7 @@ describe('the map', () => {
       await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
       await waitForState(page, 'ready');
       await openMap(page);
-      const map = page.getByTestId('graph-map');
+      const map = page.getByTestId('graph-view');
       expect(Number(await map.getAttribute('data-nodes'))).toBeGreaterThan(40);
       expect(Number(await map.getAttribute('data-edges'))).toBeGreaterThan(10);
       // sigma draws into WebGL canvases inside the map.
@@ -187,7 +187,7 @@ describe('the query console', () => {
       expect(csv).toContain('pkg.calc.ScientificCalculator,pkg.calc.Calculator');
 
       await page.getByTestId('query-map').click();
-      await expect.poll(() => page.getByTestId('graph-map').getAttribute('data-focus'), { timeout: 20_000 }).toMatch(/^[1-9]/);
+      await expect.poll(() => page.getByTestId('graph-view').getAttribute('data-focus'), { timeout: 20_000 }).toMatch(/^[1-9]/);
 
       await page.getByTestId('query-schema-button').click();
       await expect.poll(() => page.getByTestId('query-schema').textContent(), { timeout: 10_000 }).toContain('HAS_METHOD');
@@ -214,7 +214,7 @@ describe('opening repositories', () => {
 
       // A folder picked with the folder input: its files keep their paths.
       await page.getByTestId('folder-input').setInputFiles(fileURLToPath(new URL('../fixtures/mini-py-js', import.meta.url)));
-      await expect.poll(() => page.locator('#status-line').textContent(), { timeout: 60_000 }).toBe('Indexed mini-py-js');
+      await expect.poll(() => page.locator('#status-line').textContent(), { timeout: 60_000 }).toBe('Indexed mini-py-js · ready');
       await searchFor(page, 'compute_total');
       expect(await page.getByTestId('search-result').first().locator('.cite').textContent()).toBe('pkg/calc.py:36-40');
 

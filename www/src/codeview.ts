@@ -66,10 +66,17 @@ export class CodeView {
   /** Highlights lines start..end (1-based, inclusive) of the rendered file and scrolls to them. */
   highlight({ start, end }: LineRange, detail: string): void {
     this.#meta.textContent = detail;
-    for (const line of this.#code.querySelectorAll('.line.hl')) line.classList.remove('hl');
+    for (const line of this.#code.querySelectorAll<HTMLElement>('.line.hl')) {
+      line.classList.remove('hl');
+      delete line.dataset.testid;
+    }
     const first = Math.max(1, start);
     const last = Math.min(this.#lines.length, end);
-    for (let n = first; n <= last; n++) this.#lines[n - 1]?.classList.add('hl');
+    for (let n = first; n <= last; n++) {
+      const line = this.#lines[n - 1];
+      line?.classList.add('hl');
+      if (line) line.dataset.testid = 'code-line-highlighted';
+    }
     this.#lines[first - 1]?.scrollIntoView({ block: first === last ? 'center' : 'start' });
   }
 

@@ -35,7 +35,7 @@ const summaryRoot = byTestId('summary');
 const codeView = new CodeView(byTestId('code-view'), (path, line, column) => void goToDefinition(path, line, column));
 const dropZone = byTestId('drop-zone');
 const demoButton = byTestId<HTMLButtonElement>('demo-button');
-const fileInput = byTestId<HTMLInputElement>('file-input');
+const fileInput = byTestId<HTMLInputElement>('archive-input');
 const folderInput = byTestId<HTMLInputElement>('folder-input');
 const cancelButton = byTestId<HTMLButtonElement>('cancel-button');
 const statusLine = required('#status-line');
@@ -87,7 +87,7 @@ const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), {
 type View = 'code' | 'map' | 'card';
 const viewTabs = [...document.querySelectorAll<HTMLButtonElement>('.view-tab')];
 const views = [...document.querySelectorAll<HTMLElement>('.view')];
-const graphMap = new GraphMapView(byTestId('graph-map'), (target) => {
+const graphMap = new GraphMapView(byTestId('graph-view'), (target) => {
   void client.symbol(target.key).then(
     (context) => openNode(context.symbol),
     (error: unknown) => banner.show(`Could not open ${target.key}: ${messageOf(error)}`),
@@ -322,7 +322,7 @@ async function indexWith(
     statusLine.dataset.source = how.saved ? 'library' : 'indexed';
     if (!how.saved && currentKey) void save(currentKey, name, summary, false);
     lastSummary = summary;
-    statusLine.textContent = `Indexed ${name}`;
+    statusLine.textContent = `Indexed ${name} · ready`;
     repoName = name;
     setState('ready');
     void followLink(parseLink(location.hash));

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::SymbolKind;
-use fathom_query::{Hop, NodeRef, Reached};
+use fathom_query::{Hop, NodeRef, Reached, hop};
 use serde::Serialize;
 
 use crate::{Index, SearchMode, SearchOptions};
@@ -186,20 +186,9 @@ fn connect(graph: &CodeGraph, top: &[NodeId]) -> (Vec<Hop>, Vec<NodeId>) {
             }
         }
     }
-    edges.sort_by(|a, b| (a.from.id, a.to.id, a.edge).cmp(&(b.from.id, b.to.id, b.edge)));
+    edges.sort_by_key(|a| (a.from.id, a.to.id, a.edge));
     edges.dedup_by(|a, b| a.from.id == b.from.id && a.to.id == b.to.id && a.edge == b.edge);
     (edges, connectors)
-}
-
-fn hop(graph: &CodeGraph, from: NodeId, to: NodeId, edge: &fathom_graph::Edge) -> Hop {
-    Hop {
-        from: NodeRef::new(graph, from),
-        to: NodeRef::new(graph, to),
-        edge: edge.kind,
-        confidence: (edge.confidence * 100.0).round() / 100.0,
-        reason: edge.reason,
-        line: edge.line,
-    }
 }
 
 /// Sentences a reader can check against the graph: where the code lives,

@@ -11,7 +11,7 @@ use fathom_graph::{CodeGraph, NodeId};
 use fathom_model::SymbolKind;
 use serde::Serialize;
 
-pub use traverse::{Direction, Hop, Reached, SymbolContext, callees, callers, impact, neighbors, path, symbol};
+pub use traverse::{Direction, Hop, Reached, SymbolContext, callees, callers, hop, impact, neighbors, path, symbol};
 
 /// The deepest any traversal goes.
 pub const MAX_DEPTH: u32 = 4;

@@ -245,7 +245,8 @@ fn walk(graph: &CodeGraph, starts: &[NodeId], depth: u32, kinds: &[(EdgeKind, Di
     out
 }
 
-fn hop(graph: &CodeGraph, from: NodeId, to: NodeId, edge: &Edge) -> Hop {
+/// One edge as an answer gives it: both ends cited, confidence to two places.
+pub fn hop(graph: &CodeGraph, from: NodeId, to: NodeId, edge: &Edge) -> Hop {
     Hop {
         from: NodeRef::new(graph, from),
         to: NodeRef::new(graph, to),
