@@ -329,3 +329,33 @@ describe('code navigation and the library', () => {
     });
   });
 });
+
+describe('security', () => {
+  test('HTML and script payloads in names, docstrings and code are shown as text and never run', async () => {
+    const payload = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const archive = zipFiles({
+      'evil/<b>bold</b>.py': `"""${payload}"""\n\ndef render_payload():\n    """${payload}"""\n    return "${payload.replaceAll('"', "'")}"\n`,
+      'evil/page.js': `// ${payload}\nexport function injectPayload() { return '${payload.replaceAll("'", '"')}'; }\n`,
+    });
+    await withApp(async ({ page }) => {
+      const dialogs: string[] = [];
+      page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+      await uploadZip(page, 'evil.zip', archive);
+      await waitForState(page, 'ready');
+      await searchFor(page, 'render payload');
+      await page.getByTestId('search-result').first().click();
+      // The archive's one folder is stripped: the file is `<b>bold</b>.py`, shown as text.
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path'), { timeout: 10_000 }).toBe('<b>bold</b>.py');
+      expect(await page.getByTestId('code-path').locator('b').count()).toBe(0);
+      expect(await page.getByTestId('code-view').locator('.code').textContent()).toContain('<script>');
+      await page.getByTestId('search-input').fill('payload');
+      await page.getByTestId('card-button').click();
+      await expect.poll(() => page.getByTestId('feature-card').getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
+      await page.getByTestId('tab-map').click();
+      await expect.poll(() => page.getByTestId('graph-view').getAttribute('data-nodes')).toMatch(/^[1-9]/);
+      expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await page.locator('img[src="x"], [data-testid="code-view"] script').count()).toBe(0);
+      expect(dialogs).toEqual([]);
+    });
+  });
+});

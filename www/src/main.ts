@@ -278,18 +278,19 @@ importInput.addEventListener('change', () => {
 void renderRecent();
 
 function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
-  return (async () => {
+  const how = { saved: false };
+  return indexWith(name, async (onProgress) => {
     const blob = await load();
     const key = await sha256(await blob.arrayBuffer());
     currentKey = key;
     const kept = await (await library)?.get(key).catch(() => undefined);
     if (kept) {
       // Indexed before: reopen from the library, no parsing.
-      await indexWith(name, async () => client.importBundle(kept), { saved: true });
-      return;
+      how.saved = true;
+      return client.importBundle(kept);
     }
-    await indexWith(name, (onProgress) => client.indexZip(blob, name, onProgress));
-  })();
+    return client.indexZip(blob, name, onProgress);
+  }, how);
 }
 
 async function indexWith(
