@@ -8,6 +8,7 @@
 //! `.fathom` file instead of a directory, the bundles are measured without
 //! indexing and building the HNSW graph again.
 
+use fathom_search::dense::synthetic_unit as unit;
 use std::time::Instant;
 
 use fathom_engine::bundle::{self, Compression};
@@ -26,20 +27,6 @@ impl Observer for Clock {
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
-}
-
-/// A deterministic unit vector per chunk.
-fn unit(seed: u64, dim: usize) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut v: Vec<f32> = (0..dim)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-        })
-        .collect();
-    let n = v.iter().map(|e| e * e).sum::<f32>().sqrt();
-    v.iter_mut().for_each(|e| *e /= n);
-    v
 }
 
 struct Texts<'a>(&'a Index);

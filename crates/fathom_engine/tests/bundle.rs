@@ -4,6 +4,7 @@
 
 mod common;
 
+use fathom_search::dense::synthetic_unit as unit;
 use std::collections::BTreeMap;
 
 use common::{fixture, index_dir};
@@ -33,20 +34,6 @@ const CYPHER: &[&str] = &[
     "MATCH (a)-[r:CALLS]->(b) RETURN a.qualified_name, b.qualified_name, r.confidence, r.reason, r.line ORDER BY a.qualified_name, b.qualified_name, r.line",
     "MATCH (c:CLASS)-[:HAS_METHOD]->(m:METHOD) RETURN c.name, count(m) ORDER BY c.name",
 ];
-
-/// A deterministic unit vector: no model is needed for the dense lane.
-fn unit(seed: u64, dim: usize) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut v: Vec<f32> = (0..dim)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-        })
-        .collect();
-    let n = v.iter().map(|e| e * e).sum::<f32>().sqrt();
-    v.iter_mut().for_each(|e| *e /= n);
-    v
-}
 
 fn json(value: impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap()

@@ -104,22 +104,28 @@ pub fn exact(points: &[(u32, Vector)], query: &[f32], limit: usize) -> Vec<(u32,
     scored
 }
 
+/// A deterministic pseudo-random unit vector: for tests and benchmarks that
+/// need a dense lane without a model. The same seed always gives the same
+/// vector, on every platform.
+pub fn synthetic_unit(seed: u64, dim: usize) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut v: Vec<f32> = (0..dim)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        })
+        .collect();
+    let n = v.iter().map(|e| e * e).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|e| *e /= n);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn unit(seed: u64, dim: usize) -> Vector {
-        // A small deterministic generator: no test depends on a random source.
-        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let mut v: Vec<f32> = (0..dim)
-            .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-            })
-            .collect();
-        let n = dot(&v, &v).sqrt();
-        v.iter_mut().for_each(|e| *e /= n);
-        Vector(v.into())
+        Vector(synthetic_unit(seed, dim).into())
     }
 
     #[test]
