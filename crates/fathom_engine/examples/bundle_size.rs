@@ -8,13 +8,13 @@
 //! `.fathom` file instead of a directory, the bundles are measured without
 //! indexing and building the HNSW graph again.
 
-use fathom_search::dense::synthetic_unit as unit;
 use std::time::Instant;
 
 use fathom_engine::bundle::{self, Compression};
 use fathom_engine::{Index, Observer, Options};
 use fathom_graph::CodeGraph;
 use fathom_search::chunks::Sources;
+use fathom_search::dense::synthetic_unit as unit;
 use fathom_search::retrieval::{Retrieval, StoredParts};
 
 struct Clock(Instant);

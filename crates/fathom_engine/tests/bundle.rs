@@ -4,7 +4,6 @@
 
 mod common;
 
-use fathom_search::dense::synthetic_unit as unit;
 use std::collections::BTreeMap;
 
 use common::{fixture, index_dir};
@@ -12,6 +11,7 @@ use fathom_engine::bundle::{self, BundleError, Compression, FORMAT_VERSION, MAGI
 use fathom_engine::{Index, SearchMode, SearchOptions};
 use fathom_graph::CodeGraph;
 use fathom_search::chunks::Sources;
+use fathom_search::dense::synthetic_unit as unit;
 use fathom_search::retrieval::{Retrieval, StoredParts};
 use serde_json::Value;
 
