@@ -188,7 +188,7 @@ export class FathomClient {
    * tests, a summary from the graph, and Markdown cut to `budget` tokens.
    */
   featureCard(query: string, budget = 4000): Promise<FeatureCard> {
-    return this.#request({ op: 'call', method: 'featureCard', args: [query, budget] }) as Promise<FeatureCard>;
+    return this.#call('featureCard', query, budget);
   }
 
   /** Syntax highlighting spans of an indexed file. */

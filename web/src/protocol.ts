@@ -87,9 +87,10 @@ export interface EmbeddingProgress {
 // ---- Worker protocol -------------------------------------------------------
 
 /**
- * Read-only Workspace methods the worker answers by name (`op: 'call'`), with
- * their arguments and results: adding an engine query needs one line here and
- * one typed method on the client, not a new message.
+ * Workspace methods the worker answers by name (`op: 'call'`), with their
+ * arguments and results (awaited when the method returns a promise): adding
+ * an engine query needs one line here and one typed method on the client,
+ * not a new message.
  */
 export interface Calls {
   files: { args: []; result: FileInfo[] };
@@ -100,16 +101,12 @@ export interface Calls {
   references: { args: [symbol: string]; result: Reference[] };
   exportBundle: { args: []; result: Uint8Array };
   importBundle: { args: [bytes: Uint8Array]; result: IndexSummary };
-}
-
-/** Workspace methods answered asynchronously (they may embed the query first). */
-export interface AsyncCalls {
   featureCard: { args: [query: string, budget: number]; result: FeatureCard };
 }
-export type CallMethod = keyof Calls | keyof AsyncCalls;
+export type CallMethod = keyof Calls;
 export const CALL_METHODS = [
   'files', 'graphMap', 'graphSchema', 'featureCard', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
-] as const satisfies readonly (CallMethod | keyof AsyncCalls)[];
+] as const satisfies readonly CallMethod[];
 
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }

@@ -12,8 +12,6 @@ use std::time::Instant;
 
 use fathom_engine::bundle::{self, Compression};
 use fathom_engine::{Index, Observer, Options};
-use fathom_graph::CodeGraph;
-use fathom_search::chunks::Sources;
 use fathom_search::dense::synthetic_unit as unit;
 use fathom_search::retrieval::{Retrieval, StoredParts};
 
@@ -27,17 +25,6 @@ impl Observer for Clock {
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
-}
-
-struct Texts<'a>(&'a Index);
-
-impl Sources for Texts<'_> {
-    fn graph(&self) -> &CodeGraph {
-        self.0.graph()
-    }
-    fn file_text(&self, file: usize) -> &str {
-        self.0.file_text(&self.0.graph().files()[file].path).unwrap_or_default()
-    }
 }
 
 fn measure(label: &str, index: &Index, source_mb: f64) {
@@ -102,7 +89,6 @@ fn main() {
     measure("lexical", &index, source_mb);
 
     // The lexical index: stored postings against a rebuild from the texts.
-    let sources = Texts(&index);
     let stored = index.retrieval().stored_lexical().into_owned();
     for (label, current) in [("postings", true), ("rebuild", false)] {
         let mut lexical = stored.clone();
@@ -111,7 +97,7 @@ fn main() {
         }
         let parts = StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None };
         let start = Instant::now();
-        let restored = Retrieval::restore(&sources, parts).unwrap();
+        let restored = Retrieval::restore(&index.sources(), parts).unwrap();
         println!("lexical index from {label}: {:.0} ms", ms(start));
         drop(restored);
     }

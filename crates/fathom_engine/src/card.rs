@@ -83,24 +83,21 @@ impl Index {
         let budget = budget.max(MIN_BUDGET);
         let graph = &self.graph;
         let options = SearchOptions { k: TOP * 3, ..SearchOptions::default() };
-        let results = self.search(query, &options, query_vector);
+        // The ranking's own node ids: no snippets to build, no names to
+        // resolve back to nodes.
+        let ranking = self.retrieval.search(&self.sources(), query, &options, query_vector);
         // The best definitions, a file or package standing in only when no
         // definition matched.
-        let mut picked: Vec<(NodeId, f64)> = Vec::new();
-        for hit in &results.hits {
-            let Ok(ids) = fathom_query::find_symbol(graph, &hit.symbol) else { continue };
-            let id = ids[0];
-            let kind = graph.node(id).kind;
-            if matches!(kind, SymbolKind::Module | SymbolKind::Package) && results.hits.len() > TOP {
-                continue;
-            }
-            if !picked.iter().any(|(p, _)| *p == id) {
-                picked.push((id, hit.score));
-            }
-            if picked.len() == TOP {
-                break;
-            }
-        }
+        let picked: Vec<(NodeId, f64)> = ranking
+            .hits
+            .iter()
+            .filter(|hit| {
+                !(matches!(graph.node(hit.node).kind, SymbolKind::Module | SymbolKind::Package)
+                    && ranking.hits.len() > TOP)
+            })
+            .take(TOP)
+            .map(|hit| (hit.node, crate::round5(hit.score)))
+            .collect();
         let top: Vec<NodeId> = picked.iter().map(|(id, _)| *id).collect();
         let (edges, connectors) = connect(graph, &top);
         let contexts: Vec<fathom_query::SymbolContext> =
@@ -130,7 +127,7 @@ impl Index {
         let summary = summarize(graph, &top, &edges, &connectors, &tests);
         let mut card = FeatureCard {
             query: query.to_owned(),
-            mode: results.mode,
+            mode: ranking.mode,
             symbols,
             connectors: connectors.iter().map(|&id| NodeRef::new(graph, id)).collect(),
             edges,

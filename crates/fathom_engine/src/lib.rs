@@ -459,7 +459,9 @@ impl Index {
         map::build(&self.graph)
     }
 
-    fn sources(&self) -> GraphTexts<'_> {
+    /// The graph and the files' texts as chunking and ranking read them:
+    /// for whoever rebuilds or restores a retrieval index by hand.
+    pub fn sources(&self) -> impl Sources + '_ {
         GraphTexts { graph: &self.graph, texts: &self.texts }
     }
 

@@ -10,7 +10,6 @@ use common::{fixture, index_dir};
 use fathom_engine::bundle::{self, BundleError, Compression, FORMAT_VERSION, MAGIC};
 use fathom_engine::{Index, SearchMode, SearchOptions};
 use fathom_graph::CodeGraph;
-use fathom_search::chunks::Sources;
 use fathom_search::dense::synthetic_unit as unit;
 use fathom_search::retrieval::{Retrieval, StoredParts};
 use serde_json::Value;
@@ -196,22 +195,10 @@ fn the_header_says_what_the_bundle_holds() {
     assert_eq!(names, ["graph", "texts", "summary", "chunks", "lexical", "vectors", "dense"]);
 }
 
-/// Sources over an index, for restoring a retrieval index by hand.
-struct Texts<'a>(&'a Index);
-
-impl Sources for Texts<'_> {
-    fn graph(&self) -> &CodeGraph {
-        self.0.graph()
-    }
-    fn file_text(&self, file: usize) -> &str {
-        self.0.file_text(&self.0.graph().files()[file].path).unwrap_or_default()
-    }
-}
-
 #[test]
 fn postings_of_other_terms_are_rebuilt_from_the_text() {
     let index = index_dir(&fixture("mini-py-js"));
-    let sources = Texts(&index);
+    let sources = index.sources();
     let mut lexical = index.retrieval().stored_lexical().into_owned();
     assert!(lexical.is_current());
     // Postings that another build's terms made: wrong, and marked so.
