@@ -71,6 +71,7 @@ eval: corpora model
 test: setup test-native build test-e2e
 
 test-native: corpora model
+	scripts/disk-guard.sh
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-features --all-targets -- -D warnings
 	cargo test --locked --workspace --all-features
