@@ -208,6 +208,20 @@ fn a_call_site_leads_to_the_callee_in_another_file() {
 }
 
 #[test]
+fn a_private_method_call_leads_to_the_private_method() {
+    let source =
+        "export class Client {\n  #spawn(): number { return 1; }\n  start(): number { return this.#spawn(); }\n}\n";
+    let files = vec![("client.ts".to_owned(), source.as_bytes().to_vec())];
+    let index = fathom_engine::index_files("private", files, &Options::default(), &mut Recorder::new());
+    let (line, column) = position(&index, "client.ts", "#spawn();");
+    let found = index.definition_at("client.ts", line, column + 2).unwrap();
+    assert_eq!(symbols(&found), ["client.Client.#spawn"]);
+    assert_eq!((found[0].found_by, found[0].edge_type), (FoundBy::Edge, Some(EdgeKind::Calls)));
+    let callers: Vec<_> = index.references("client.Client.#spawn").unwrap().into_iter().map(|r| r.from).collect();
+    assert_eq!(callers, ["client.Client.start"]);
+}
+
+#[test]
 fn an_alias_and_an_import_lead_to_what_they_name() {
     let index = index_dir(&fixture("lang-python"));
     // `apply_discount` is `discount`, renamed on import.

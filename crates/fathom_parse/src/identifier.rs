@@ -33,7 +33,7 @@ const NOT_NAMES: [&str; 8] = ["comment", "string", "content", "fragment", "liter
 pub fn identifier_at(language: Language, text: &str, line: u32, column: u32) -> Option<IdentifierAt> {
     let mut at = byte_offset(text, line, column)?;
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    if !text[at..].chars().next().is_some_and(word) {
+    if !text[at..].chars().next().is_some_and(|c| word(c) || c == '#') {
         // The cursor sits right after a name.
         at = text[..at].char_indices().next_back().filter(|&(_, c)| word(c))?.0;
     }
@@ -45,8 +45,10 @@ pub fn identifier_at(language: Language, text: &str, line: u32, column: u32) -> 
         return None;
     }
     let written = node.utf8_text(text.as_bytes()).ok()?;
-    let name = written.trim_start_matches(['$', '@', ':']);
-    let mut chars = name.chars();
+    // A JavaScript `#private` name keeps its `#`: definitions are named so.
+    let private = node.kind() == "private_property_identifier";
+    let name = if private { written } else { written.trim_start_matches(['$', '@', ':']) };
+    let mut chars = name.strip_prefix('#').filter(|_| private).unwrap_or(name).chars();
     if !chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') || !chars.all(word) {
         return None;
     }
@@ -109,6 +111,19 @@ mod tests {
         let php = "<?php\n$total = 1;\n";
         let found = identifier_at(Language::Php, php, 2, 2).unwrap();
         assert_eq!((found.name.as_str(), found.start_column), ("total", 1));
+    }
+
+    #[test]
+    fn private_names_keep_their_hash() {
+        let ts = "class A {\n  #run(): void {}\n  go(): void { this.#run(); }\n}\n";
+        for column in [20, 21, 24] {
+            let found = identifier_at(Language::TypeScript, ts, 3, column).unwrap();
+            assert_eq!(
+                (found.name.as_str(), found.start_column, found.end_column),
+                ("#run", 20, 24),
+                "column {column}"
+            );
+        }
     }
 
     #[test]

@@ -5,8 +5,9 @@
   function: (identifier) @call.name
   arguments: (arguments) @call.arguments) @call
 
+; `this.#helper()` calls a private method: its name keeps the `#`, as its definition's does.
 (call_expression
-  function: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name)
+  function: (member_expression object: (_) @call.receiver property: [(property_identifier) (private_property_identifier)] @call.name)
   arguments: (arguments) @call.arguments) @call
 
 (new_expression
