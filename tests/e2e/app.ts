@@ -1,5 +1,5 @@
 // Page-level actions and reads on the Fathom app, shared by the e2e tests.
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 export type AppState = 'idle' | 'indexing' | 'ready' | 'error';
 
@@ -94,4 +94,29 @@ export async function countOf(page: Page, testId: string): Promise<number> {
 
 export function range(start: number, end: number): number[] {
   return Array.from({ length: end - start + 1 }, (_, i) => start + i);
+}
+
+/** Clicks the middle of the last `word` on a code line, wherever highlighting split the line into spans. */
+export async function clickWord(page: Page, line: Locator, word: string): Promise<void> {
+  await line.scrollIntoViewIfNeeded();
+  const at = await line.evaluate((el, w) => {
+    const offset = (el.textContent ?? '').lastIndexOf(w) + Math.floor(w.length / 2);
+    if (offset < 0) return null;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let seen = 0;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const length = node.textContent?.length ?? 0;
+      if (seen + length > offset) {
+        const range = document.createRange();
+        range.setStart(node, offset - seen);
+        range.setEnd(node, offset - seen + 1);
+        const box = range.getBoundingClientRect();
+        return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+      }
+      seen += length;
+    }
+    return null;
+  }, word);
+  if (!at) throw new Error(`\`${word}\` is not on the line`);
+  await page.mouse.click(at.x, at.y);
 }

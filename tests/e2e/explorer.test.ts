@@ -359,3 +359,63 @@ describe('security', () => {
     });
   });
 });
+
+describe('manners', () => {
+  test('dark and light themes, a name for every control, and the keyboard alone finds code and its references', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const toggle = page.getByTestId('theme-toggle');
+      // system → dark → light; the choice survives a reload.
+      await toggle.click();
+      expect(await toggle.getAttribute('data-theme')).toBe('dark');
+      expect(await background()).toBe('rgb(30, 30, 30)');
+      await toggle.click();
+      expect(await toggle.getAttribute('data-theme')).toBe('light');
+      expect(await background()).toBe('rgb(255, 255, 255)');
+      await page.reload();
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+
+      // Every control a person can reach has an accessible name.
+      const unnamed = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, [tabindex]')]
+          .filter((el) => el.offsetParent !== null || el.closest('.button'))
+          .filter((el) => {
+            const labelled = el as HTMLElement & { labels?: NodeListOf<HTMLLabelElement> | null };
+            return !(el.getAttribute('aria-label') || el.getAttribute('title') || el.textContent?.trim() || (labelled.labels?.length ?? 0) > 0);
+          })
+          .map((el) => el.outerHTML.slice(0, 120)));
+      expect(unnamed).toEqual([]);
+
+      // Keyboard only: Ctrl+K, a query, ArrowDown and Enter open the code; Shift+F12 lists references.
+      await page.keyboard.press('Control+k');
+      await page.keyboard.type('Calculator.add');
+      await page.locator('[data-testid="search-results"][data-query="Calculator.add"]').waitFor({ state: 'attached' });
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      await expect.poll(() => page.getByTestId('symbol-panel').locator('.symbol-name').textContent()).toBe('pkg.calc.Calculator.add');
+      await page.keyboard.press('Shift+F12');
+      const references = page.getByTestId('reference');
+      await expect.poll(() => references.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(await references.evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.from))).toContain('pkg.calc.compute_total');
+      // A reference opens its line.
+      await page.getByTestId('reference').filter({ hasText: 'compute_total' }).locator('button').press('Enter');
+      await expect.poll(() => page.getByTestId('code-line-highlighted').first().getAttribute('data-line')).toBe('39');
+      await screenshot(page, 'light-references');
+
+      // The map takes keys once focused: + zooms in.
+      await page.getByTestId('tab-map').click();
+      await openMap(page);
+      const ratio = () => page.evaluate(() =>
+        (globalThis as unknown as { fathomMap: { view: { renderer: { getCamera(): { ratio: number } } } } }).fathomMap.view.renderer.getCamera().ratio);
+      const before = await ratio();
+      await page.getByTestId('map-canvas').focus();
+      await page.keyboard.press('+');
+      await expect.poll(ratio).toBeLessThan(before);
+    });
+  });
+});

@@ -1,5 +1,5 @@
 // The error banner (role="alert") shown when an archive cannot be indexed.
-import { required } from './dom';
+import { required } from '../../web/src/ui/dom';
 
 export class ErrorBanner {
   readonly #root: HTMLElement;

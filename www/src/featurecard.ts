@@ -3,7 +3,7 @@
 // off the graph, and the Markdown). This draws it, with a small SVG of the
 // connecting subgraph, and copies the Markdown as context for an LLM.
 import type { FeatureCard, NodeRef } from '../../web/src/index';
-import { h } from './dom';
+import { h } from '../../web/src/ui/dom';
 
 export interface FeatureCardActions {
   build(query: string, budget: number): Promise<FeatureCard>;
@@ -96,7 +96,7 @@ export class FeatureCardView {
             h('ul', {}, ...card.tests.map((t) => h('li', {}, this.#link(t.node)))))
         : null,
       h('details', { class: 'card-md' }, h('summary', {}, 'Markdown context'),
-        h('textarea', { class: 'card-markdown', readonly: true, rows: 12, 'data-testid': 'card-markdown' }, card.markdown)),
+        h('textarea', { class: 'card-markdown', readonly: true, rows: 12, 'aria-label': 'The card as Markdown', 'data-testid': 'card-markdown' }, card.markdown)),
     ];
     this.#body.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   }

@@ -8,7 +8,7 @@ import FA2Layout from 'graphology-layout-forceatlas2/worker';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
 import type { GraphMap } from '../../web/src/index';
-import { h } from './dom';
+import { h } from '../../web/src/ui/dom';
 
 export interface MapTarget {
   key: string;
@@ -52,7 +52,13 @@ const DEFAULT_EDGES = new Set(['CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS']);
 const LEVEL_RATIOS = [Infinity, Infinity, 0.45, 0.15];
 /** How long ForceAtlas2 refines the layout, by graph size. */
 const LAYOUT_MS = (nodes: number) => Math.min(8000, 1500 + nodes / 20);
-const DIM = '#2f2f33';
+
+/** Colours that follow the page's theme (CSS custom properties on <html>). */
+function themeColours(): { label: string; dim: string } {
+  const style = getComputedStyle(document.documentElement);
+  const read = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+  return { label: read('--fg', '#d4d4d4'), dim: read('--bg-raised', '#2f2f33') };
+}
 
 export class GraphMapView {
   readonly #root: HTMLElement;
@@ -67,14 +73,24 @@ export class GraphMapView {
   #colourBy: ColourBy = 'kind';
   #edgeTypes = new Set(DEFAULT_EDGES);
   #level = 1;
+  /** Draws every level whatever the zoom: the reference that `make bench` compares the level of detail with. */
+  #allLevels = false;
   /** Nodes in focus (a symbol's neighbourhood, a search, a query's rows); empty: no focus. */
   #focus = new Set<string>();
   #hovered: string | undefined;
+  #theme = themeColours();
 
   constructor(root: HTMLElement, onOpen: (target: MapTarget) => void) {
     this.#root = root;
     this.#onOpen = onOpen;
-    this.#canvas = h('div', { class: 'map-canvas', 'data-testid': 'map-canvas' });
+    this.#canvas = h('div', {
+      class: 'map-canvas',
+      'data-testid': 'map-canvas',
+      tabindex: '0',
+      role: 'application',
+      'aria-label': 'Repository map: arrow keys pan, + and - zoom, 0 resets',
+    });
+    this.#canvas.addEventListener('keydown', (event) => this.#onKey(event));
     this.#legend = h('div', { class: 'map-legend' });
     this.#status = h('div', { class: 'map-status', 'data-testid': 'map-status', 'aria-live': 'polite' });
     root.replaceChildren(this.#toolbar(), this.#canvas, this.#legend, this.#status);
@@ -116,7 +132,7 @@ export class GraphMapView {
     this.#sigma = new Sigma(graph, this.#canvas, {
       renderEdgeLabels: false,
       labelRenderedSizeThreshold: 6,
-      labelColor: { color: '#d4d4d4' },
+      labelColor: { color: this.#theme.label },
       defaultEdgeType: 'arrow',
       minCameraRatio: 0.005,
       maxCameraRatio: 4,
@@ -181,6 +197,24 @@ export class GraphMapView {
     return { x: box.left + point.x, y: box.top + point.y };
   }
 
+  /** The renderer, for tests and benchmarks that drive the camera. */
+  get renderer(): Sigma | undefined {
+    return this.#sigma;
+  }
+
+  /** Draws every node at every zoom (true), or by level of detail (false, the default). */
+  showAllLevels(all: boolean): void {
+    this.#allLevels = all;
+    this.#sigma?.refresh({ skipIndexation: true });
+  }
+
+  /** Re-reads the theme's colours (after a switch between dark and light). */
+  applyTheme(): void {
+    this.#theme = themeColours();
+    this.#sigma?.setSetting('labelColor', { color: this.#theme.label });
+    this.#sigma?.refresh({ skipIndexation: true });
+  }
+
   /** Called when the map becomes visible: sigma needs its container's size. */
   resize(): void {
     this.#sigma?.resize();
@@ -194,6 +228,28 @@ export class GraphMapView {
     this.#sigma = undefined;
     this.#graph = undefined;
     this.#map = undefined;
+  }
+
+  /** Keyboard: arrows pan, + and - zoom, 0 shows the whole map. */
+  #onKey(event: KeyboardEvent): void {
+    const camera = this.#sigma?.getCamera();
+    if (!camera || event.ctrlKey || event.metaKey || event.altKey) return;
+    const { x, y, ratio } = camera.getState();
+    const step = 0.1 * ratio;
+    const moves: Record<string, () => void> = {
+      ArrowLeft: () => void camera.animate({ x: x - step }, { duration: 120 }),
+      ArrowRight: () => void camera.animate({ x: x + step }, { duration: 120 }),
+      ArrowUp: () => void camera.animate({ y: y + step }, { duration: 120 }),
+      ArrowDown: () => void camera.animate({ y: y - step }, { duration: 120 }),
+      '+': () => void camera.animatedZoom({ duration: 150 }),
+      '=': () => void camera.animatedZoom({ duration: 150 }),
+      '-': () => void camera.animatedUnzoom({ duration: 150 }),
+      '0': () => void camera.animatedReset({ duration: 200 }),
+    };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    move();
   }
 
   #open(node: string): void {
@@ -231,9 +287,9 @@ export class GraphMapView {
   #reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
     const focused = this.#focus.size > 0;
     const inFocus = this.#focus.has(node);
-    const visible = (data.level as number) <= this.#level || inFocus || node === this.#hovered;
+    const visible = this.#allLevels || (data.level as number) <= this.#level || inFocus || node === this.#hovered;
     if (!visible) return { ...data, hidden: true };
-    const colour = focused && !inFocus ? DIM : this.#colour(data);
+    const colour = focused && !inFocus ? this.#theme.dim : this.#colour(data);
     return {
       ...data,
       color: colour,

@@ -2,8 +2,9 @@
 import { FathomClient, type Backend, type IndexSummary, type NodeRef, type Progress, type SearchHit } from '../../web/src/index';
 import { EmbeddingBadge } from './embedding';
 import { ErrorBanner } from './banner';
-import { CodeView } from './codeview';
-import { byTestId, h, required } from './dom';
+import { CodeView, type LineRange } from '../../web/src/ui/codeview';
+import { Navigator } from '../../web/src/ui/navigator';
+import { byTestId, h, required } from '../../web/src/ui/dom';
 import { setupDropZone } from './dropzone';
 import { FeatureCardView } from './featurecard';
 import { GraphMapView } from './graphmap';
@@ -11,9 +12,11 @@ import { Library, sha256, type LibraryEntry } from './library';
 import { ProgressView } from './progress';
 import { QueryConsole } from './queryconsole';
 import { QuickOpen } from './quickopen';
-import { SearchPanel, citation } from './search';
-import { SymbolPanel } from './symbolpanel';
+import { SearchPanel } from '../../web/src/ui/search';
+import { SymbolPanel } from '../../web/src/ui/symbolpanel';
 import { renderSummary } from './summary';
+import { setupTheme } from './theme';
+import '../../web/src/ui/ui.css';
 import './style.css';
 
 /** Mirrored on <body data-state> (the markup starts in 'idle'). */
@@ -32,7 +35,7 @@ const embeddingOn = params.get('embed') !== 'off';
 const banner = new ErrorBanner(byTestId('error-banner'));
 const progress = new ProgressView(required('#progress'));
 const summaryRoot = byTestId('summary');
-const codeView = new CodeView(byTestId('code-view'), (path, line, column) => void goToDefinition(path, line, column));
+const codeView = new CodeView(byTestId('code-view'), (path, line, column) => void opener.goToDefinition(path, line, column));
 const dropZone = byTestId('drop-zone');
 const demoButton = byTestId<HTMLButtonElement>('demo-button');
 const fileInput = byTestId<HTMLInputElement>('archive-input');
@@ -62,6 +65,11 @@ const quickOpen = new QuickOpen(
 
 // Ctrl/Cmd+K: search; Ctrl/Cmd+P: open a file by name.
 document.addEventListener('keydown', (event) => {
+  // Shift+F12 (as in VS Code): references to the open symbol.
+  if (event.key === 'F12' && event.shiftKey && symbolPanel.findReferences()) {
+    event.preventDefault();
+    return;
+  }
   if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
   const key = event.key.toLowerCase();
   if (key === 'k') {
@@ -80,6 +88,8 @@ const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), {
   showInMap: (symbol) =>
     void focusMapOn(symbol).catch((error: unknown) => banner.show(`Could not show ${symbol} on the map: ${messageOf(error)}`)),
   impact: (symbol, depth) => client.impact(symbol, depth),
+  references: (symbol) => client.references(symbol),
+  openAt: (file, line, detail) => void openLocation(file, { start: line, end: line }, detail),
 });
 
 // ---- Views: code and map ----------------------------------------------------
@@ -168,6 +178,8 @@ const queryConsole = new QueryConsole({
   },
 });
 
+setupTheme(byTestId<HTMLButtonElement>('theme-toggle'), () => graphMap.applyTheme());
+
 const embedding = new EmbeddingBadge(byTestId('embed-status'));
 /** The open index's summary, to label what the library keeps. */
 let lastSummary: IndexSummary | undefined;
@@ -230,9 +242,13 @@ async function renderRecent(): Promise<void> {
 function recentItem(entry: LibraryEntry): HTMLElement {
   const open = h('button', { type: 'button', class: 'link', 'data-testid': 'recent-open' }, entry.name);
   open.addEventListener('click', () => void reopen(entry));
-  const remove = h('button', { type: 'button', class: 'chip-button', title: 'Delete this index', 'data-testid': 'recent-delete' }, '×');
+  const remove = h('button', { type: 'button', class: 'chip-button', title: 'Delete this index', 'aria-label': `Delete the index of ${entry.name}`, 'data-testid': 'recent-delete' }, '×');
   remove.addEventListener('click', () => void library.then((lib) => lib?.delete(entry.key)).then(renderRecent));
-  const size = `${(entry.bytes / 1e6).toFixed(1)} MB · ${entry.files} files${entry.embedded ? ' · embedded' : ''}`;
+  const saved = new Date(entry.savedAt);
+  const when = saved.toDateString() === new Date().toDateString()
+    ? saved.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : saved.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  const size = `${when} · ${(entry.bytes / 1e6).toFixed(1)} MB · ${entry.files} files${entry.embedded ? ' · embedded' : ''}`;
   return h('li', { 'data-key': entry.key, 'data-name': entry.name }, open, h('span', { class: 'muted' }, size), remove);
 }
 
@@ -418,60 +434,17 @@ function writeLink(link: Link): void {
   history.replaceState(null, '', `#${writtenHash}`);
 }
 
-/** Increases with every opened hit, so a slow file load cannot override a later click. */
-let openGeneration = 0;
-
-/** Click on an identifier: go to its definition (the engine's best guess, with its confidence). */
-async function goToDefinition(path: string, line: number, column: number): Promise<void> {
-  const found = await client.definitionAt(path, line, column).catch(() => []);
-  const best = found.find((d) => d.file !== null);
-  const code = byTestId('code-view');
-  code.dataset.definition = best ? best.symbol : '';
-  if (!best || best.file === null) return;
-  const where = `${best.file}:${best.start_line}-${best.end_line}`;
-  await openLocation(best.file, { start: best.start_line, end: best.end_line },
-    `${best.kind} ${best.symbol} · ${where} · found by ${best.found_by} (${best.confidence.toFixed(2)})`, best.symbol);
-}
-
-/** Opens a graph node's definition in the code view. */
-function openNode(node: NodeRef): Promise<void> {
-  if (node.file === null) return Promise.resolve();
-  const where = `${node.file}:${node.start_line}-${node.end_line}`;
-  return openLocation(node.file, { start: node.start_line, end: node.end_line }, `${node.kind} ${node.qualified_name} · ${where}`, node.qualified_name);
-}
-
-function openHit(hit: SearchHit): Promise<void> {
-  return openLocation(hit.file, { start: hit.start_line, end: hit.end_line }, `${hit.kind} ${hit.symbol} · ${citation(hit)}`, hit.symbol);
-}
-
-/** Shows `file` with `lines` highlighted, and `symbol`'s context in the panel when given. */
-async function openLocation(file: string, lines: { start: number; end: number }, detail: string, symbol?: string): Promise<void> {
-  const generation = ++openGeneration;
-  if (currentView() !== 'code') void showView('code');
-  try {
-    if (!codeView.isShowing(file)) {
-      const text = await client.file(file);
-      if (generation !== openGeneration) return;
-      if (text === undefined) throw new Error('the file is not in the index');
-      codeView.load(file, text);
-      // Colours arrive after the text: a big file is readable at once.
-      void client.highlight(file).then((h) => h && codeView.applyHighlights(file, h), () => undefined);
-    }
-    codeView.highlight(lines, detail);
-    writeLink({ file, line: lines.start, symbol });
-    if (symbol === undefined) {
-      symbolPanel.hide();
-      return;
-    }
-    // Callers and callees are extra: if they fail, the code still stands.
-    const context = await client.symbol(symbol).catch(() => null);
-    if (generation !== openGeneration) return;
-    if (context) symbolPanel.show(context);
-    else symbolPanel.hide();
-  } catch (error) {
-    banner.show(`Could not open ${file}: ${messageOf(error)}`);
-  }
-}
+const opener = new Navigator(client, codeView, byTestId('code-view'), symbolPanel, {
+  beforeOpen: () => {
+    if (currentView() !== 'code') void showView('code');
+  },
+  opened: ({ file, line, symbol }) => writeLink({ file, line, symbol }),
+  error: (message) => banner.show(message),
+});
+const openNode = (node: NodeRef): Promise<void> => opener.openNode(node);
+const openHit = (hit: SearchHit): Promise<void> => opener.openHit(hit);
+const openLocation = (file: string, lines: LineRange, detail: string, symbol?: string): Promise<void> =>
+  opener.open(file, lines, detail, symbol);
 
 setupDropZone(dropZone, { archive: fileInput, folder: folderInput }, (dropped) => {
   if (dropped.kind === 'folder' && dropped.files) {

@@ -1,7 +1,7 @@
 // One progress bar per indexing stage, with "done / total" counts and, once a
 // stage has run a moment, an estimate of its time left.
 import { STAGES, type Progress, type Stage } from '../../web/src/index';
-import { h } from './dom';
+import { h } from '../../web/src/ui/dom';
 
 type StageStatus = 'pending' | 'active' | 'done' | 'failed';
 

@@ -3,7 +3,7 @@
 // caret under the column). Examples and the graph schema are one click away;
 // results export to CSV or JSON and can be shown on the map.
 import type { GraphSchema, QueryResult } from '../../web/src/index';
-import { h } from './dom';
+import { h } from '../../web/src/ui/dom';
 
 export interface QueryConsoleOptions {
   input: HTMLTextAreaElement;

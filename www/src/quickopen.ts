@@ -2,7 +2,7 @@
 // is the engine's (`files()`); matching is a subsequence of the path, closer
 // and later-in-the-path matches first.
 import type { FileInfo } from '../../web/src/index';
-import { h, plural } from './dom';
+import { h, plural } from '../../web/src/ui/dom';
 
 const SHOWN = 50;
 

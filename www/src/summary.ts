@@ -1,7 +1,7 @@
 // Renders an IndexSummary: totals, files by language, symbols by kind,
 // stage timings, skipped files grouped by reason, and files with syntax errors.
 import { STAGES, type FileError, type IndexSummary, type Skipped } from '../../web/src/index';
-import { formatMs, h, plural } from './dom';
+import { formatMs, h, plural } from '../../web/src/ui/dom';
 
 const SKIP_REASONS: Record<Skipped['reason'], string> = {
   vendored: 'Vendored or build directory',

@@ -2,14 +2,17 @@
 // callees with the confidence and reason of each edge, the tests that reach
 // it, and on request its impact (what depends on it, up to 4 hops). The graph
 // work is Rust's: this only shows what the worker returns.
-import type { Hop, NodeRef, Reached, SymbolContext } from '../../web/src/index';
+import type { Hop, NodeRef, Reached, Reference, SymbolContext } from '../index';
 import { h } from './dom';
 
 export interface SymbolPanelActions {
   open(node: NodeRef): void;
-  /** Shows the symbol's neighbourhood on the map. */
-  showInMap(symbol: string): void;
+  /** Shows the symbol's neighbourhood on the map (no button where there is no map). */
+  showInMap?(symbol: string): void;
   impact(symbol: string, depth: number): Promise<Reached[]>;
+  references(symbol: string): Promise<Reference[]>;
+  /** Opens a file at a line (a reference's place). */
+  openAt(file: string, line: number, detail: string): void;
 }
 
 const IMPACT_DEPTH = 4;
@@ -34,11 +37,15 @@ export class SymbolPanel {
       `fan-in ${context.fan_in}`,
       `fan-out ${context.fan_out}`,
     ].filter((m): m is string => m !== null);
-    const mapButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'show-in-map' }, 'Show in map');
-    mapButton.addEventListener('click', () => this.#actions.showInMap(s.qualified_name));
+    const showInMap = this.#actions.showInMap?.bind(this.#actions);
+    const mapButton = showInMap ? h('button', { type: 'button', class: 'chip-button', 'data-testid': 'show-in-map' }, 'Show in map') : null;
+    mapButton?.addEventListener('click', () => showInMap?.(s.qualified_name));
     const impactBox = h('div', { class: 'symbol-impact', 'data-testid': 'impact' });
     const impactButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'impact-button' }, `Impact (${IMPACT_DEPTH} hops)`);
     impactButton.addEventListener('click', () => void this.#impact(s.qualified_name, impactBox));
+    const referencesBox = h('div', { class: 'symbol-references', 'data-testid': 'references' });
+    const referencesButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'references-button', title: 'Find references (Shift+F12)' }, 'References');
+    referencesButton.addEventListener('click', () => void this.#references(s.qualified_name, referencesBox));
     const docs = [
       context.signature ? h('pre', { class: 'symbol-signature', 'data-testid': 'signature' }, context.signature) : null,
       context.docstring ? h('p', { class: 'symbol-doc', 'data-testid': 'docstring' }, firstParagraph(context.docstring)) : null,
@@ -48,12 +55,13 @@ export class SymbolPanel {
         h('span', { class: 'symbol-kind' }, s.kind),
         h('span', { class: 'symbol-name', title: s.qualified_name }, s.qualified_name),
         h('span', { class: 'muted', 'data-testid': 'metrics' }, metrics.join(' · ')),
-        h('span', { class: 'symbol-actions' }, mapButton, impactButton)),
+        h('span', { class: 'symbol-actions' }, referencesButton, mapButton, impactButton)),
       ...docs,
       context.members.length > 0 ? this.#nodes('members', 'Members', context.members) : null,
       this.#list('callers', 'Callers', context.callers, (hop) => hop.from),
       this.#list('callees', 'Callees', context.callees, (hop) => hop.to),
       this.#reached('tests', 'Tests that reach it', context.tests),
+      referencesBox,
       impactBox,
     ];
     this.#root.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
@@ -64,6 +72,45 @@ export class SymbolPanel {
     this.#shown = undefined;
     this.#root.hidden = true;
     this.#root.replaceChildren();
+  }
+
+  /** Finds references to the shown symbol (Shift+F12); false when none is shown. */
+  findReferences(): boolean {
+    const button = this.#root.querySelector<HTMLButtonElement>('[data-testid="references-button"]');
+    if (this.#root.hidden || !button) return false;
+    button.click();
+    return true;
+  }
+
+  async #references(symbol: string, box: HTMLElement): Promise<void> {
+    box.replaceChildren(h('p', { class: 'muted' }, 'Finding references…'));
+    try {
+      const found = await this.#actions.references(symbol);
+      if (this.#shown !== symbol) return;
+      const byFile = new Map<string, Reference[]>();
+      for (const r of found) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
+      const files = [...byFile];
+      box.replaceChildren(
+        h('h4', {}, `References: ${found.length} in ${files.length} file${files.length === 1 ? '' : 's'}`),
+        found.length === 0
+          ? h('p', { class: 'muted' }, 'None found')
+          : h('ul', { class: 'reference-files' }, ...files.map(([file, refs]) =>
+              h('li', { 'data-file': file },
+                h('span', { class: 'reference-file' }, file),
+                h('ul', {}, ...refs.map((r) => this.#reference(r)))))),
+      );
+    } catch (error) {
+      box.replaceChildren(h('p', { class: 'query-error' }, error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  #reference(r: Reference): HTMLElement {
+    const where = `${r.file}:${r.line}`;
+    const button = h('button', { type: 'button', class: 'link' }, `L${r.line}  ${r.from}`);
+    button.addEventListener('click', () =>
+      this.#actions.openAt(r.file, r.line, `${r.type} ${r.symbol} from ${r.from} · ${where} (${r.confidence.toFixed(2)} ${r.reason})`));
+    return h('li', { 'data-testid': 'reference', 'data-line': r.line, 'data-from': r.from, 'data-type': r.type },
+      button, h('span', { class: 'edge-meta' }, `${r.type.toLowerCase()} · ${r.confidence.toFixed(2)} ${r.reason}`));
   }
 
   async #impact(symbol: string, box: HTMLElement): Promise<void> {

@@ -1,5 +1,5 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
-import type { FileHit, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../../web/src/index';
+import type { FileHit, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
 import { h, plural } from './dom';
 
 const DEBOUNCE_MS = 80;
@@ -156,7 +156,7 @@ export class SearchPanel {
     if (!item) return;
     item.classList.add('active');
     item.setAttribute('aria-selected', 'true');
-    item.scrollIntoView({ block: 'nearest' });
+    scrollNearest(this.#options.list, item);
   }
 
   #open(index: number): void {
@@ -282,4 +282,12 @@ function fileItem(file: FileHit, index: number): HTMLElement {
     h('span', { class: 'why' }, ...file.symbols.map((s) => h('span', { class: 'lane' }, s.symbol.split(/[.:/]/).pop() ?? s.symbol))),
     h('span', { class: 'cite' }, best ? `${file.file}:${best.start_line}-${best.end_line}` : file.file),
   );
+}
+
+/** Scrolls `list` (only) so that `item` is in view. */
+function scrollNearest(list: HTMLElement, item: HTMLElement): void {
+  const box = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
 }

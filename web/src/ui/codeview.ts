@@ -1,5 +1,5 @@
 // Read-only source view: line numbers, a highlighted line range, scrolled into view.
-import type { Highlights } from '../../web/src/index';
+import type { Highlights } from '../index';
 import { byTestId, h, required } from './dom';
 
 export interface LineRange {
@@ -23,6 +23,9 @@ export class CodeView {
     this.#path = byTestId('code-path', root);
     this.#meta = required('.code-meta', root);
     this.#scroller = required('.code-scroll', root);
+    // Focusable, so the keyboard can scroll the code.
+    this.#scroller.tabIndex = 0;
+    this.#scroller.setAttribute('aria-label', 'Source code');
     this.#code = required('.code', root);
     this.#code.addEventListener('click', (event) => {
       if (!onPosition || !this.#shownPath || (window.getSelection()?.toString() ?? '') !== '') return;
@@ -77,7 +80,14 @@ export class CodeView {
       line?.classList.add('hl');
       if (line) line.dataset.testid = 'code-line-highlighted';
     }
-    this.#lines[first - 1]?.scrollIntoView({ block: first === last ? 'center' : 'start' });
+    // Scrolls the code alone: scrollIntoView would also scroll every ancestor,
+    // the page that embeds <fathom-explorer> included.
+    const target = this.#lines[first - 1];
+    if (target) {
+      const scroller = this.#scroller;
+      const top = target.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop;
+      scroller.scrollTop = first === last ? top - scroller.clientHeight / 2 : top - 8;
+    }
   }
 
   clear(): void {
@@ -128,7 +138,7 @@ export class CodeView {
 
 /** The 1-based line and 0-based UTF-16 column under a click, from the caret position. */
 function positionAt(event: MouseEvent): { line: number; column: number } | null {
-  const range = document.caretRangeFromPoint?.(event.clientX, event.clientY);
+  const range = caretAt(event);
   if (!range) return null;
   const line = (range.startContainer.parentElement ?? (range.startContainer as Element)).closest?.<HTMLElement>('.line');
   if (!line?.dataset.line) return null;
@@ -140,4 +150,14 @@ function positionAt(event: MouseEvent): { line: number; column: number } | null 
     column += node.textContent?.length ?? 0;
   }
   return { line: Number(line.dataset.line), column };
+}
+
+/** The caret under a click, also inside a shadow root (the <fathom-explorer> component). */
+function caretAt(event: MouseEvent): { startContainer: Node; startOffset: number } | null {
+  const root = (event.target as Node).getRootNode();
+  if (root instanceof ShadowRoot && 'caretPositionFromPoint' in document) {
+    const position = document.caretPositionFromPoint(event.clientX, event.clientY, { shadowRoots: [root] });
+    return position ? { startContainer: position.offsetNode, startOffset: position.offset } : null;
+  }
+  return document.caretRangeFromPoint?.(event.clientX, event.clientY) ?? null;
 }
