@@ -45,6 +45,14 @@ export default defineConfig({
     target: 'es2022',
     // Keep the wasm binary a separate file, whatever its size.
     assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
+    rollupOptions: {
+      // The app, and the documented example page of <fathom-explorer>.
+      input: { main: fromRoot('./www/index.html'), embed: fromRoot('./www/embed.html') },
+      output: {
+        // The component's script keeps one name, for sites that copy it.
+        entryFileNames: (chunk) => (chunk.name === 'embed' ? 'fathom-explorer.js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
   worker: {
     format: 'es',

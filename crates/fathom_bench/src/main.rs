@@ -118,10 +118,35 @@ fn main() {
         hs["search_p95_ms"],
         hs["query_embed_p50_ms"]
     );
+    report["map"] = browser_report("map.json");
+    let m = &report["map"];
+    if m.is_null() {
+        println!("  map                     not measured: run tests/bench (make bench does)");
+    } else {
+        let frames = |f: &serde_json::Value| {
+            format!("p50 {} ms  p95 {} ms  {} fps  {} drawn", f["p50_ms"], f["p95_ms"], f["fps"], f["drawn_nodes"])
+        };
+        println!(
+            "  map ({} nodes)    level of detail {}   reference, every node drawn: {}   ({})",
+            m["nodes"],
+            frames(&m["level_of_detail"]),
+            frames(&m["reference_all_nodes"]),
+            m["note"].as_str().unwrap_or_default()
+        );
+    }
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/report.json");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
     println!("report: bench/report.json");
+}
+
+/// A report that the browser half of `make bench` (tests/bench) wrote into
+/// `bench/`, or null when it has not run.
+fn browser_report(name: &str) -> serde_json::Value {
+    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench").join(name))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null)
 }
 
 struct Samples {
@@ -198,11 +223,7 @@ fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
     }
     let cpu_rate = texts.len() as f64 / started.elapsed().as_secs_f64();
     let reference = torch_reference(&texts);
-    let browser: serde_json::Value =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/browser.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or(serde_json::Value::Null);
+    let browser = browser_report("browser.json");
 
     // The whole corpus, through the cache, for HNSW and hybrid search.
     let mut cache = DiskCache::open(&DiskCache::default_dir()).ok();

@@ -1,0 +1,253 @@
+// <fathom-explorer>: the explorer as one element, for documentation sites that
+// publish a prebuilt index beside their pages. It runs the same worker and
+// engine as the app, in a shadow root so the host page's styles and ours stay
+// apart.
+//
+//   <script type="module" src="fathom-explorer.js"></script>
+//   <fathom-explorer bundle="repo.fathom" query="how are routes registered"></fathom-explorer>
+//
+// Attributes:
+//   bundle   URL of a `.fathom` index bundle (same origin), opened as is;
+//   archive  or URL of a `.zip`, `.tar.gz` or `.tar`, indexed in the browser;
+//   query    a search to show once the index is open;
+//   theme    `dark` or `light` (default: the reader's system setting);
+//   model    URL of the embedding model folder: adds semantic search
+//            (without it search is lexical, and nothing more is downloaded).
+// Events: `fathom-ready` (detail: the index summary), `fathom-error`
+// (detail: { message }). The element's `state` attribute is `loading`,
+// `ready` or `error`.
+import { FathomClient } from './client';
+import type { IndexSummary, SearchHit } from './protocol';
+import { CodeView } from './ui/codeview';
+import { h } from './ui/dom';
+import { Navigator } from './ui/navigator';
+import { SearchPanel } from './ui/search';
+import { SymbolPanel } from './ui/symbolpanel';
+import uiCss from './ui/ui.css?inline';
+
+const COMPONENT_CSS = `
+:host { display: block; height: 560px; border: 1px solid var(--border); border-radius: 6px; overflow: clip;
+  background: var(--bg); color: var(--fg); font: 13px/1.45 var(--sans); text-align: left; }
+:host([hidden]) { display: none; }
+.fx { display: grid; grid-template-rows: auto auto minmax(0, 1fr); height: 100%; overflow: clip; }
+.fx-bar { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: var(--bg-bar); border-bottom: 1px solid var(--border); }
+.fx-title { font: 600 12px var(--mono); color: var(--fg-strong); white-space: nowrap; }
+.fx-bar .search-input { padding: 5px 8px; }
+.fx-status { color: var(--fg-muted); font: 11px var(--mono); white-space: nowrap; }
+.fx-error { margin: 0; padding: 8px 12px; background: var(--danger-bg); color: var(--danger-fg); font: 12px var(--mono); white-space: pre-wrap; }
+.fx-error[hidden] { display: none; }
+.fx-body { display: grid; grid-template-columns: minmax(200px, 38%) minmax(0, 1fr); grid-template-rows: minmax(0, 1fr); min-height: 0; }
+.fx-results { display: flex; flex-direction: column; min-height: 0; border-right: 1px solid var(--border); background: var(--bg-panel); }
+.fx-results .search-status { padding-top: 6px; }
+.fx-code { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
+.fx-filters { padding: 6px 10px 0; }
+`;
+
+/** The stylesheets, built once and shared by every explorer on the page. */
+let sheets: CSSStyleSheet[] | undefined;
+function styleSheets(): CSSStyleSheet[] {
+  if (!sheets) {
+    sheets = [uiCss, COMPONENT_CSS].map((css) => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      return sheet;
+    });
+  }
+  return sheets;
+}
+
+export class FathomExplorer extends HTMLElement {
+  static readonly observedAttributes = ['bundle', 'archive', 'query', 'model'];
+
+  #client: FathomClient | undefined;
+  #ui: ReturnType<FathomExplorer['build']> | undefined;
+  /** Increases with every load, so an older load's answer is dropped. */
+  #generation = 0;
+
+  /** The summary of the open index, once `state` is `ready`. */
+  summary: IndexSummary | undefined;
+
+  connectedCallback(): void {
+    this.#ui ??= this.build();
+    void this.#load();
+  }
+
+  disconnectedCallback(): void {
+    this.#generation++;
+    this.#client?.dispose();
+    this.#client = undefined;
+  }
+
+  attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
+    if (!this.isConnected || !this.#ui || previous === value) return;
+    if (name === 'query') this.search(value ?? '');
+    else void this.#load();
+  }
+
+  /** Shows a search in the explorer, as if typed. */
+  search(query: string): void {
+    const ui = this.#ui;
+    if (!ui) return;
+    ui.input.value = query;
+    ui.search.refresh();
+  }
+
+  /** The underlying client, for pages that want more than the element shows. */
+  get client(): FathomClient | undefined {
+    return this.#client;
+  }
+
+  private build() {
+    const shadow = this.attachShadow({ mode: 'open' });
+    shadow.adoptedStyleSheets = styleSheets();
+    const input = h('input', {
+      type: 'search', class: 'search-input', placeholder: 'Search this code…', 'aria-label': 'Search symbols',
+      autocomplete: 'off', spellcheck: 'false', disabled: true, 'data-testid': 'search-input',
+    });
+    const mode = h('select', { class: 'search-mode', 'aria-label': 'Search mode', hidden: true },
+      h('option', { value: 'hybrid', selected: true }, 'hybrid'), h('option', { value: 'lexical' }, 'lexical'));
+    const filters = h('div', { class: 'search-filters fx-filters', 'data-testid': 'search-filters' },
+      h('select', { 'data-filter': 'language', 'aria-label': 'Language filter' }, h('option', { value: '' }, 'any language')),
+      h('select', { 'data-filter': 'tests', 'aria-label': 'Tests filter' },
+        h('option', { value: 'include' }, 'with tests'), h('option', { value: 'exclude' }, 'no tests'), h('option', { value: 'only' }, 'tests only')),
+      h('input', { type: 'text', 'data-filter': 'path', placeholder: 'path or glob', 'aria-label': 'Path filter', spellcheck: 'false' }));
+    const status = h('span', { class: 'fx-status', 'aria-live': 'polite', 'data-testid': 'index-status' });
+    const error = h('p', { class: 'fx-error', role: 'alert', 'data-testid': 'error', hidden: true });
+    const list = h('ol', { class: 'results', role: 'listbox', 'aria-label': 'Search results', 'data-testid': 'search-results' });
+    const searchStatus = h('div', { class: 'search-status', 'aria-live': 'polite' });
+    const codeRoot = h('section', { class: 'code-pane', 'data-testid': 'code-view' },
+      h('header', { class: 'code-header' },
+        h('nav', { class: 'code-path', 'aria-label': 'File path', 'data-testid': 'code-path' }),
+        h('span', { class: 'code-meta' })),
+      h('div', { class: 'code-scroll' }, h('div', { class: 'code' })));
+    const panelRoot = h('section', { class: 'symbol-panel', 'data-testid': 'symbol-panel', 'aria-label': 'Symbol', hidden: true });
+    codeRoot.append(panelRoot);
+    shadow.append(h('div', { class: 'fx' },
+      h('header', { class: 'fx-bar' }, h('span', { class: 'fx-title' }, '◆ Fathom'), input, mode, status),
+      error,
+      h('div', { class: 'fx-body' },
+        h('section', { class: 'fx-results' }, filters, searchStatus, list),
+        h('section', { class: 'fx-code' }, codeRoot))));
+
+    const showError = (message: string) => {
+      error.textContent = message;
+      error.hidden = false;
+    };
+    let opener: Navigator | undefined;
+    const code = new CodeView(codeRoot, (path, line, column) => void opener?.goToDefinition(path, line, column));
+    const panel = new SymbolPanel(panelRoot, {
+      open: (node) => void opener?.openNode(node),
+      impact: (symbol, depth) => this.#need().impact(symbol, depth),
+      references: (symbol) => this.#need().references(symbol),
+      openAt: (file, line, detail) => void opener?.open(file, { start: line, end: line }, detail),
+    });
+    const search = new SearchPanel({
+      input, list, status: searchStatus, mode, filters,
+      search: (query, limit, searchMode, filter) => this.#need().search(query, { k: limit, mode: searchMode, filter }),
+      onOpen: (hit: SearchHit) => void opener?.openHit(hit),
+      onOpenFile: (file) => {
+        const best = file.symbols[0];
+        void opener?.open(file.file, best ? { start: best.start_line, end: best.end_line } : { start: 1, end: 1 }, file.file, best?.symbol);
+      },
+    });
+    const open = (): Navigator => new Navigator(this.#need(), code, codeRoot, panel, { error: showError });
+    // Ctrl/Cmd+K inside the element focuses its search box.
+    shadow.addEventListener('keydown', (event) => {
+      const key = event as KeyboardEvent;
+      if ((key.ctrlKey || key.metaKey) && key.key.toLowerCase() === 'k') {
+        key.preventDefault();
+        input.focus();
+        input.select();
+      }
+    });
+    return {
+      input, search, code, panel, status, error, showError,
+      setClient: () => {
+        opener = open();
+      },
+    };
+  }
+
+  #need(): FathomClient {
+    if (!this.#client) throw new Error('the explorer has no index open');
+    return this.#client;
+  }
+
+  async #load(): Promise<void> {
+    const ui = this.#ui;
+    if (!ui) return;
+    const generation = ++this.#generation;
+    const bundle = this.getAttribute('bundle');
+    const archive = this.getAttribute('archive');
+    const source = bundle ?? archive;
+    this.#client?.dispose();
+    this.#client = undefined;
+    this.summary = undefined;
+    ui.error.hidden = true;
+    ui.input.disabled = true;
+    ui.code.clear();
+    ui.panel.hide();
+    if (!source) {
+      this.#fail('Nothing to explore: set the bundle (a .fathom file) or archive attribute.');
+      return;
+    }
+    const url = new URL(source, document.baseURI);
+    const name = decodeURIComponent(url.pathname.split('/').pop() || url.pathname);
+    this.setAttribute('state', 'loading');
+    ui.status.textContent = `Loading ${name}…`;
+    const model = this.getAttribute('model');
+    const client = new FathomClient(model ? { modelBase: new URL(model, document.baseURI).href } : {});
+    this.#client = client;
+    ui.setClient();
+    try {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
+      if (bundle && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
+        throw new Error(`${url.href} answered with an HTML page, not a bundle: is the path right?`);
+      }
+      const blob = await response.blob();
+      const summary = bundle
+        ? await client.importBundle(new Uint8Array(await blob.arrayBuffer()))
+        : await client.indexZip(blob, name, (p) => {
+            if (generation === this.#generation) ui.status.textContent = `Indexing ${name}: ${p.stage} ${p.done}/${p.total}`;
+          });
+      if (generation !== this.#generation) return;
+      this.summary = summary;
+      ui.search.setLanguages(Object.keys(summary.languages));
+      ui.search.enable();
+      ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols · ready`;
+      this.setAttribute('state', 'ready');
+      const query = this.getAttribute('query');
+      if (query) this.search(query);
+      if (model) {
+        client.onEmbedding((progress) => {
+          if (progress.state === 'ready') ui.search.refresh();
+        });
+        client.startEmbedding('auto').catch((error: unknown) => ui.showError(`Semantic search is unavailable: ${messageOf(error)}`));
+      }
+      this.dispatchEvent(new CustomEvent('fathom-ready', { detail: summary }));
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.#fail(`Could not open ${name}: ${messageOf(error)}`);
+    }
+  }
+
+  #fail(message: string): void {
+    this.#ui?.showError(message);
+    if (this.#ui) this.#ui.status.textContent = 'not loaded';
+    this.setAttribute('state', 'error');
+    this.dispatchEvent(new CustomEvent('fathom-error', { detail: { message } }));
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+if (!customElements.get('fathom-explorer')) customElements.define('fathom-explorer', FathomExplorer);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'fathom-explorer': FathomExplorer;
+  }
+}
