@@ -239,6 +239,25 @@ pub struct Workspace {
     state: Rc<RefCell<State>>,
 }
 
+// `inventory` (under burn's cubecl) registers with static constructors.
+// Unless the module calls them itself, wasm-ld wraps *every* export in a
+// call to all of them: each call into the engine, and each JsValue it drops,
+// ran every constructor again (a 100k-node map took minutes instead of a
+// fraction of a second). Calling them once here, at instantiation, stops
+// that wrapping; `tests/e2e` and `make bench` would show the regression.
+#[cfg(target_arch = "wasm32")]
+unsafe extern "C" {
+    fn __wasm_call_ctors();
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(start)]
+fn start() {
+    // SAFETY: wasm-ld synthesizes this; it runs each static constructor, and
+    // this is its only caller, once, before any other export runs.
+    unsafe { __wasm_call_ctors() }
+}
+
 #[derive(Default)]
 struct State {
     index: Option<Index>,
