@@ -124,7 +124,17 @@ fn main() {
         println!("  map                     not measured: run tests/bench (make bench does)");
     } else {
         let frames = |f: &serde_json::Value| {
-            format!("p50 {} ms  p95 {} ms  {} fps  {} drawn", f["p50_ms"], f["p95_ms"], f["fps"], f["drawn_nodes"])
+            format!(
+                "frame p50 {} ms  p95 {} ms  {} fps  {} drawn  hover {} ms (JS {} ms)  full refresh {} ms (JS {} ms)",
+                f["p50_ms"],
+                f["p95_ms"],
+                f["fps"],
+                f["drawn_nodes"],
+                f["hover_ms"],
+                f["hover_js_ms"],
+                f["full_refresh_ms"],
+                f["full_refresh_js_ms"]
+            )
         };
         println!(
             "  map ({} nodes)    level of detail {}   reference, every node drawn: {}   ({})",
