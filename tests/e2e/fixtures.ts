@@ -5,9 +5,13 @@ import { zipSync, type Zippable } from 'fflate';
 
 const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-/** Zips tests/fixtures/<name>/ with every entry under a single `<name>/` root folder, like a GitHub download. */
-export function zipFixture(name: string): Uint8Array {
+/**
+ * Zips tests/fixtures/<name>/ with every entry under a single `<name>/` root folder, like a GitHub download,
+ * plus `extra` files (path → text) under the same root.
+ */
+export function zipFixture(name: string, extra: Record<string, string> = {}): Uint8Array {
   const entries: Zippable = {};
+  for (const [path, text] of Object.entries(extra)) entries[`${name}/${path}`] = new TextEncoder().encode(text);
   const base = `${FIXTURES_DIR}${name}`;
   for (const path of readdirSync(base, { recursive: true, withFileTypes: true })) {
     if (!path.isFile()) continue;

@@ -132,13 +132,13 @@ describe('on WebGPU', () => {
         const cosines = await embedParity(page, 'webgpu');
         expect(Math.min(...cosines), cosines.join(', ')).toBeGreaterThanOrEqual(0.999);
 
-        // Indexing the same archive again: every vector comes from IndexedDB.
+        // Indexing a changed copy (a new archive, so not reopened from the
+        // library): every chunk's vector comes from the embedding cache.
         await page.getByTestId('search-input').fill('');
-        await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
-        await page.waitForFunction(
-          () => document.querySelector<HTMLElement>('[data-testid="embed-status"]')?.dataset.state !== 'ready',
-        );
+        await page.getByTestId('embed-status').evaluate((el) => { (el as HTMLElement).dataset.state = 'stale'; });
+        await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini', { 'NOTES.txt': 'a new file, not code\n' }));
         const again = await waitForEmbeddings(page);
+        expect(await page.locator('#status-line').getAttribute('data-source')).toBe('indexed');
         expect(Number(again.cached)).toBe(Number(again.chunks));
       });
     },
