@@ -45,6 +45,7 @@ const EDGE_COLOURS: Record<string, string> = {
   HAS_FIELD: '#555',
   DECORATES: '#d64b9a',
   OVERRIDES: '#d67a4b',
+  TESTS: '#7bd64b',
 };
 /** Edge types drawn at first; structure is shown by position instead. */
 const DEFAULT_EDGES = new Set(['CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS']);

@@ -191,12 +191,15 @@ fn schema_lists_every_label_edge_type_and_reason() {
             "CALLS",
             "USES",
             "DECORATES",
-            "OVERRIDES"
+            "OVERRIDES",
+            "TESTS"
         ]
     );
     let reasons: Vec<&str> =
         schema["reasons"].as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap()).collect();
-    for reason in ["import-resolved", "receiver-typed", "same-file", "unique-name", "ambiguous-name"] {
+    for reason in
+        ["import-resolved", "receiver-typed", "same-file", "unique-name", "ambiguous-name", "test-calls", "test-naming"]
+    {
         assert!(reasons.contains(&reason), "{reason}");
     }
     let calls = schema["edge_types"].as_array().unwrap().iter().find(|e| e["type"] == "CALLS").unwrap();

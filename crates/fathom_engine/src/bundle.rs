@@ -234,12 +234,17 @@ impl Index {
         let mut sections = split(&header, payload)?;
         let mut next = |name| sections.next().expect("split checked the names").decode_as(name);
 
-        let graph: CodeGraph = next("graph")?.value()?;
+        let mut graph: CodeGraph = next("graph")?.value()?;
         graph.check_references().map_err(|e| BundleError::undecodable("graph", e))?;
         let texts: Vec<String> = next("texts")?.value()?;
         if texts.len() != graph.files().len() {
             let cause = format!("{} texts for {} files", texts.len(), graph.files().len());
             return Err(BundleError::undecodable("texts", cause));
+        }
+        // Graphs of schema 1 predate TESTS edges; they are inferred from the
+        // graph and texts alone, so an older bundle gains them on load.
+        if header.graph_schema < 2 {
+            fathom_tests::link(&mut graph, &texts);
         }
         let summary: StoredSummary<'static> = next("summary")?.value()?;
         let parts = StoredParts {

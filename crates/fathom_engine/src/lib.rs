@@ -271,6 +271,9 @@ fn index_archive(name: &str, archive: Archive, options: &Options, start: f64, ob
         .collect();
     let resolution = fathom_resolve::resolve(&mut graph, &sources, &config);
     drop(sources);
+    let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
+    fathom_tests::link(&mut graph, &texts);
+    drop(texts);
     observer.progress(Stage::Resolve, 1, 1);
     timings.resolve = observer.now_ms() - mark;
 

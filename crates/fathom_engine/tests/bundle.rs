@@ -374,7 +374,11 @@ fn a_bundle_written_by_format_v1_still_loads() {
         panic!("a stored type changed without a FORMAT_VERSION bump (or the committed bundle is stale): {e}")
     });
     assert_eq!(header.counts.nodes, index.graph().node_count());
-    assert_eq!(header.counts.edges, index.graph().edge_count());
+    // A schema-1 graph predates TESTS edges: they are inferred on load.
+    assert_eq!(header.graph_schema, 1);
+    let tests = index.graph().edges().filter(|(_, _, _, e)| e.kind == fathom_engine::EdgeKind::Tests).count();
+    assert!(tests > 0);
+    assert_eq!(header.counts.edges + tests, index.graph().edge_count());
     assert_eq!(header.counts.chunks, index.chunks().len());
     assert_eq!(index.summary().archive, "mini-py-js");
     assert!(index.file_text("pkg/calc.py").is_some_and(|t| t.contains("class Calculator")));

@@ -77,7 +77,9 @@ pub fn path(graph: &CodeGraph, from: &[NodeId], to: &[NodeId], depth: u32) -> Re
     let depth = check_depth(depth)?;
     let kinds: Vec<(EdgeKind, Direction)> = EdgeKind::ALL
         .into_iter()
-        .filter(|k| !matches!(k, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField))
+        // Containment is not dependency; TESTS summarises paths of calls and
+        // would short-circuit them.
+        .filter(|k| !matches!(k, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField | EdgeKind::Tests))
         .map(|k| (k, Direction::Outgoing))
         .collect();
     let targets: HashSet<u32> = to.iter().map(|id| id.index() as u32).collect();

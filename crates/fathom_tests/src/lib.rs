@@ -1,0 +1,466 @@
+//! Tests in the graph. [`link`] adds a `TESTS` edge from each test to each
+//! definition it exercises, weighing five kinds of evidence:
+//!
+//! - **calls**: the test calls it, directly or through helpers, up to three
+//!   hops; each hop multiplies the edges' confidences and damps by
+//!   [`HOP_DAMPING`];
+//! - **imports**: the test's file imports it and the test's code names it;
+//! - **naming**: `test_parse` ↔ `parse`, `ParserTest` ↔ `Parser`,
+//!   `TestParser.test_feed` ↔ `Parser.feed`;
+//! - **mirrored paths**: `tests/test_url.py` ↔ `url.py`,
+//!   `src/test/a/BTest.java` ↔ `src/main/a/B.java`, `x.test.ts` ↔ `x.ts`;
+//! - **mentions**: a line of the test that asserts (`assert`, `expect(`,
+//!   `assertEquals`…) names it.
+//!
+//! Evidence for one (test, definition) pair is combined as independent
+//! signals, `1 − Π(1 − cᵢ)`, into one edge whose `reason` is the strongest
+//! kind and whose `line` is the test's first call to it, when it calls it.
+//! The pass reads only the graph and the files' texts, so it also runs on a
+//! graph restored from an older bundle.
+
+use std::collections::{HashMap, HashSet};
+
+use fathom_graph::{CodeGraph, Edge, EdgeKind, FileId, NodeId, Reason};
+use fathom_model::{Language, SymbolKind};
+use fathom_search::retrieval::is_test_path;
+use serde::Serialize;
+
+/// Each hop past the first multiplies a call path's confidence by this.
+pub const HOP_DAMPING: f32 = 0.6;
+/// How far a test's calls are followed.
+pub const MAX_CALL_HOPS: u32 = 3;
+/// Evidence weaker than this is not kept.
+pub const MIN_CONFIDENCE: f32 = 0.15;
+/// At most this many nodes are visited from one test (generated tests with
+/// huge fan-out stay bounded).
+const VISIT_LIMIT: usize = 2_000;
+
+/// What [`link`] added.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinkStats {
+    /// Tests found (functions, methods and classes marked as tests).
+    pub tests: usize,
+    /// `TESTS` edges added.
+    pub edges: usize,
+    /// Tests left with no edge.
+    pub unlinked: usize,
+}
+
+/// One piece of evidence that `test` exercises a definition.
+#[derive(Clone, Copy, Debug)]
+struct Evidence {
+    reason: Reason,
+    confidence: f32,
+    line: Option<u32>,
+}
+
+/// Adds `TESTS` edges; `texts[f]` is the text of file `f`. Existing `TESTS`
+/// edges are left as they are, so run it once per graph.
+pub fn link<S: AsRef<str>>(graph: &mut CodeGraph, texts: &[S]) -> LinkStats {
+    let linker = Linker::new(graph, texts);
+    let found = linker.evidence();
+    let tests = linker.tests.len();
+    let mut stats = LinkStats { tests, ..LinkStats::default() };
+    let mut linked: HashSet<NodeId> = HashSet::new();
+    let mut pairs: Vec<((NodeId, NodeId), Vec<Evidence>)> = found.into_iter().collect();
+    pairs.sort_by_key(|((test, target), _)| (test.index(), target.index()));
+    for ((test, target), evidence) in pairs {
+        let confidence = 1.0 - evidence.iter().map(|e| 1.0 - e.confidence).product::<f32>();
+        if confidence < MIN_CONFIDENCE {
+            continue;
+        }
+        let strongest = evidence.iter().max_by(|a, b| a.confidence.total_cmp(&b.confidence)).expect("non-empty");
+        let line = evidence.iter().filter(|e| e.reason == Reason::TestCalls).find_map(|e| e.line);
+        let rounded = (confidence.min(0.99) * 100.0).round() / 100.0;
+        graph.add_edge(test, target, Edge::inferred(EdgeKind::Tests, rounded, strongest.reason, line));
+        linked.insert(test);
+        stats.edges += 1;
+    }
+    stats.unlinked = tests - linked.len();
+    stats
+}
+
+struct Linker<'g, S> {
+    graph: &'g CodeGraph,
+    texts: &'g [S],
+    /// Tests: functions, methods and classes the parser marked.
+    tests: Vec<NodeId>,
+    /// Files whose path or contents make them test code.
+    test_files: HashSet<FileId>,
+    /// Definitions that can be tested (outside test code), by simple name.
+    subjects_by_name: HashMap<String, Vec<NodeId>>,
+    /// The same, by a case- and separator-blind key (`parse_url` = `parseUrl`).
+    subjects_by_key: HashMap<String, Vec<NodeId>>,
+    /// Modules outside test code, by file name.
+    modules_by_file_name: HashMap<String, Vec<NodeId>>,
+}
+
+impl<'g, S: AsRef<str>> Linker<'g, S> {
+    fn new(graph: &'g CodeGraph, texts: &'g [S]) -> Self {
+        let mut tests = Vec::new();
+        let mut test_files: HashSet<FileId> = HashSet::new();
+        for (id, node) in graph.nodes() {
+            if node.details.as_ref().is_some_and(|d| d.is_test) {
+                tests.push(id);
+                if let Some(file) = node.file {
+                    test_files.insert(file);
+                }
+            }
+        }
+        for (at, file) in graph.files().iter().enumerate() {
+            if is_test_path(&file.path) {
+                test_files.insert(FileId(at as u32));
+            }
+        }
+        let mut linker = Linker {
+            graph,
+            texts,
+            tests,
+            test_files,
+            subjects_by_name: HashMap::new(),
+            subjects_by_key: HashMap::new(),
+            modules_by_file_name: HashMap::new(),
+        };
+        for (id, node) in graph.nodes() {
+            if !linker.is_subject(id) {
+                continue;
+            }
+            if node.kind == SymbolKind::Module {
+                let path = graph.path_of(id).unwrap_or_default();
+                let file_name = path.rsplit('/').next().unwrap_or(path).to_owned();
+                linker.modules_by_file_name.entry(file_name).or_default().push(id);
+            } else {
+                linker.subjects_by_name.entry(node.name.clone()).or_default().push(id);
+                linker.subjects_by_key.entry(name_key(&node.name)).or_default().push(id);
+            }
+        }
+        linker
+    }
+
+    /// A definition in the archive, outside test code: something to test.
+    fn is_subject(&self, id: NodeId) -> bool {
+        let node = self.graph.node(id);
+        !node.is_external
+            && node.file.is_some_and(|f| !self.test_files.contains(&f))
+            && matches!(node.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Module)
+            && !node.details.as_ref().is_some_and(|d| d.is_test)
+    }
+
+    fn evidence(&self) -> HashMap<(NodeId, NodeId), Vec<Evidence>> {
+        let mut found: HashMap<(NodeId, NodeId), Vec<Evidence>> = HashMap::new();
+        let mut add = |test: NodeId, target: NodeId, evidence: Evidence| {
+            if evidence.confidence >= MIN_CONFIDENCE && test != target {
+                found.entry((test, target)).or_default().push(evidence);
+            }
+        };
+        let mirrors: HashMap<FileId, Vec<NodeId>> =
+            self.test_files.iter().map(|&file| (file, self.mirrored_modules(file))).collect();
+        for &test in &self.tests {
+            let node = self.graph.node(test);
+            if matches!(node.kind, SymbolKind::Function | SymbolKind::Method) {
+                for (target, evidence) in self.calls(test) {
+                    add(test, target, evidence);
+                }
+                let text = self.text_of(test);
+                for (target, evidence) in self.imports(test, text) {
+                    add(test, target, evidence);
+                }
+                for (target, evidence) in self.mentions(test, text) {
+                    add(test, target, evidence);
+                }
+            }
+            for (target, evidence) in self.naming(test) {
+                add(test, target, evidence);
+            }
+            if let Some(modules) = node.file.and_then(|f| mirrors.get(&f)) {
+                let confidence = if modules.len() == 1 { 0.5 } else { 0.3 };
+                for &module in modules {
+                    add(test, module, Evidence { reason: Reason::TestMirroredPath, confidence, line: None });
+                }
+            }
+        }
+        found
+    }
+
+    /// Definitions the test reaches through calls, each by its most
+    /// confident path of at most [`MAX_CALL_HOPS`] hops.
+    fn calls(&self, test: NodeId) -> Vec<(NodeId, Evidence)> {
+        let mut best: HashMap<NodeId, (f32, Option<u32>)> = HashMap::new();
+        let mut frontier: Vec<(NodeId, f32, Option<u32>)> = vec![(test, 1.0, None)];
+        let mut visited = 0usize;
+        for hop in 1..=MAX_CALL_HOPS {
+            let mut next = Vec::new();
+            for &(from, confidence, first_line) in &frontier {
+                for (edge, to) in self.graph.outgoing(from) {
+                    if edge.kind != EdgeKind::Calls || to == test {
+                        continue;
+                    }
+                    visited += 1;
+                    if visited > VISIT_LIMIT {
+                        break;
+                    }
+                    let damping = if hop == 1 { 1.0 } else { HOP_DAMPING };
+                    let reached = confidence * edge.confidence * damping;
+                    let line = first_line.or(edge.line);
+                    if best.get(&to).is_some_and(|&(c, _)| c >= reached) || reached < MIN_CONFIDENCE {
+                        continue;
+                    }
+                    best.insert(to, (reached, line));
+                    next.push((to, reached, line));
+                }
+            }
+            frontier = next;
+        }
+        best.into_iter()
+            .filter(|&(to, _)| self.is_subject(to))
+            .map(|(to, (confidence, line))| (to, Evidence { reason: Reason::TestCalls, confidence, line }))
+            .collect()
+    }
+
+    /// What the test's module imports and the test's code names.
+    fn imports(&self, test: NodeId, text: &str) -> Vec<(NodeId, Evidence)> {
+        let Some(module) = self.module_of(test) else { return Vec::new() };
+        let words = words(text);
+        self.graph
+            .outgoing(module)
+            .filter(|(edge, to)| edge.kind == EdgeKind::Imports && self.is_subject(*to))
+            .filter(|(_, to)| {
+                let node = self.graph.node(*to);
+                node.kind != SymbolKind::Module && words.contains(node.name.as_str())
+            })
+            .map(|(edge, to)| {
+                (to, Evidence { reason: Reason::TestImports, confidence: 0.6 * edge.confidence, line: None })
+            })
+            .collect()
+    }
+
+    /// Definitions named on the test's assertion lines (in its language family).
+    fn mentions(&self, test: NodeId, text: &str) -> Vec<(NodeId, Evidence)> {
+        let ours = family(self.graph.node(test).language);
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for line in text.lines().filter(|l| is_assertion(l)) {
+            for word in words(line) {
+                if word.len() < 4 || !seen.insert(word) {
+                    continue;
+                }
+                let Some(candidates) = self.subjects_by_name.get(word) else { continue };
+                let candidates: Vec<NodeId> =
+                    candidates.iter().copied().filter(|&c| family(self.graph.node(c).language) == ours).collect();
+                if candidates.is_empty() || candidates.len() > 3 {
+                    continue;
+                }
+                let confidence = if candidates.len() == 1 { 0.5 } else { 0.3 };
+                out.extend(
+                    candidates.iter().map(|&c| (c, Evidence { reason: Reason::TestMention, confidence, line: None })),
+                );
+            }
+        }
+        out
+    }
+
+    /// Definitions the test is named after, preferring those in its mirrored file.
+    fn naming(&self, test: NodeId) -> Vec<(NodeId, Evidence)> {
+        let node = self.graph.node(test);
+        let Some(subject) = subject_name(&node.name) else { return Vec::new() };
+        let kinds: &[SymbolKind] = if node.kind == SymbolKind::Class {
+            &[SymbolKind::Class]
+        } else {
+            &[SymbolKind::Function, SymbolKind::Method, SymbolKind::Class]
+        };
+        let mut candidates: Vec<NodeId> = self
+            .subjects_by_name
+            .get(subject)
+            .or_else(|| self.subjects_by_key.get(&name_key(subject)))
+            .map(|c| {
+                let family = family(node.language);
+                c.iter()
+                    .copied()
+                    .filter(|&c| {
+                        kinds.contains(&self.graph.node(c).kind) && self::family(self.graph.node(c).language) == family
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // A test method in `TestParser` or `ParserTest` names a method of `Parser`.
+        let class = self.graph.parent(test).filter(|&p| self.graph.node(p).kind == SymbolKind::Class);
+        if let Some(class_subject) = class.and_then(|c| subject_name(&self.graph.node(c).name)) {
+            let owned: Vec<NodeId> = candidates
+                .iter()
+                .copied()
+                .filter(|&c| self.graph.parent(c).is_some_and(|p| self.graph.node(p).name == class_subject))
+                .collect();
+            if !owned.is_empty() {
+                candidates = owned;
+            }
+        }
+        if candidates.len() > 1 {
+            let mirrored = node.file.map(|f| self.mirrored_modules(f)).unwrap_or_default();
+            let near: Vec<NodeId> = candidates
+                .iter()
+                .copied()
+                .filter(|&c| self.module_of(c).is_some_and(|m| mirrored.contains(&m)))
+                .collect();
+            if !near.is_empty() {
+                candidates = near;
+            }
+        }
+        if candidates.is_empty() || candidates.len() > 5 {
+            return Vec::new();
+        }
+        let confidence = if candidates.len() == 1 { 0.7 } else { 0.45 };
+        candidates.into_iter().map(|c| (c, Evidence { reason: Reason::TestNaming, confidence, line: None })).collect()
+    }
+
+    /// The modules a test file mirrors: same file name once the test affixes
+    /// are gone, the one sharing the most trailing directories first.
+    fn mirrored_modules(&self, file: FileId) -> Vec<NodeId> {
+        let path = &self.graph.file(file).path;
+        let Some(name) = mirrored_file_name(path) else { return Vec::new() };
+        let Some(candidates) = self.modules_by_file_name.get(&name) else { return Vec::new() };
+        let dirs = |p: &str| -> Vec<String> {
+            p.split('/').rev().skip(1).filter(|s| !TEST_DIRS.contains(s)).map(str::to_owned).collect()
+        };
+        let ours = dirs(path);
+        let shared = |module: NodeId| {
+            let theirs = dirs(self.graph.path_of(module).unwrap_or_default());
+            ours.iter().zip(&theirs).take_while(|(a, b)| a == b).count()
+        };
+        let best = candidates.iter().map(|&m| shared(m)).max().unwrap_or(0);
+        candidates.iter().copied().filter(|&m| shared(m) == best).collect()
+    }
+
+    fn module_of(&self, id: NodeId) -> Option<NodeId> {
+        let mut at = id;
+        for _ in 0..16 {
+            if self.graph.node(at).kind == SymbolKind::Module {
+                return Some(at);
+            }
+            at = self.graph.parent(at)?;
+        }
+        None
+    }
+
+    fn text_of(&self, id: NodeId) -> &str {
+        let node = self.graph.node(id);
+        let Some(text) = node.file.and_then(|f| self.texts.get(f.0 as usize)) else { return "" };
+        let text = text.as_ref();
+        let (start, end) = (node.span.start_byte as usize, node.span.end_byte as usize);
+        text.get(start..end.min(text.len())).unwrap_or("")
+    }
+}
+
+/// Languages whose tests can exercise each other's code.
+fn family(language: Language) -> u8 {
+    match language {
+        Language::Python => 0,
+        Language::JavaScript | Language::TypeScript | Language::Tsx => 1,
+        Language::Java | Language::Kotlin => 2,
+        Language::CSharp => 3,
+        Language::Go => 4,
+        Language::Rust => 5,
+        Language::C | Language::Cpp => 6,
+        Language::Ruby => 7,
+        Language::Php => 8,
+    }
+}
+
+const TEST_DIRS: [&str; 7] = ["test", "tests", "__tests__", "spec", "specs", "testing", "src"];
+
+/// The name of the thing a test is named after: `test_parse_url` →
+/// `parse_url`, `testParse` → `Parse`, `ParserTest`/`TestParser`/`ParserTests`/
+/// `ParserSpec` → `Parser`. `None` for names that say nothing (`test`,
+/// sentences from `it('...')`).
+fn subject_name(name: &str) -> Option<&str> {
+    if name.contains(char::is_whitespace) {
+        return None;
+    }
+    let stripped = name
+        .strip_prefix("test_")
+        .or_else(|| name.strip_prefix("Test").filter(|r| r.starts_with(|c: char| c.is_uppercase() || c == '_')))
+        .or_else(|| name.strip_prefix("test").filter(|r| r.starts_with(|c: char| c.is_uppercase())))
+        .or_else(|| ["Tests", "Test", "Spec", "_test", "_spec"].iter().find_map(|s| name.strip_suffix(s)))?;
+    let stripped = stripped.trim_start_matches('_');
+    (stripped.len() >= 3).then_some(stripped)
+}
+
+/// Case- and separator-blind: `parse_url`, `parseUrl` and `ParseURL` agree.
+fn name_key(name: &str) -> String {
+    name.chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect()
+}
+
+/// The file name a test file mirrors: `test_url.py` → `url.py`,
+/// `url_test.go` → `url.go`, `url.test.ts` → `url.ts`, `UrlTest.java` →
+/// `Url.java`, `url_spec.rb` → `url.rb`.
+fn mirrored_file_name(path: &str) -> Option<String> {
+    let file = path.rsplit('/').next()?;
+    let (stem, extension) = file.split_once('.')?;
+    if let Some(rest) = extension.strip_prefix("test.").or_else(|| extension.strip_prefix("spec.")) {
+        return Some(format!("{stem}.{rest}"));
+    }
+    let subject = stem
+        .strip_prefix("test_")
+        .or_else(|| stem.strip_suffix("_test"))
+        .or_else(|| stem.strip_suffix("_spec"))
+        .or_else(|| stem.strip_suffix("Tests"))
+        .or_else(|| stem.strip_suffix("Test"))?;
+    (!subject.is_empty()).then(|| format!("{subject}.{extension}"))
+}
+
+/// Whether a line of a test asserts something.
+fn is_assertion(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("assert")
+        || line.contains("assert!")
+        || line.contains("assert_eq!")
+        || line.contains("expect(")
+        || line.contains(".assert")
+        || line.contains("Assert.")
+        || line.contains("assertThat")
+        || line.contains(".should")
+        || line.contains("pytest.raises")
+        || line.contains("assertRaises")
+}
+
+/// The identifier-shaped words of a text.
+fn words(text: &str) -> HashSet<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subject_names() {
+        assert_eq!(subject_name("test_parse_url"), Some("parse_url"));
+        assert_eq!(subject_name("testParse"), Some("Parse"));
+        assert_eq!(subject_name("ParserTest"), Some("Parser"));
+        assert_eq!(subject_name("ParserTests"), Some("Parser"));
+        assert_eq!(subject_name("TestParser"), Some("Parser"));
+        assert_eq!(subject_name("Test_parser"), Some("parser"));
+        assert_eq!(subject_name("test"), None);
+        assert_eq!(subject_name("testing"), None);
+        assert_eq!(subject_name("parses a url"), None);
+        assert_eq!(subject_name("Testament"), None);
+    }
+
+    #[test]
+    fn mirrored_file_names() {
+        assert_eq!(mirrored_file_name("tests/test_url.py").as_deref(), Some("url.py"));
+        assert_eq!(mirrored_file_name("pkg/url_test.go").as_deref(), Some("url.go"));
+        assert_eq!(mirrored_file_name("src/url.test.ts").as_deref(), Some("url.ts"));
+        assert_eq!(mirrored_file_name("src/url.spec.js").as_deref(), Some("url.js"));
+        assert_eq!(mirrored_file_name("src/test/java/a/UrlTest.java").as_deref(), Some("Url.java"));
+        assert_eq!(mirrored_file_name("spec/url_spec.rb").as_deref(), Some("url.rb"));
+        assert_eq!(mirrored_file_name("tests/conftest.py"), None);
+    }
+
+    #[test]
+    fn keys_ignore_case_and_separators() {
+        assert_eq!(name_key("parse_url"), name_key("parseUrl"));
+        assert_eq!(name_key("ParseURL"), name_key("parse_url"));
+    }
+}
