@@ -56,9 +56,14 @@ const LAYOUT_MS = (nodes: number) => Math.min(8000, 1500 + nodes / 20);
 
 /** Colours that follow the page's theme (CSS custom properties on <html>). */
 function themeColours(): { label: string; dim: string } {
-  const style = getComputedStyle(document.documentElement);
-  const read = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
-  return { label: read('--fg', '#d4d4d4'), dim: read('--bg-raised', '#2f2f33') };
+  // The variables hold light-dark() pairs, resolved only where they are
+  // used: a probe element resolves them to the colours in effect.
+  const probe = h('span', { style: 'color: var(--fg); background-color: var(--bg-raised); display: none' });
+  document.body.append(probe);
+  const style = getComputedStyle(probe);
+  const colours = { label: style.color || '#d4d4d4', dim: style.backgroundColor || '#2f2f33' };
+  probe.remove();
+  return colours;
 }
 
 export class GraphMapView {
