@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions};
 
 #[derive(Parser)]
@@ -47,6 +48,8 @@ enum Command {
     Callees(Traversal),
     /// What depends on a symbol (callers, users, subclasses, importers), with paths.
     Impact(Traversal),
+    /// The tests to run for a change, with their evidence; exit 1 when it abstains.
+    TestsFor(TestsForArgs),
     /// The shortest chain of dependency edges from one symbol to another.
     Path {
         target: PathBuf,
@@ -123,6 +126,28 @@ enum Command {
     },
 }
 
+/// What a change is, for `tests-for`: any mix of a diff, a description and symbols.
+#[derive(clap::Args)]
+struct TestsForArgs {
+    /// A `.zip` archive or a directory (the code before the change).
+    target: PathBuf,
+    /// A unified diff (`git diff` output); `-` reads it from stdin.
+    #[arg(long, value_name = "FILE")]
+    diff: Option<PathBuf>,
+    /// A description of the change: a ticket, a bug report.
+    #[arg(long, value_name = "TEXT")]
+    change: Option<String>,
+    /// A changed symbol (repeatable).
+    #[arg(long = "symbol", value_name = "QNAME")]
+    symbols: Vec<String>,
+    /// How many tests to list.
+    #[arg(long, short, default_value_t = 20)]
+    k: usize,
+    /// Print JSON: {changed, tests (each with its evidence path), impact, abstained, notes}.
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum ModeArg {
     Lexical,
@@ -174,6 +199,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Callers(t) => output::reached(&open(&t.target)?.callers(&t.symbol, t.depth)?, t.json)?,
         Command::Callees(t) => output::reached(&open(&t.target)?.callees(&t.symbol, t.depth)?, t.json)?,
         Command::Impact(t) => output::reached(&open(&t.target)?.impact(&t.symbol, t.depth)?, t.json)?,
+        Command::TestsFor(args) => {
+            let diff = match &args.diff {
+                Some(path) if path.as_os_str() == "-" => Some(std::io::read_to_string(std::io::stdin())?),
+                Some(path) => {
+                    Some(std::fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))?)
+                }
+                None => None,
+            };
+            if diff.is_none() && args.change.is_none() && args.symbols.is_empty() {
+                anyhow::bail!("say what changed: --diff FILE, --change TEXT or --symbol QNAME");
+            }
+            let change = Change { diff, text: args.change, symbols: args.symbols, k: Some(args.k) };
+            let found = open(&args.target)?.tests_for(&change, None)?;
+            output::tests_for(&found, args.json)?;
+            if found.abstained {
+                return Ok(ExitCode::from(1));
+            }
+        }
         Command::Path { target, from, to, depth, json } => {
             output::path(open(&target)?.path(&from, &to, depth)?.as_deref(), json)?
         }

@@ -207,6 +207,35 @@ pub fn reached(reached: &[Reached], json: bool) -> Result<()> {
     Ok(())
 }
 
+pub fn tests_for(found: &fathom_engine::tests_for::TestsFor, json: bool) -> Result<()> {
+    if json {
+        return json_out(found);
+    }
+    let mut out = io::stdout().lock();
+    for changed in &found.changed {
+        writeln!(out, "changed  {}  (from the {}, weight {:.2})", cite(&changed.symbol), changed.from, changed.weight)?;
+    }
+    for note in &found.notes {
+        writeln!(out, "note     {note}")?;
+    }
+    if found.abstained {
+        writeln!(out, "no recommendation: the evidence is too weak (see the notes)")?;
+    }
+    for (rank, test) in found.tests.iter().enumerate() {
+        writeln!(out, "{:>3}. {}  score {:.4}", rank + 1, cite(&test.test), test.score)?;
+        for hop in &test.path {
+            writeln!(out, "       {}", hop_line(hop))?;
+        }
+        if !test.matched_terms.is_empty() {
+            writeln!(out, "       matched: {}", test.matched_terms.join(", "))?;
+        }
+    }
+    for group in &found.impact {
+        writeln!(out, "impact   {}: {} dependents", group.package, group.dependents.len())?;
+    }
+    Ok(())
+}
+
 pub fn hops(hops: &[Hop], json: bool) -> Result<()> {
     if json {
         return json_out(hops);

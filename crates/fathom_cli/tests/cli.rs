@@ -250,3 +250,37 @@ fn query_json_prints_columns_rows_and_whether_they_were_cut() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("DELETE is not allowed"));
 }
+
+#[test]
+fn tests_for_a_diff_a_symbol_and_an_imaginary_feature() {
+    let dir = fixture();
+    let target = dir.to_str().unwrap();
+    let diff = std::env::temp_dir().join(format!("fathom-cli-{}.diff", std::process::id()));
+    std::fs::write(
+        &diff,
+        "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -37,2 +37,2 @@ def compute_total(values):\n     calc = Calculator()\n-    for value in values:\n+    for value in sorted(values):\n",
+    )
+    .unwrap();
+    let found = json(&fathom(&["tests-for", target, "--diff", diff.to_str().unwrap(), "--json"]));
+    std::fs::remove_file(&diff).ok();
+    assert_eq!(found["abstained"], false);
+    assert_eq!(found["changed"][0]["symbol"]["qualified_name"], "pkg.calc.compute_total");
+    let tests: Vec<&str> =
+        found["tests"].as_array().unwrap().iter().map(|t| t["test"]["qualified_name"].as_str().unwrap()).collect();
+    assert_eq!(tests.first(), Some(&"test_calc.test_compute_total"), "{tests:?}");
+    assert_eq!(found["tests"][0]["path"].as_array().unwrap().last().unwrap()["type"], "TESTS");
+
+    let by_symbol = fathom(&["tests-for", target, "--symbol", "pkg.calc.Calculator.add"]);
+    assert!(by_symbol.status.success());
+    assert!(String::from_utf8_lossy(&by_symbol.stdout).contains("tests/test_calc.py"));
+
+    let imaginary = fathom(&["tests-for", target, "--change", "quantum teleportation of flux capacitors", "--json"]);
+    assert_eq!(imaginary.status.code(), Some(1), "abstaining exits 1");
+    let said: Value = serde_json::from_slice(&imaginary.stdout).unwrap();
+    assert_eq!(said["abstained"], true);
+    assert!(said["tests"].as_array().unwrap().is_empty());
+
+    let nothing = fathom(&["tests-for", target]);
+    assert_eq!(nothing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("--diff"));
+}

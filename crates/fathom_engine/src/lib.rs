@@ -11,6 +11,7 @@ pub mod embed;
 pub mod map;
 mod navigate;
 mod summary;
+pub mod tests_for;
 
 use std::collections::HashMap;
 

@@ -6,6 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::Recorder;
+use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Options};
 
 fn index(files: &[(&str, &str)]) -> Index {
@@ -119,4 +120,74 @@ fn typescript_and_go_tests_link_too() {
     };
     assert!(targets_of("web/format.test").contains(&"web/format.formatPrice"), "{edges:?}");
     assert!(targets_of("cart").iter().any(|s| s.ends_with("Total") && !s.ends_with("TestTotal")), "{edges:?}");
+}
+
+fn parser_index() -> Index {
+    index(&[
+        ("app/__init__.py", ""),
+        ("app/parser.py", PY_SOURCE),
+        ("tests/__init__.py", ""),
+        ("tests/test_parser.py", PY_TESTS),
+    ])
+}
+
+fn test_names(found: &fathom_engine::tests_for::TestsFor) -> Vec<&str> {
+    found.tests.iter().map(|t| t.test.qualified_name.as_str()).collect()
+}
+
+#[test]
+fn a_diff_leads_to_the_tests_of_what_it_changed_with_the_path_as_evidence() {
+    let index = parser_index();
+    let diff = "--- a/app/parser.py\n+++ b/app/parser.py\n@@ -8,2 +8,2 @@ def normalize(text):\n def normalize(text):\n-    return text.strip()\n+    return text.strip().lower()\n";
+    let change = Change { diff: Some(diff.into()), ..Change::default() };
+    let found = index.tests_for(&change, None).unwrap();
+    assert!(!found.abstained, "{:?}", found.notes);
+    assert_eq!(
+        found.changed.iter().map(|c| c.symbol.qualified_name.as_str()).collect::<Vec<_>>(),
+        ["app.parser.normalize"]
+    );
+    let names = test_names(&found);
+    assert!(names.contains(&"tests.test_parser.test_tokenize"), "{names:?}");
+    let best = &found.tests[0];
+    assert!(best.graph_rank.is_some() && best.score > 0.0);
+    let last = best.path.last().expect("an evidence path");
+    assert_eq!(last.edge, fathom_engine::EdgeKind::Tests);
+    assert_eq!(last.from.qualified_name, best.test.qualified_name);
+    // What else could break: tokenize calls normalize, in app/.
+    let dependents: Vec<&str> =
+        found.impact.iter().flat_map(|g| g.dependents.iter().map(|d| d.node.qualified_name.as_str())).collect();
+    assert!(dependents.contains(&"app.parser.tokenize"), "{dependents:?}");
+    assert_eq!(found.impact[0].package, "app");
+}
+
+#[test]
+fn symbols_and_descriptions_work_and_weak_evidence_abstains() {
+    let index = parser_index();
+    let by_symbol =
+        index.tests_for(&Change { symbols: vec!["app.parser.Parser.feed".into()], ..Change::default() }, None).unwrap();
+    assert!(test_names(&by_symbol).contains(&"tests.test_parser.test_feed"), "{:?}", by_symbol.tests);
+
+    let described =
+        index.tests_for(&Change { text: Some("tokenize text into words".into()), ..Change::default() }, None).unwrap();
+    assert!(!described.abstained, "{:?}", described.notes);
+    assert!(test_names(&described).contains(&"tests.test_parser.test_tokenize"), "{:?}", described.tests);
+
+    // Changed code that no test reaches: said plainly, no guesses.
+    let untested =
+        index.tests_for(&Change { symbols: vec!["app.parser.unrelated".into()], ..Change::default() }, None).unwrap();
+    assert!(untested.abstained && untested.tests.is_empty());
+    assert!(untested.notes.iter().any(|n| n.contains("no test is linked")), "{:?}", untested.notes);
+
+    // A feature that does not exist.
+    let imaginary = index
+        .tests_for(&Change { text: Some("quantum teleportation of flux capacitors".into()), ..Change::default() }, None)
+        .unwrap();
+    assert!(imaginary.abstained && imaginary.tests.is_empty(), "{:?}", imaginary.tests);
+    assert!(imaginary.notes.iter().any(|n| n.contains("teleport")), "{:?}", imaginary.notes);
+
+    // Unknown symbols are named; a malformed diff is refused with the cause.
+    let unknown = index.tests_for(&Change { symbols: vec!["app.nothing".into()], ..Change::default() }, None).unwrap();
+    assert!(unknown.abstained && unknown.notes.iter().any(|n| n.contains("app.nothing")));
+    let error = index.tests_for(&Change { diff: Some("not a diff".into()), ..Change::default() }, None).unwrap_err();
+    assert!(error.to_string().contains("no hunk"));
 }

@@ -18,6 +18,9 @@
 //! The pass reads only the graph and the files' texts, so it also runs on a
 //! graph restored from an older bundle.
 
+pub mod change;
+pub mod recommend;
+
 use std::collections::{HashMap, HashSet};
 
 use fathom_graph::{CodeGraph, Edge, EdgeKind, FileId, NodeId, Reason};

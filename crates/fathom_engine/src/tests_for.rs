@@ -1,0 +1,312 @@
+//! "Which tests should I run for this change, and what else could break?"
+//!
+//! A change is a unified diff, a description, chosen symbols, or any mix.
+//! It becomes seeds (changed definitions); `fathom_tests::recommend` walks
+//! from them up the dependents to the tests linked there (the graph lane);
+//! BM25 over test code, and embeddings when the caller has a query vector,
+//! read the change's words (the text lanes). The lanes are fused with
+//! reciprocal rank fusion, k = 60. Every test carries its evidence: the
+//! edge path from the change, the matched terms, the similarity.
+//!
+//! It abstains rather than guess: when nothing in the change is found in
+//! the repository, when most of a description's words are unknown to it, or
+//! when no test is linked to what changed.
+
+use std::collections::{BTreeMap, HashMap};
+
+use fathom_graph::NodeId;
+use fathom_model::SymbolKind;
+use fathom_query::{Hop, NodeRef, Reached};
+use fathom_search::tokens::Terms;
+use fathom_tests::change::{ChangedFile, parse_diff};
+use fathom_tests::recommend::{GraphHit, Seed, graph_lane};
+use serde::Serialize;
+
+use crate::{Index, SearchMode, SearchOptions, TestFilter};
+
+/// The fusion constant of reciprocal rank fusion.
+pub const RRF_K: f32 = 60.0;
+/// How many tests a text lane offers to the fusion.
+const TEXT_LANE_DEPTH: usize = 50;
+/// A description whose known words cover less than this is not understood.
+const MIN_COVERAGE: f32 = 0.5;
+
+/// What changed: any of a diff, a description and symbols.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct Change {
+    pub diff: Option<String>,
+    pub text: Option<String>,
+    #[serde(default)]
+    pub symbols: Vec<String>,
+    /// How many tests to return (default 20).
+    pub k: Option<usize>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TestsFor {
+    /// The definitions the change was read as, with why.
+    pub changed: Vec<Changed>,
+    /// Best first; empty when it abstains.
+    pub tests: Vec<RecommendedTest>,
+    /// What depends on the changed definitions, by package (4 hops).
+    pub impact: Vec<ImpactGroup>,
+    pub abstained: bool,
+    /// Why it abstained, or what it could not use (unknown symbols, files).
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Changed {
+    pub symbol: NodeRef,
+    /// `diff`, `symbol` or `text`.
+    pub from: &'static str,
+    pub weight: f32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RecommendedTest {
+    pub test: NodeRef,
+    pub score: f32,
+    /// 1-based rank in each lane that found it.
+    pub graph_rank: Option<u32>,
+    pub lexical_rank: Option<u32>,
+    pub dense_rank: Option<u32>,
+    /// The graph lane's score: the product of the confidences along the path.
+    pub graph_score: Option<f32>,
+    /// From the change to the tested definition, then the `TESTS` edge.
+    pub path: Vec<Hop>,
+    pub matched_terms: Vec<String>,
+    pub similarity: Option<f32>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpactGroup {
+    pub package: String,
+    pub dependents: Vec<Reached>,
+}
+
+impl Index {
+    /// Tests to run for a change, with their evidence, and its impact.
+    /// `query_vector` embeds the description (for the dense lane), if any.
+    pub fn tests_for(
+        &self,
+        change: &Change,
+        query_vector: Option<&[f32]>,
+    ) -> Result<TestsFor, fathom_tests::change::DiffError> {
+        let k = change.k.unwrap_or(20).clamp(1, 500);
+        let mut notes = Vec::new();
+        let mut changed: Vec<Changed> = Vec::new();
+        let mut words = String::new();
+
+        if let Some(diff) = change.diff.as_deref().filter(|d| !d.trim().is_empty()) {
+            for file in parse_diff(diff)? {
+                self.changed_in_file(&file, &mut changed, &mut notes);
+            }
+        }
+        for name in &change.symbols {
+            match fathom_query::find_symbol(&self.graph, name) {
+                Ok(ids) if !ids.is_empty() => changed.extend(ids.into_iter().map(|id| Changed {
+                    symbol: NodeRef::new(&self.graph, id),
+                    from: "symbol",
+                    weight: 1.0,
+                })),
+                _ => notes.push(format!("no symbol named `{name}` in this repository")),
+            }
+        }
+        let mut coverage = None;
+        if let Some(text) = change.text.as_deref().filter(|t| !t.trim().is_empty()) {
+            words.push_str(text);
+            let options = SearchOptions {
+                k: 10,
+                filter: crate::SearchFilter { tests: TestFilter::Exclude, ..Default::default() },
+                ..SearchOptions::default()
+            };
+            let results = self.search(text, &options, query_vector);
+            let terms = Terms::default().terms(text);
+            let known: std::collections::HashSet<&String> =
+                results.hits.iter().flat_map(|h| &h.explain.matched_terms).collect();
+            let unknown: Vec<&String> = terms.iter().filter(|t| !known.contains(t)).collect();
+            let covered = if terms.is_empty() { 0.0 } else { 1.0 - unknown.len() as f32 / terms.len() as f32 };
+            coverage = Some(covered);
+            if !unknown.is_empty() {
+                notes.push(format!("words of the description found nowhere in the top matches: {}", join(&unknown)));
+            }
+            if covered >= MIN_COVERAGE {
+                let best = results.hits.first().map_or(1.0, |h| h.score.max(f64::EPSILON)) as f32;
+                for hit in results.hits.iter().take(5) {
+                    if let Some(id) = self.node_of(&hit.symbol, &hit.file, hit.start_line) {
+                        changed.push(Changed {
+                            symbol: NodeRef::new(&self.graph, id),
+                            from: "text",
+                            weight: (hit.score as f32 / best).clamp(0.0, 1.0),
+                        });
+                    }
+                }
+            }
+        }
+
+        // The graph lane.
+        let seeds: Vec<Seed> =
+            changed.iter().map(|c| Seed { node: NodeId::new(c.symbol.id as usize), weight: c.weight }).collect();
+        let graph_hits = graph_lane(&self.graph, &seeds);
+        // The text lanes read the description, or the changed definitions' names.
+        if words.is_empty() {
+            words = changed.iter().map(|c| c.symbol.name.clone()).collect::<Vec<_>>().join(" ");
+        }
+        let text_options = |mode| SearchOptions {
+            k: TEXT_LANE_DEPTH,
+            mode,
+            expand: false,
+            filter: crate::SearchFilter { tests: TestFilter::Only, ..Default::default() },
+            ..SearchOptions::default()
+        };
+        let lexical = if words.is_empty() {
+            Vec::new()
+        } else {
+            self.search(&words, &text_options(SearchMode::Lexical), None).hits
+        };
+        let dense = match query_vector {
+            Some(v) if !words.is_empty() => self.search(&words, &text_options(SearchMode::Dense), Some(v)).hits,
+            _ => Vec::new(),
+        };
+
+        let unknown_text = coverage.is_some_and(|c| c < MIN_COVERAGE);
+        let abstain_why = if changed.is_empty() && unknown_text {
+            Some("the description names nothing this repository holds".to_owned())
+        } else if changed.is_empty() {
+            Some("nothing in the change was found in this repository".to_owned())
+        } else if graph_hits.is_empty() {
+            let names: Vec<&str> = changed.iter().map(|c| c.symbol.qualified_name.as_str()).collect();
+            Some(format!("no test is linked to what changed ({})", names.join(", ")))
+        } else {
+            None
+        };
+        let impact = self.impact_of(&seeds);
+        if let Some(why) = abstain_why {
+            notes.push(why);
+            return Ok(TestsFor { changed, tests: Vec::new(), impact, abstained: true, notes });
+        }
+        let tests = self.fuse(&graph_hits, &lexical, &dense, k);
+        Ok(TestsFor { changed, tests, impact, abstained: false, notes })
+    }
+
+    /// The innermost definitions holding the changed lines of one file.
+    fn changed_in_file(&self, file: &ChangedFile, changed: &mut Vec<Changed>, notes: &mut Vec<String>) {
+        if file.added {
+            notes.push(format!("{} is a new file: nothing of it is indexed", file.path));
+            return;
+        }
+        // Diff paths may carry the archive's root folder, or lack it.
+        let Some(&at) = self.by_path.get(&file.path).or_else(|| {
+            self.by_path
+                .iter()
+                .find(|(p, _)| file.path.ends_with(p.as_str()) || p.ends_with(&file.path))
+                .map(|(_, at)| at)
+        }) else {
+            notes.push(format!("{} is not in the index", file.path));
+            return;
+        };
+        let mut found: BTreeMap<u32, NodeId> = BTreeMap::new();
+        for &line in &file.lines {
+            let innermost = self
+                .graph
+                .nodes()
+                .filter(|(_, n)| {
+                    n.file.is_some_and(|f| f.0 == at) && n.span.start_line <= line && line <= n.span.end_line
+                })
+                .filter(|(_, n)| n.kind != SymbolKind::Package)
+                .min_by_key(|(_, n)| n.span.end_line - n.span.start_line);
+            if let Some((id, _)) = innermost {
+                found.insert(id.index() as u32, id);
+            }
+        }
+        changed.extend(found.into_values().map(|id| Changed {
+            symbol: NodeRef::new(&self.graph, id),
+            from: "diff",
+            weight: 1.0,
+        }));
+    }
+
+    fn node_of(&self, qualified_name: &str, file: &str, line: u32) -> Option<NodeId> {
+        let ids = fathom_query::find_symbol(&self.graph, qualified_name).ok()?;
+        ids.iter()
+            .copied()
+            .find(|&id| self.graph.path_of(id) == Some(file) && self.graph.node(id).span.start_line == line)
+            .or(ids.first().copied())
+    }
+
+    fn impact_of(&self, seeds: &[Seed]) -> Vec<ImpactGroup> {
+        let ids: Vec<NodeId> = seeds.iter().map(|s| s.node).collect();
+        let reached =
+            fathom_query::impact(&self.graph, &ids, fathom_tests::recommend::MAX_HOPS as u32).unwrap_or_default();
+        let mut groups: BTreeMap<String, Vec<Reached>> = BTreeMap::new();
+        for r in reached {
+            let package =
+                r.node.file.as_deref().and_then(|f| f.rsplit_once('/')).map_or(".", |(dir, _)| dir).to_owned();
+            groups.entry(package).or_default().push(r);
+        }
+        groups.into_iter().map(|(package, dependents)| ImpactGroup { package, dependents }).collect()
+    }
+
+    /// Reciprocal rank fusion of the graph lane and the text lanes.
+    fn fuse(
+        &self,
+        graph: &[GraphHit],
+        lexical: &[crate::SearchHit],
+        dense: &[crate::SearchHit],
+        k: usize,
+    ) -> Vec<RecommendedTest> {
+        let mut by_test: HashMap<NodeId, RecommendedTest> = HashMap::new();
+        let mut fused: HashMap<NodeId, f32> = HashMap::new();
+        for (rank, hit) in graph.iter().enumerate() {
+            *fused.entry(hit.test).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+            let t = by_test.entry(hit.test).or_insert_with(|| RecommendedTest {
+                test: NodeRef::new(&self.graph, hit.test),
+                score: 0.0,
+                graph_rank: None,
+                lexical_rank: None,
+                dense_rank: None,
+                graph_score: None,
+                path: Vec::new(),
+                matched_terms: Vec::new(),
+                similarity: None,
+            });
+            t.graph_rank = Some(rank as u32 + 1);
+            t.graph_score = Some((hit.score * 1000.0).round() / 1000.0);
+            t.path = hit.path.clone();
+        }
+        for (lane, hits) in [("lexical", lexical), ("dense", dense)] {
+            for (rank, hit) in hits.iter().enumerate() {
+                let Some(id) = self.node_of(&hit.symbol, &hit.file, hit.start_line) else { continue };
+                // A text match with no graph evidence is a guess: it only
+                // reorders tests the graph found.
+                if !by_test.contains_key(&id) {
+                    continue;
+                }
+                *fused.entry(id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+                let t = by_test.get_mut(&id).expect("present");
+                if lane == "lexical" {
+                    t.lexical_rank = Some(rank as u32 + 1);
+                    t.matched_terms = hit.explain.matched_terms.clone();
+                } else {
+                    t.dense_rank = Some(rank as u32 + 1);
+                    t.similarity = hit.explain.similarity.map(|s| s as f32);
+                }
+            }
+        }
+        let mut tests: Vec<RecommendedTest> = by_test
+            .into_iter()
+            .map(|(id, mut t)| {
+                t.score = (fused[&id] * 10_000.0).round() / 10_000.0;
+                t
+            })
+            .collect();
+        tests.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.test.qualified_name.cmp(&b.test.qualified_name)));
+        tests.truncate(k);
+        tests
+    }
+}
+
+fn join(words: &[&String]) -> String {
+    words.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(", ")
+}

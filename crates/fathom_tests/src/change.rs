@@ -1,0 +1,138 @@
+//! A change as a unified diff: which lines of which files it touches.
+//!
+//! Lines are counted in the *old* version, which is the one indexed: a
+//! removed line is its own number, and an added line is placed at the old
+//! line it follows (so an insertion inside a function lands in that
+//! function).
+
+use serde::Serialize;
+
+/// One file of a diff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChangedFile {
+    /// The old path (the new one for an added file), without `a/`/`b/`.
+    pub path: String,
+    /// Old-version line numbers that the change touches, sorted, unique.
+    pub lines: Vec<u32>,
+    /// The file is new: nothing of it is in the index.
+    pub added: bool,
+    pub deleted: bool,
+}
+
+/// Why a diff could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiffError(pub String);
+
+impl std::fmt::Display for DiffError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not a unified diff: {}", self.0)
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+/// Reads a unified diff (`git diff`, `diff -u`) of one or more files.
+pub fn parse_diff(diff: &str) -> Result<Vec<ChangedFile>, DiffError> {
+    // The parser wants each file to start at its `---` line: git's
+    // `diff --git`, `index`, mode and rename lines carry nothing we use.
+    let text: String = diff
+        .lines()
+        .filter(|l| {
+            !(l.starts_with("diff --git ")
+                || l.starts_with("index ")
+                || l.starts_with("new file mode")
+                || l.starts_with("deleted file mode")
+                || l.starts_with("old mode")
+                || l.starts_with("new mode")
+                || l.starts_with("similarity index")
+                || l.starts_with("rename from")
+                || l.starts_with("rename to"))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if !text.lines().any(|l| l.starts_with("@@")) {
+        return Err(DiffError("it has no hunk (`@@ -a,b +c,d @@`)".into()));
+    }
+    let patches = patch::Patch::from_multiple(&text).map_err(|e| DiffError(first_line(&e.to_string())))?;
+    let mut files = Vec::new();
+    for p in patches {
+        let strip = |path: &str| -> String {
+            let path = path.trim();
+            path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path).to_owned()
+        };
+        let (old, new) = (strip(&p.old.path), strip(&p.new.path));
+        let added = old == "/dev/null";
+        let deleted = new == "/dev/null";
+        let mut lines = Vec::new();
+        for hunk in &p.hunks {
+            let mut at = hunk.old_range.start as u32;
+            for line in &hunk.lines {
+                match line {
+                    patch::Line::Context(_) => at += 1,
+                    patch::Line::Remove(_) => {
+                        lines.push(at);
+                        at += 1;
+                    }
+                    // An insertion sits between `at - 1` and `at`: it belongs to the line before.
+                    patch::Line::Add(_) => lines.push(at.saturating_sub(1).max(1)),
+                }
+            }
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        files.push(ChangedFile { path: if added { new } else { old }, lines, added, deleted });
+    }
+    Ok(files)
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or(text).chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIT_DIFF: &str = "\
+diff --git a/src/app/parser.py b/src/app/parser.py
+index 3b18e51..a9c0f2d 100644
+--- a/src/app/parser.py
++++ b/src/app/parser.py
+@@ -3,7 +3,8 @@ class Parser:
+         return tokenize(data)
+ 
+ def tokenize(text):
+-    return normalize(text).split()
++    words = normalize(text).split()
++    return [w for w in words if w]
+ 
+ def normalize(text):
+     return text.strip()
+diff --git a/docs/new.md b/docs/new.md
+new file mode 100644
+index 0000000..e69de29
+--- /dev/null
++++ b/docs/new.md
+@@ -0,0 +1,2 @@
++# New
++text
+";
+
+    #[test]
+    fn a_git_diff_gives_old_line_numbers_per_file() {
+        let files = parse_diff(GIT_DIFF).unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].path, "src/app/parser.py");
+        // Line 6 is removed; both added lines follow it, in the old numbering.
+        assert_eq!(files[0].lines, [6]);
+        assert!(!files[0].added && !files[0].deleted);
+        assert_eq!(files[1].path, "docs/new.md");
+        assert!(files[1].added);
+    }
+
+    #[test]
+    fn text_that_is_not_a_diff_is_refused_with_the_cause() {
+        let error = parse_diff("please fix the login page").unwrap_err();
+        assert!(error.to_string().contains("no hunk"), "{error}");
+    }
+}
