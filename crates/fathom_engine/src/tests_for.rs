@@ -206,17 +206,19 @@ impl Index {
             notes.push(format!("{} is not in the index", file.path));
             return;
         };
+        // The file's definitions, gathered once rather than per changed line.
+        let in_file: Vec<(NodeId, &fathom_graph::Node)> = self
+            .graph
+            .nodes()
+            .filter(|(_, n)| n.file.is_some_and(|f| f.0 == at) && n.kind != SymbolKind::Package)
+            .collect();
         let mut found: BTreeMap<u32, NodeId> = BTreeMap::new();
         for &line in &file.lines {
-            let innermost = self
-                .graph
-                .nodes()
-                .filter(|(_, n)| {
-                    n.file.is_some_and(|f| f.0 == at) && n.span.start_line <= line && line <= n.span.end_line
-                })
-                .filter(|(_, n)| n.kind != SymbolKind::Package)
+            let innermost = in_file
+                .iter()
+                .filter(|(_, n)| n.span.start_line <= line && line <= n.span.end_line)
                 .min_by_key(|(_, n)| n.span.end_line - n.span.start_line);
-            if let Some((id, _)) = innermost {
+            if let Some(&(id, _)) = innermost {
                 found.insert(id.index() as u32, id);
             }
         }

@@ -172,7 +172,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                     add(test, target, evidence);
                 }
             }
-            for (target, evidence) in self.naming(test) {
+            for (target, evidence) in self.naming(test, &mirrors) {
                 add(test, target, evidence);
             }
             if let Some(modules) = node.file.and_then(|f| mirrors.get(&f)) {
@@ -263,7 +263,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     }
 
     /// Definitions the test is named after, preferring those in its mirrored file.
-    fn naming(&self, test: NodeId) -> Vec<(NodeId, Evidence)> {
+    fn naming(&self, test: NodeId, mirrors: &HashMap<FileId, Vec<NodeId>>) -> Vec<(NodeId, Evidence)> {
         let node = self.graph.node(test);
         let Some(subject) = subject_name(&node.name) else { return Vec::new() };
         let kinds: &[SymbolKind] = if node.kind == SymbolKind::Class {
@@ -298,7 +298,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             }
         }
         if candidates.len() > 1 {
-            let mirrored = node.file.map(|f| self.mirrored_modules(f)).unwrap_or_default();
+            let mirrored: &[NodeId] = node.file.and_then(|f| mirrors.get(&f)).map_or(&[], Vec::as_slice);
             let near: Vec<NodeId> = candidates
                 .iter()
                 .copied()
