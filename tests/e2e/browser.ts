@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -25,6 +25,24 @@ const ARTIFACTS_DIR = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 export function launchBrowser(options: { webgpu?: boolean } = {}): Promise<Browser> {
   const args = options.webgpu === false ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, ...WEBGPU_ARGS];
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
+}
+
+/**
+ * One Chromium for a test file: launched before its tests, closed after.
+ * Returns the getter for it.
+ */
+export function sharedBrowser(options: { webgpu?: boolean } = {}): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser(options);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser is launched in beforeAll');
+    return browser;
+  };
 }
 
 export interface AppPage {

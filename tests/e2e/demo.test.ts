@@ -1,25 +1,20 @@
 // The one-click demo: Fathom's own sources, served next to the app.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { citationOf, countOf, highlighted, resultCount, searchFor, summaryCounts, waitForCode, waitForState } from './app';
-import { launchBrowser, openApp, screenshot } from './browser';
+import { openApp, screenshot, sharedBrowser } from './browser';
 
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = sharedBrowser();
 
 beforeAll(async () => {
   const demo = await fetch(new URL('demo/fathom.zip', baseUrl));
   expect(demo.ok, 'dist/demo/fathom.zip is missing: the build must write www/public/demo/fathom.zip').toBe(true);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('demo archive', () => {
   test('the demo button indexes Fathom itself and finds FathomClient', async () => {
-    const app = await openApp(browser, baseUrl);
+    const app = await openApp(browser(), baseUrl);
     try {
       const { page } = app;
       await page.getByTestId('demo-button').click();
@@ -44,7 +39,7 @@ describe('demo archive', () => {
   });
 
   test('`?demo` opens the demo archive on load', async () => {
-    const app = await openApp(browser, `${baseUrl}?demo`);
+    const app = await openApp(browser(), `${baseUrl}?demo`);
     try {
       await waitForState(app.page, 'ready');
       expect(await app.page.locator('#status-line').textContent()).toContain('fathom.zip');

@@ -2,26 +2,19 @@
 // page: an archive indexed on load, a prebuilt bundle, bad sources, themes.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, test } from 'vitest';
 import { clickWord } from './app';
-import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
+import { screenshot, sharedBrowser, withApp as withAppIn, type AppPage } from './browser';
 
 const baseUrl = inject('baseUrl');
 const exampleUrl = new URL('embed.html', baseUrl).href;
 /** A bundle written by the engine's own tests (mini-py-js fixture, format v1). */
 const BUNDLE = readFileSync(fileURLToPath(new URL('../../crates/fathom_engine/tests/data/mini-py-js.v1.fathom', import.meta.url)));
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser({ webgpu: false });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser({ webgpu: false });
 
 function withExample(run: (app: AppPage) => Promise<void>): Promise<void> {
-  return withAppIn(browser, exampleUrl, run);
+  return withAppIn(browser(), exampleUrl, run);
 }
 
 async function stateOf(page: Page): Promise<string | null> {

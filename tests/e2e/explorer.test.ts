@@ -2,24 +2,17 @@
 // symbol panel's context, in real headless Chromium.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, test } from 'vitest';
 import { searchFor, uploadZip, waitForState } from './app';
-import { launchBrowser, openApp, screenshot, withApp as withAppIn, type AppPage } from './browser';
+import { openApp, screenshot, sharedBrowser, withApp as withAppIn, type AppPage } from './browser';
 import { zipFiles, zipFixture } from './fixtures';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
-  return withAppIn(browser, baseUrl, run);
+  return withAppIn(browser(), baseUrl, run);
 }
 
 async function openMap(page: Page): Promise<void> {
@@ -263,7 +256,7 @@ describe('the feature card', () => {
 
 describe('offline', () => {
   test('after one visit the app, the engine, the model and the demo work with the network off', async () => {
-    const app = await openApp(browser, `${baseUrl}?embed=off`, { serviceWorker: true });
+    const app = await openApp(browser(), `${baseUrl}?embed=off`, { serviceWorker: true });
     const { page } = app;
     try {
       await page.evaluate(async () => {

@@ -5,27 +5,19 @@
 // browser's library, and an offline reload does too. Through all of it the
 // page requests nothing from another origin.
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { describe, expect, inject, test } from 'vitest';
 import { clickWord, searchFor, waitForState } from './app';
-import { launchBrowser, openApp, screenshot } from './browser';
+import { openApp, screenshot, sharedBrowser } from './browser';
 
 const baseUrl = inject('baseUrl');
 const corpora = process.env.FATHOM_CORPORA ?? `${process.env.HOME}/.cache/fathom/corpora`;
 const SDIST = 'flask-3.0.3.tar.gz';
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser({ webgpu: false });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser({ webgpu: false });
 
 describe('Flask 3.0.3, end to end', () => {
   test('search, definition, callers, map, query, feature card, then reloads from the cache, online and offline', async () => {
     const sdist = readFileSync(`${corpora}/${SDIST}`);
-    const app = await openApp(browser, baseUrl, { serviceWorker: true });
+    const app = await openApp(browser(), baseUrl, { serviceWorker: true });
     const { page } = app;
     try {
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);

@@ -3,9 +3,9 @@
 // CPU fallback where WebGPU is missing, and the IndexedDB embedding cache.
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { describe, expect, inject, test } from 'vitest';
 import { uploadZip, waitForState } from './app';
-import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
+import { screenshot, sharedBrowser, withApp as withAppIn, type AppPage } from './browser';
 import { zipFixture } from './fixtures';
 
 const baseUrl = inject('baseUrl');
@@ -94,18 +94,12 @@ function withApp(browser: Browser, query: string, run: (app: AppPage) => Promise
 }
 
 describe('on WebGPU', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = sharedBrowser();
 
   test(
     'embeds on WebGPU, then finds by meaning what lexical search misses, and reuses cached vectors',
     async () => {
-      await withApp(browser, '?backend=webgpu', async ({ page, requests }) => {
+      await withApp(browser(), '?backend=webgpu', async ({ page, requests }) => {
         await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
         await waitForState(page, 'ready');
         // Lexical search answers at once, before any embedding is done.
@@ -147,18 +141,12 @@ describe('on WebGPU', () => {
 });
 
 describe('without WebGPU', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser({ webgpu: false });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = sharedBrowser({ webgpu: false });
 
   test(
     'falls back to the CPU backend, says so, and still searches by meaning',
     async () => {
-      await withApp(browser, '', async ({ page }) => {
+      await withApp(browser(), '', async ({ page }) => {
         await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
         await waitForState(page, 'ready');
         const badge = await waitForEmbeddings(page);

@@ -1,6 +1,6 @@
 // The vertical slice: upload an archive, read the summary, search, open code.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, test } from 'vitest';
 import {
   citationOf,
   countOf,
@@ -14,21 +14,14 @@ import {
   waitForCode,
   waitForState,
 } from './app';
-import { launchBrowser, screenshot, withApp as withAppIn, type AppPage } from './browser';
+import { screenshot, sharedBrowser, withApp as withAppIn, type AppPage } from './browser';
 import { corruptZip, zipFiles, zipFixture } from './fixtures';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
-  return withAppIn(browser, baseUrl, run);
+  return withAppIn(browser(), baseUrl, run);
 }
 
 /** Searches `name`, opens the first result and checks that exactly its lines are highlighted. */
