@@ -63,8 +63,10 @@ bench: build
 	npx vitest run --config tests/vitest.bench.config.ts
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
 
-## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask; writes bench/eval.json.
+## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask, and of test
+## recommendation against BM25 on requests' and Flask's release history; writes bench/eval.json.
 eval: corpora model
+	@scripts/corpora.sh --history
 	cargo run --locked --release -q -p fathom_bench --bin fathom-eval
 
 ## test: native tests, then browser tests in headless Chromium on the built app.

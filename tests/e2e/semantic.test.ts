@@ -11,6 +11,8 @@ import { zipFixture } from './fixtures';
 const baseUrl = inject('baseUrl');
 /** SwiftShader runs MiniLM at about 10 s per 128 tokens: minutes, not seconds. */
 const EMBED_TIMEOUT = 600_000;
+/** One query embedded on SwiftShader, shaders for its length compiled included. */
+const QUERY_TIMEOUT = 180_000;
 const QUERY = 'length of the longest side of a right triangle';
 const TARGET = 'geometry.hypotenuse';
 
@@ -74,7 +76,9 @@ async function results(page: Page, query: string, mode: string): Promise<{ mode:
   await page.getByTestId('search-mode').selectOption(mode);
   await page.getByTestId('search-input').fill(query);
   const list = page.locator(`[data-testid="search-results"][data-query="${query}"]`);
-  await list.waitFor({ state: 'attached' });
+  // A hybrid query embeds the query first: on SwiftShader that alone can take
+  // longer than Playwright's default 30 s when the runner is busy.
+  await list.waitFor({ state: 'attached', timeout: mode === 'lexical' ? 30_000 : QUERY_TIMEOUT });
   await page.waitForFunction((m) => {
     const el = document.querySelector<HTMLElement>('[data-testid="search-results"]');
     return el?.dataset.mode !== undefined && (m === 'lexical' ? el.dataset.mode === 'lexical' : el.dataset.mode !== '');

@@ -5,6 +5,7 @@ import type {
   Calls,
   FileInfo,
   Definition,
+  Change,
   FeatureCard,
   GraphMap,
   Highlights,
@@ -23,6 +24,7 @@ import type {
   SearchOptions,
   SearchResults,
   SymbolContext,
+  TestsFor,
   WorkerReply,
   WorkerRequest,
 } from './protocol';
@@ -189,6 +191,15 @@ export class FathomClient {
    */
   featureCard(query: string, budget = 4000): Promise<FeatureCard> {
     return this.#call('featureCard', query, budget);
+  }
+
+  /**
+   * Tests to run for a change (a unified diff, a description, symbols, or a
+   * mix), ranked with their evidence, and the change's impact by package.
+   * `abstained` is set, with the reason in `notes`, when the evidence is weak.
+   */
+  testsFor(change: Change): Promise<TestsFor> {
+    return this.#call('testsFor', change);
   }
 
   /** Syntax highlighting spans of an indexed file. */

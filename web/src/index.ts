@@ -3,6 +3,9 @@ export { STAGES } from './protocol';
 export type {
   Direction,
   Definition,
+  Change,
+  RecommendedTest,
+  TestsFor,
   FeatureCard,
   FileInfo,
   Highlights,

@@ -3,6 +3,7 @@
 // between FathomClient (main thread) and the indexing worker.
 
 import type {
+  Change,
   Definition,
   Direction,
   FeatureCard,
@@ -21,9 +22,13 @@ import type {
   SearchResults,
   Stage,
   SymbolContext,
+  TestsFor,
 } from '../../pkg/fathom_wasm.js';
 
 export type {
+  Change,
+  RecommendedTest,
+  TestsFor,
   Definition,
   Direction,
   FeatureCard,
@@ -102,10 +107,11 @@ export interface Calls {
   exportBundle: { args: []; result: Uint8Array };
   importBundle: { args: [bytes: Uint8Array]; result: IndexSummary };
   featureCard: { args: [query: string, budget: number]; result: FeatureCard };
+  testsFor: { args: [change: Change]; result: TestsFor };
 }
 export type CallMethod = keyof Calls;
 export const CALL_METHODS = [
-  'files', 'graphMap', 'graphSchema', 'featureCard', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
+  'files', 'graphMap', 'graphSchema', 'featureCard', 'testsFor', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
 ] as const satisfies readonly CallMethod[];
 
 export type WorkerRequest =

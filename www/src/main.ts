@@ -7,6 +7,7 @@ import { Navigator } from '../../web/src/ui/navigator';
 import { byTestId, h, required } from '../../web/src/ui/dom';
 import { setupDropZone } from './dropzone';
 import { FeatureCardView } from './featurecard';
+import { TestsForView } from './testsfor';
 import { GraphMapView } from './graphmap';
 import { Library, sha256, type LibraryEntry } from './library';
 import { ProgressView } from './progress';
@@ -94,7 +95,7 @@ const symbolPanel = new SymbolPanel(byTestId('symbol-panel'), {
 
 // ---- Views: code and map ----------------------------------------------------
 
-type View = 'code' | 'map' | 'card';
+type View = 'code' | 'map' | 'card' | 'tests';
 const viewTabs = [...document.querySelectorAll<HTMLButtonElement>('.view-tab')];
 const views = [...document.querySelectorAll<HTMLElement>('.view')];
 const graphMap = new GraphMapView(byTestId('graph-view'), (target) => {
@@ -137,6 +138,11 @@ for (const tab of viewTabs) tab.addEventListener('click', () => void showView(ta
 
 const featureCard = new FeatureCardView(byTestId('feature-card'), {
   build: (query, budget) => client.featureCard(query, budget),
+  open: (node) => void openNode(node),
+  showInMap: (keys) => void showView('map').then(() => graphMap.focus(keys)),
+});
+const testsFor = new TestsForView(byTestId('tests-for'), {
+  testsFor: (change) => client.testsFor(change),
   open: (node) => void openNode(node),
   showInMap: (keys) => void showView('map').then(() => graphMap.focus(keys)),
 });
@@ -335,6 +341,7 @@ async function indexWith(
     search.enable();
     queryConsole.enable();
     cardButton.disabled = false;
+    testsFor.enable(true);
     exportButton.disabled = false;
     statusLine.dataset.source = how.saved ? 'library' : 'indexed';
     if (!how.saved && currentKey) void save(currentKey, name, summary, false);

@@ -1,6 +1,8 @@
-//! `make eval`: search quality of the lexical, dense and hybrid modes.
+//! `make eval`: search quality of the lexical, dense and hybrid modes, and
+//! the quality of test recommendation for a change.
 //!
-//! Two sets:
+//! Three sets (`fathom-eval search` runs the first two, `fathom-eval tests`
+//! the third; no argument runs all):
 //! - CoSQA's development split (`../shared/data/cosqa`): 500 web queries, each
 //!   answered by one of 6,267 Python functions. The functions become files of
 //!   a synthetic repository, indexed by the same pipeline as any archive, and
@@ -8,9 +10,14 @@
 //! - A repository-level set written for Flask 3.0.3
 //!   (`tests/eval/flask-3.0.3.queries.json`): questions with the files and
 //!   symbols that answer them, scored on the symbol and the file rankings.
+//! - Real release history of requests and Flask (`tests/eval/history.json`):
+//!   each release pair's code diff is a change, and the test files it touched
+//!   are its relevant tests; see `history`.
 //!
 //! Metrics: MRR, Recall@1/5/10 and nDCG@10 with binary relevance (gain
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
+
+mod history;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -84,21 +91,31 @@ impl Metrics {
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let (weights, tokenizer) = asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
-    let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
-    let mut cache = DiskCache::open(&DiskCache::default_dir()).ok();
-    let mut report = json!({"model": fathom_embed::MODEL_ID, "backend": embedder.backend().as_str(), "depth": DEPTH});
+    // `fathom-eval search`, `fathom-eval tests`, or both (the default).
+    let sets: Vec<String> = std::env::args().skip(1).collect();
+    let wants = |set: &str| sets.is_empty() || sets.iter().any(|s| s == set);
+    let mut report = json!({"depth": DEPTH});
+    if wants("search") {
+        let (weights, tokenizer) = asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
+        let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
+        let mut cache = DiskCache::open(&DiskCache::default_dir()).ok();
+        report["model"] = json!(fathom_embed::MODEL_ID);
+        report["backend"] = json!(embedder.backend().as_str());
+        let cosqa = root.join("../shared/data/cosqa");
+        report["cosqa"] = if cosqa.join("cosqa-retrieval-dev-500.json").is_file() {
+            cosqa_eval(&cosqa, &root, &embedder, cache.as_mut())
+        } else {
+            eprintln!("eval: {} is absent; skipping CoSQA", cosqa.display());
+            json!({"skipped": format!("{} is absent", cosqa.display())})
+        };
+        report["flask"] = flask_eval(&root, &embedder, cache.as_mut());
+        print_table(&report);
+    }
+    if wants("tests") {
+        report["tests_for"] = history::evaluate(&root, &corpora_dir());
+        print_tests_table(&report["tests_for"]);
+    }
 
-    let cosqa = root.join("../shared/data/cosqa");
-    report["cosqa"] = if cosqa.join("cosqa-retrieval-dev-500.json").is_file() {
-        cosqa_eval(&cosqa, &root, &embedder, cache.as_mut())
-    } else {
-        eprintln!("eval: {} is absent; skipping CoSQA", cosqa.display());
-        json!({"skipped": format!("{} is absent", cosqa.display())})
-    };
-    report["flask"] = flask_eval(&root, &embedder, cache.as_mut());
-
-    print_table(&report);
     let out = root.join("bench/eval.json");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
@@ -119,8 +136,58 @@ fn main() {
             }
         }
     }
+    if let Some(tests) = report.get("tests_for") {
+        // The bar: the full method beats BM25 alone on Recall@10 and MRR, and
+        // abstains on a feature that does not exist.
+        for key in ["recall_at_10", "mrr"] {
+            let (full, bm25) = (tests["overall"]["full"][key].as_f64(), tests["overall"]["bm25"][key].as_f64());
+            if full <= bm25 {
+                eprintln!("eval: test recommendation {key}: full {full:?} does not beat BM25 {bm25:?}");
+                failed = true;
+            }
+        }
+        for (project, said) in tests["imaginary"].as_object().into_iter().flatten() {
+            if said["abstained"] != true {
+                eprintln!("eval: on {project}, an imaginary feature got tests instead of an abstention");
+                failed = true;
+            }
+        }
+    }
     if failed {
         std::process::exit(1);
+    }
+}
+
+/// `$FATHOM_CORPORA`, else the cache beside the model's.
+fn corpora_dir() -> PathBuf {
+    std::env::var_os("FATHOM_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| DiskCache::default_dir().parent().unwrap().join("corpora"))
+}
+
+fn print_tests_table(tests: &Value) {
+    println!(
+        "{:<22} {:<6} {:>7} {:>7} {:>7} {:>7} {:>8}",
+        "tests for a change", "method", "MRR", "R@1", "R@5", "R@10", "nDCG@10"
+    );
+    let projects = tests["projects"].as_object().cloned().unwrap_or_default();
+    let rows = projects
+        .iter()
+        .map(|(name, p)| (format!("{name} ({} changes)", p["changes"].as_array().map_or(0, Vec::len)), &p["scores"]))
+        .chain(std::iter::once(("all".to_owned(), &tests["overall"])))
+        .collect::<Vec<_>>();
+    for (label, scores) in rows {
+        for method in history::METHODS {
+            let v = &scores[method];
+            println!(
+                "{label:<22} {method:<6} {:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
+                v["mrr"].as_f64().unwrap_or(f64::NAN),
+                v["recall_at_1"].as_f64().unwrap_or(f64::NAN),
+                v["recall_at_5"].as_f64().unwrap_or(f64::NAN),
+                v["recall_at_10"].as_f64().unwrap_or(f64::NAN),
+                v["ndcg_at_10"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
     }
 }
 
@@ -289,10 +356,7 @@ fn flask_eval(root: &Path, embedder: &Embedder, cache: Option<&mut DiskCache>) -
     let set: Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("tests/eval/flask-3.0.3.queries.json")).unwrap())
             .unwrap();
-    let corpora = std::env::var_os("FATHOM_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| DiskCache::default_dir().parent().unwrap().join("corpora"));
-    let dir = corpora.join(set["corpus"].as_str().unwrap());
+    let dir = corpora_dir().join(set["corpus"].as_str().unwrap());
     let (index, stats) = prepare(&dir, embedder, cache);
     let queries = set["queries"].as_array().unwrap();
     let texts: Vec<String> = queries.iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();

@@ -161,13 +161,23 @@ struct Traversal {
     /// A `.zip` archive or a directory.
     target: PathBuf,
     /// A qualified name, or a simple name that only one symbol has.
-    symbol: String,
+    #[arg(required_unless_present = "named", conflicts_with = "named")]
+    symbol: Option<String>,
+    /// The symbol, as an option: `--symbol QNAME`.
+    #[arg(long = "symbol", id = "named", value_name = "QNAME")]
+    named: Option<String>,
     /// Hops, 1 to 4.
     #[arg(long, default_value_t = 2)]
     depth: u32,
     /// Print JSON instead of lines.
     #[arg(long)]
     json: bool,
+}
+
+impl Traversal {
+    fn symbol(&self) -> &str {
+        self.symbol.as_deref().or(self.named.as_deref()).expect("clap requires one")
+    }
 }
 
 fn main() -> ExitCode {
@@ -196,9 +206,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let result = open(&target)?.query(&cypher, &params.into_iter().collect())?;
             output::query(&result, json)?;
         }
-        Command::Callers(t) => output::reached(&open(&t.target)?.callers(&t.symbol, t.depth)?, t.json)?,
-        Command::Callees(t) => output::reached(&open(&t.target)?.callees(&t.symbol, t.depth)?, t.json)?,
-        Command::Impact(t) => output::reached(&open(&t.target)?.impact(&t.symbol, t.depth)?, t.json)?,
+        Command::Callers(t) => output::reached(&open(&t.target)?.callers(t.symbol(), t.depth)?, t.json)?,
+        Command::Callees(t) => output::reached(&open(&t.target)?.callees(t.symbol(), t.depth)?, t.json)?,
+        Command::Impact(t) => output::reached(&open(&t.target)?.impact(t.symbol(), t.depth)?, t.json)?,
         Command::TestsFor(args) => {
             let diff = match &args.diff {
                 Some(path) if path.as_os_str() == "-" => Some(std::io::read_to_string(std::io::stdin())?),

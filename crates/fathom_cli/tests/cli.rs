@@ -252,6 +252,26 @@ fn query_json_prints_columns_rows_and_whether_they_were_cut() {
 }
 
 #[test]
+fn impact_takes_the_symbol_as_an_argument_or_an_option() {
+    let target = fixture();
+    let target = target.to_str().unwrap();
+    let named = json(&fathom(&["impact", target, "--symbol", "pkg.calc.Calculator.add", "--depth", "3", "--json"]));
+    let positional = json(&fathom(&["impact", target, "pkg.calc.Calculator.add", "--depth", "3", "--json"]));
+    assert_eq!(named, positional);
+    let reached: Vec<(&str, u64)> = named
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["node"]["qualified_name"].as_str().unwrap(), r["depth"].as_u64().unwrap()))
+        .collect();
+    assert!(reached.contains(&("pkg.calc.compute_total", 1)), "{reached:?}");
+    // Two hops up: the test that calls compute_total, with the path that leads there.
+    assert!(reached.contains(&("test_calc.test_compute_total", 2)), "{reached:?}");
+    let both = fathom(&["impact", target, "pkg.calc.Calculator.add", "--symbol", "x"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
 fn tests_for_a_diff_a_symbol_and_an_imaginary_feature() {
     let dir = fixture();
     let target = dir.to_str().unwrap();

@@ -4,9 +4,12 @@
 //! It becomes seeds (changed definitions); `fathom_tests::recommend` walks
 //! from them up the dependents to the tests linked there (the graph lane);
 //! BM25 over test code, and embeddings when the caller has a query vector,
-//! read the change's words (the text lanes). The lanes are fused with
+//! read the change's words (the text lanes): the description, or the diff's
+//! added and removed lines and the changed names. The lanes are fused with
 //! reciprocal rank fusion, k = 60. Every test carries its evidence: the
-//! edge path from the change, the matched terms, the similarity.
+//! edge path from the change, the matched terms, the similarity. Once the
+//! graph has found tests, a test found only by its words is kept, with
+//! those words as its evidence (`make eval` measured it: see ARCHITECTURE).
 //!
 //! It abstains rather than guess: when nothing in the change is found in
 //! the repository, when most of a description's words are unknown to it, or
@@ -98,9 +101,12 @@ impl Index {
         let mut changed: Vec<Changed> = Vec::new();
         let mut words = String::new();
 
+        // The diff's own lines, for the text lanes when there is no description.
+        let mut diff_words = String::new();
         if let Some(diff) = change.diff.as_deref().filter(|d| !d.trim().is_empty()) {
             for file in parse_diff(diff)? {
                 self.changed_in_file(&file, &mut changed, &mut notes);
+                diff_words.push_str(&file.text);
             }
         }
         for name in &change.symbols {
@@ -129,7 +135,11 @@ impl Index {
             let covered = if terms.is_empty() { 0.0 } else { 1.0 - unknown.len() as f32 / terms.len() as f32 };
             coverage = Some(covered);
             if !unknown.is_empty() {
-                notes.push(format!("words of the description found nowhere in the top matches: {}", join(&unknown)));
+                let unknown_words = surface_words(text, &unknown);
+                notes.push(format!(
+                    "words of the description found nowhere in the top matches: {}",
+                    unknown_words.join(", ")
+                ));
             }
             if covered >= MIN_COVERAGE {
                 let best = results.hits.first().map_or(1.0, |h| h.score.max(f64::EPSILON)) as f32;
@@ -149,9 +159,11 @@ impl Index {
         let seeds: Vec<Seed> =
             changed.iter().map(|c| Seed { node: NodeId::new(c.symbol.id as usize), weight: c.weight }).collect();
         let graph_hits = graph_lane(&self.graph, &seeds);
-        // The text lanes read the description, or the changed definitions' names.
+        // The text lanes read the description, or the changed names and lines.
         if words.is_empty() {
             words = changed.iter().map(|c| c.symbol.name.clone()).collect::<Vec<_>>().join(" ");
+            words.push('\n');
+            words.push_str(&diff_words);
         }
         let text_options = |mode| SearchOptions {
             k: TEXT_LANE_DEPTH,
@@ -280,13 +292,18 @@ impl Index {
         for (lane, hits) in [("lexical", lexical), ("dense", dense)] {
             for (rank, hit) in hits.iter().enumerate() {
                 let Some(id) = self.node_of(&hit.symbol, &hit.file, hit.start_line) else { continue };
-                // A text match with no graph evidence is a guess: it only
-                // reorders tests the graph found.
-                if !by_test.contains_key(&id) {
-                    continue;
-                }
                 *fused.entry(id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
-                let t = by_test.get_mut(&id).expect("present");
+                let t = by_test.entry(id).or_insert_with(|| RecommendedTest {
+                    test: NodeRef::new(&self.graph, id),
+                    score: 0.0,
+                    graph_rank: None,
+                    lexical_rank: None,
+                    dense_rank: None,
+                    graph_score: None,
+                    path: Vec::new(),
+                    matched_terms: Vec::new(),
+                    similarity: None,
+                });
                 if lane == "lexical" {
                     t.lexical_rank = Some(rank as u32 + 1);
                     t.matched_terms = hit.explain.matched_terms.clone();
@@ -309,6 +326,16 @@ impl Index {
     }
 }
 
-fn join(words: &[&String]) -> String {
-    words.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(", ")
+/// The description's own words whose terms (stemmed, split) are all in
+/// `unknown`, in order, once each: "invoice", not the stem "invoic".
+fn surface_words<'t>(text: &'t str, unknown: &[&String]) -> Vec<&'t str> {
+    let terms = Terms::default();
+    let mut words: Vec<&str> = Vec::new();
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()) {
+        let of_word = terms.terms(word);
+        if !of_word.is_empty() && of_word.iter().all(|t| unknown.contains(&t)) && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words
 }

@@ -17,6 +17,8 @@ pub struct ChangedFile {
     /// The file is new: nothing of it is in the index.
     pub added: bool,
     pub deleted: bool,
+    /// The added and removed lines, without their markers: the change's words.
+    pub text: String,
 }
 
 /// Why a diff could not be read.
@@ -64,23 +66,30 @@ pub fn parse_diff(diff: &str) -> Result<Vec<ChangedFile>, DiffError> {
         let added = old == "/dev/null";
         let deleted = new == "/dev/null";
         let mut lines = Vec::new();
+        let mut words = String::new();
         for hunk in &p.hunks {
             let mut at = hunk.old_range.start as u32;
             for line in &hunk.lines {
                 match line {
                     patch::Line::Context(_) => at += 1,
-                    patch::Line::Remove(_) => {
+                    patch::Line::Remove(text) => {
                         lines.push(at);
                         at += 1;
+                        words.push_str(text);
+                        words.push('\n');
                     }
                     // An insertion sits between `at - 1` and `at`: it belongs to the line before.
-                    patch::Line::Add(_) => lines.push(at.saturating_sub(1).max(1)),
+                    patch::Line::Add(text) => {
+                        lines.push(at.saturating_sub(1).max(1));
+                        words.push_str(text);
+                        words.push('\n');
+                    }
                 }
             }
         }
         lines.sort_unstable();
         lines.dedup();
-        files.push(ChangedFile { path: if added { new } else { old }, lines, added, deleted });
+        files.push(ChangedFile { path: if added { new } else { old }, lines, added, deleted, text: words });
     }
     Ok(files)
 }
@@ -126,6 +135,11 @@ index 0000000..e69de29
         // Line 6 is removed; both added lines follow it, in the old numbering.
         assert_eq!(files[0].lines, [6]);
         assert!(!files[0].added && !files[0].deleted);
+        // The change's words: its removed and added lines, not the context.
+        assert_eq!(
+            files[0].text,
+            "    return normalize(text).split()\n    words = normalize(text).split()\n    return [w for w in words if w]\n"
+        );
         assert_eq!(files[1].path, "docs/new.md");
         assert!(files[1].added);
     }

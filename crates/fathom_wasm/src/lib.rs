@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use fathom_embed::{DIM, EmbedError, Embedder, MODEL_ID};
+use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, Stage};
 use js_sys::Function;
 use serde::Serialize;
@@ -210,6 +211,31 @@ export interface FeatureCard {
   tokens: number;
   budget: number;
   omitted_code: string[];
+}
+/** A change to recommend tests for: any mix of a unified diff, a description and symbols. */
+export interface Change { diff?: string | null; text?: string | null; symbols?: string[]; k?: number | null; }
+/** A test recommended for a change, with its evidence. Ranks are 1-based, per lane. */
+export interface RecommendedTest {
+  test: NodeRef; score: number;
+  graph_rank: number | null; lexical_rank: number | null; dense_rank: number | null;
+  /** The product of the confidences along `path`. */
+  graph_score: number | null;
+  /** From the change to the tested definition, then the `TESTS` edge. */
+  path: Hop[];
+  matched_terms: string[];
+  similarity: number | null;
+}
+/** Tests to run for a change and what else it could break: see `Workspace.testsFor`. */
+export interface TestsFor {
+  /** The definitions the change was read as, and from which input. */
+  changed: { symbol: NodeRef; from: "diff" | "symbol" | "text"; weight: number }[];
+  /** Best first; empty when it abstains. */
+  tests: RecommendedTest[];
+  /** The dependents of the changed definitions (4 hops), by package. */
+  impact: { package: string; dependents: Reached[] }[];
+  abstained: boolean;
+  /** Why it abstained, or what of the input it could not use. */
+  notes: string[];
 }
 /** A Cypher query's answer. `truncated` says the default LIMIT or the row cap cut it. */
 export interface QueryResult { columns: string[]; rows: unknown[][]; truncated: boolean; }
@@ -557,6 +583,28 @@ impl Workspace {
             let index = state.index.as_ref().ok_or_else(no_index)?;
             Ok(to_js(&index.feature_card(&query, vector.as_deref(), budget as usize))?)
         })
+    }
+
+    /// Tests to run for a change, ranked, each with its evidence trail, and
+    /// the change's impact by package; abstains when the evidence is weak.
+    /// A description is embedded for the dense lane once embeddings are in.
+    /// A malformed diff rejects with the cause.
+    #[wasm_bindgen(js_name = testsFor, unchecked_return_type = "Promise<TestsFor>")]
+    pub fn tests_for(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Change")] change: JsValue,
+    ) -> Result<js_sys::Promise, JsError> {
+        let change: Change =
+            serde_wasm_bindgen::from_value(change).map_err(|e| JsError::new(&format!("bad change: {e}")))?;
+        let state = self.state.clone();
+        Ok(wasm_bindgen_futures::future_to_promise(async move {
+            let text = change.text.as_deref().unwrap_or("").trim().to_owned();
+            let vector = if text.is_empty() { None } else { query_vector(&state, &text, SearchMode::Hybrid).await? };
+            let state = state.borrow();
+            let index = state.index.as_ref().ok_or_else(no_index)?;
+            let found = index.tests_for(&change, vector.as_deref()).map_err(|e| JsError::new(&e.to_string()))?;
+            Ok(to_js(&found)?)
+        }))
     }
 
     /// Syntax highlighting of an indexed file (tree-sitter queries), or
