@@ -143,6 +143,10 @@ struct TestsForArgs {
     /// How many tests to list.
     #[arg(long, short, default_value_t = 20)]
     k: usize,
+    /// Read a description by its words only: no embeddings, so no model
+    /// (by default a description also ranks tests by meaning).
+    #[arg(long)]
+    lexical: bool,
     /// Print JSON: {changed, tests (each with its evidence path), impact, abstained, notes}.
     #[arg(long)]
     json: bool,
@@ -221,7 +225,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 anyhow::bail!("say what changed: --diff FILE, --change TEXT or --symbol QNAME");
             }
             let change = Change { diff, text: args.change, symbols: args.symbols, k: Some(args.k) };
-            let found = open(&args.target)?.tests_for(&change, None)?;
+            let mut index = open(&args.target)?;
+            // A description is also read by meaning, as a hybrid search is.
+            let text = change.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+            let query_vector = match text {
+                Some(text) if !args.lexical => match embedding::prepare(&mut index)? {
+                    Some(embedder) => embedder.embed(&[text])?.pop(),
+                    None => None,
+                },
+                _ => None,
+            };
+            let found = index.tests_for(&change, query_vector.as_deref())?;
             output::tests_for(&found, args.json)?;
             if found.abstained {
                 return Ok(ExitCode::from(1));

@@ -292,6 +292,12 @@ impl Index {
         for (lane, hits) in [("lexical", lexical), ("dense", dense)] {
             for (rank, hit) in hits.iter().enumerate() {
                 let Some(id) = self.node_of(&hit.symbol, &hit.file, hit.start_line) else { continue };
+                // Test code that is not a test (a helper, a fixture, the
+                // module) cannot be run: it ranks only through the graph.
+                let runnable = self.graph.node(id).details.as_ref().is_some_and(|d| d.is_test);
+                if !runnable && !by_test.contains_key(&id) {
+                    continue;
+                }
                 *fused.entry(id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
                 let t = by_test.entry(id).or_insert_with(|| RecommendedTest {
                     test: NodeRef::new(&self.graph, id),
