@@ -7,6 +7,10 @@ SHELL := bash
 
 # Build caches live outside the clone, so a fresh clone reuses them.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/fathom/target
+# Cargo reuses a crate built by another clone of the same sources, with that
+# clone's paths compiled in: the tests find their files through the
+# environment at run time instead (CARGO_MANIFEST_DIR, and insta's root).
+export INSTA_WORKSPACE_ROOT := $(CURDIR)
 PORT ?= 5173
 
 LLVM := 19

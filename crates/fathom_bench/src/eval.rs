@@ -18,6 +18,7 @@
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
 
 mod history;
+mod root;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -90,7 +91,7 @@ impl Metrics {
 }
 
 fn main() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root::repo_root();
     // `fathom-eval search`, `fathom-eval tests`, or both (the default).
     let sets: Vec<String> = std::env::args().skip(1).collect();
     let wants = |set: &str| sets.is_empty() || sets.iter().any(|s| s == set);

@@ -5,6 +5,8 @@
 //! references (native tree-sitter parse-only, web-tree-sitter in Chromium),
 //! memory, reopening, HNSW recall and the 50,000-file scale run.
 
+mod root;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -144,7 +146,7 @@ fn main() {
             m["note"].as_str().unwrap_or_default()
         );
     }
-    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/report.json");
+    let out = root::repo_root().join("bench/report.json");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
     println!("report: bench/report.json");
@@ -153,7 +155,7 @@ fn main() {
 /// A report that the browser half of `make bench` (tests/bench) wrote into
 /// `bench/`, or null when it has not run.
 fn browser_report(name: &str) -> serde_json::Value {
-    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench").join(name))
+    std::fs::read_to_string(root::repo_root().join("bench").join(name))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(serde_json::Value::Null)
@@ -244,10 +246,7 @@ fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
     let dense = Dense::build(points.clone());
     let build_s = started.elapsed().as_secs_f64();
     let set: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/eval/flask-3.0.3.queries.json"),
-        )
-        .unwrap(),
+        &std::fs::read_to_string(root::repo_root().join("tests/eval/flask-3.0.3.queries.json")).unwrap(),
     )
     .unwrap();
     let questions: Vec<String> =

@@ -6,7 +6,8 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mini-py-js")
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/mini-py-js")
 }
 
 fn fathom(args: &[&str]) -> Output {
@@ -207,7 +208,8 @@ fn schema_lists_every_label_edge_type_and_reason() {
 }
 
 fn lang_python() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/lang-python")
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/lang-python")
 }
 
 #[test]
@@ -239,7 +241,8 @@ fn an_ambiguous_symbol_exits_2_listing_the_candidates() {
 
 #[test]
 fn query_json_prints_columns_rows_and_whether_they_were_cut() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/query-mixed");
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/query-mixed");
     let query = "MATCH (c:CLASS {name: $name})-[:HAS_METHOD]->(m) RETURN m.name ORDER BY m.name";
     let result = json(&fathom(&["query", dir.to_str().unwrap(), query, "--param", "name=Calculator", "--json"]));
     assert_eq!(result["columns"], serde_json::json!(["m.name"]));

@@ -357,7 +357,8 @@ fn a_resealed_damaged_bundle_never_panics() {
 /// and rename it for the new version.
 #[test]
 fn a_bundle_written_by_format_v1_still_loads() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini-py-js.v1.fathom");
+    let path = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("tests/data/mini-py-js.v1.fathom");
     if std::env::var_os("FATHOM_BLESS_BUNDLE").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let mut index = index_dir(&fixture("mini-py-js"));

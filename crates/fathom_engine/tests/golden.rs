@@ -20,7 +20,7 @@ macro_rules! golden_tests {
         #[test]
         fn every_language_fixture_has_a_golden_test() {
             let covered = [$($fixture),*];
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+            let dir = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
             for entry in std::fs::read_dir(dir).unwrap() {
                 let name = entry.unwrap().file_name().to_string_lossy().into_owned();
                 if name.starts_with("lang-") {

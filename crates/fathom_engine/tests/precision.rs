@@ -19,7 +19,8 @@ fn corpora() -> PathBuf {
 /// Returns the sample's measured precision after checking every judged edge
 /// is still in the graph.
 fn check(corpus: &str) -> f64 {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/precision/{corpus}.calls.json"));
+    let path = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join(format!("../../tests/precision/{corpus}.calls.json"));
     let sample: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let dir = corpora().join(corpus);
     assert!(dir.is_dir(), "{} is missing: run scripts/corpora.sh (make test does)", dir.display());

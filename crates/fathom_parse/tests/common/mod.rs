@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fathom_model::{Definition, FileFacts, Language};
 use fathom_parse::{ParsedFile, Parsers};
@@ -20,7 +20,9 @@ macro_rules! assert_fixture_snapshots {
 }
 
 pub fn fixture_root(fixture: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(fixture)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(fixture)
 }
 
 /// Every source file of `tests/fixtures/<fixture>`, by sorted path, rendered
