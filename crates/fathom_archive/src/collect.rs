@@ -52,6 +52,10 @@ impl<'a> Collector<'a> {
             *self.vendored.entry(path[..end].to_owned()).or_default() += 1;
             return;
         }
+        if let Some(pattern) = self.options.exclude.matches(&path) {
+            let detail = format!("excluded by `{pattern}`");
+            return self.skip(path, SkipReason::Excluded, detail);
+        }
         if !self.seen.insert(path.clone()) {
             return self.skip(path, SkipReason::Unreadable, "duplicate entry; the first one was kept".into());
         }

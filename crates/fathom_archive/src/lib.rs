@@ -9,6 +9,7 @@
 mod collect;
 #[cfg(feature = "fs")]
 mod dir;
+mod exclude;
 mod rules;
 mod tar_reader;
 mod zip_reader;
@@ -16,6 +17,7 @@ mod zip_reader;
 pub use collect::common_root;
 #[cfg(feature = "fs")]
 pub use dir::read_dir;
+pub use exclude::{Exclude, ExcludeError};
 pub use rules::{generated_marker, vendored_component};
 pub use tar_reader::{Format, read_archive, read_files, read_tar};
 pub use zip_reader::read_zip;
@@ -45,6 +47,8 @@ pub struct ReadOptions<'a> {
     /// Whether the caller can analyse a file at this (root-relative) path.
     /// Files it refuses are reported as [`SkipReason::Unsupported`] unread.
     pub accept: &'a dyn Fn(&str) -> bool,
+    /// Paths the user leaves out; they are reported as [`SkipReason::Excluded`].
+    pub exclude: &'a Exclude,
 }
 
 /// One text file kept for analysis.
@@ -73,6 +77,9 @@ pub enum SkipReason {
     Unreadable,
     /// A limit on the whole input was reached.
     Limit,
+    /// Left out by the user (`--exclude`). Appended last: older bundles,
+    /// which never hold it, still decode.
+    Excluded,
 }
 
 /// A path left out of the analysis, and why.

@@ -3,7 +3,9 @@
 
 use std::io::Write;
 
-use fathom_archive::{Format, Limits, ReadOptions, SkipReason, read_archive, read_files};
+use fathom_archive::{Exclude, Format, Limits, ReadOptions, SkipReason, read_archive, read_files};
+
+static NO_EXCLUDE: std::sync::LazyLock<Exclude> = std::sync::LazyLock::new(Exclude::default);
 
 const FILES: &[(&str, &str)] = &[
     ("proj-1.0/src/app.py", "def main():\n    return 1\n"),
@@ -17,7 +19,7 @@ fn accept(path: &str) -> bool {
 }
 
 fn options() -> ReadOptions<'static> {
-    ReadOptions { limits: Limits::default(), accept: &accept }
+    ReadOptions { limits: Limits::default(), accept: &accept, exclude: &NO_EXCLUDE }
 }
 
 fn tar_bytes() -> Vec<u8> {
@@ -78,7 +80,7 @@ fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
     // reader stops at 2 MiB decompressed and says so.
     let bomb = gzip(&vec![0u8; 64 << 20]);
     let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
-    let small = ReadOptions { limits, accept: &accept };
+    let small = ReadOptions { limits, accept: &accept, exclude: &NO_EXCLUDE };
     let err = read_archive("bomb.tar.gz", &bomb, &small, &mut |_, _| {}).unwrap_err().to_string();
     assert!(err.contains("decompresses to more than"), "{err}");
 

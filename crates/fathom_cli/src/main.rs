@@ -2,6 +2,7 @@
 
 mod batch;
 mod embedding;
+mod mcp;
 mod output;
 
 use std::path::{Path, PathBuf};
@@ -22,13 +23,40 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Index a repository and summarise what was found, skipped and failed.
+    /// Index a repository and summarise what was found, skipped and failed;
+    /// with -o, write the index as a bundle (`.fathom`) for the browser, a
+    /// static site or later commands.
     Index {
-        /// A `.zip` archive or a directory.
+        /// A `.zip`, `.tar.gz` or `.tar` archive, or a directory (its `.gitignore` honoured).
         target: PathBuf,
+        /// Write the index to this bundle file.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Leave the embeddings out: a smaller bundle, searched by words only.
+        #[arg(long)]
+        no_embed: bool,
+        /// Leave out paths matching a glob (repeatable): `docs/**`, `*.min.js`, `tests`.
+        #[arg(long, value_name = "GLOB")]
+        exclude: Vec<String>,
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// What an index or a bundle holds: files, symbols and edges by kind and
+    /// language, what was skipped, and for a bundle its header.
+    Stats {
+        /// A bundle, an archive or a directory.
+        target: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the repository to coding agents over the Model Context Protocol (stdio).
+    Mcp {
+        /// A bundle, an archive or a directory.
+        target: PathBuf,
+        /// Search by words only: load no model, embed nothing.
+        #[arg(long)]
+        lexical: bool,
     },
     /// Run a read-only Cypher query: {columns, rows, truncated}.
     Query {
@@ -202,9 +230,53 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Index { target, json } => {
-            let index = open(&target)?;
+        Command::Index { target, output, no_embed, exclude, json } => {
+            let exclude = fathom_engine::Exclude::new(&exclude)?;
+            let mut index = open_with(&target, &Options { exclude, ..Options::default() })?;
+            if let Some(path) = output {
+                if !no_embed {
+                    embedding::prepare(&mut index)?;
+                }
+                let bytes = index.to_bundle();
+                std::fs::write(&path, &bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
+                eprintln!("fathom: wrote {} ({})", path.display(), human_bytes(bytes.len()));
+            }
             output::summary(index.summary(), json)?;
+        }
+        Command::Stats { target, json } => {
+            let header = if is_bundle(&target) {
+                let bytes = std::fs::read(&target).with_context(|| format!("cannot read `{}`", target.display()))?;
+                Some((fathom_engine::bundle::read_header(&bytes)?, bytes.len()))
+            } else {
+                None
+            };
+            let index = open(&target)?;
+            if json {
+                let mut value = serde_json::to_value(index.summary())?;
+                if let Some((header, size)) = &header {
+                    value["bundle"] = serde_json::json!({"bytes": size, "header": header});
+                }
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                output::summary(index.summary(), false)?;
+                if let Some((header, size)) = header {
+                    println!(
+                        "bundle: format {}, graph schema {}, written by fathom {}, {}, model {}, {} of {} chunks embedded",
+                        header.format,
+                        header.graph_schema,
+                        header.engine,
+                        human_bytes(size),
+                        header.model.as_deref().unwrap_or("none"),
+                        header.counts.embedded,
+                        header.counts.chunks
+                    );
+                }
+            }
+        }
+        Command::Mcp { target, lexical } => {
+            let mut index = open(&target)?;
+            let embedder = if lexical { None } else { embedding::prepare(&mut index)? };
+            mcp::serve(index, embedder)?;
         }
         Command::Query { target, cypher, params, json } => {
             let result = open(&target)?.query(&cypher, &params.into_iter().collect())?;
@@ -275,18 +347,41 @@ fn run(cli: Cli) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Indexes an archive or a directory.
+/// Opens a bundle, or indexes an archive or a directory.
 fn open(target: &Path) -> Result<Index> {
+    open_with(target, &Options::default())
+}
+
+/// Whether the file starts as a `.fathom` bundle does.
+fn is_bundle(target: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 8];
+    std::fs::File::open(target).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+        && magic == fathom_engine::bundle::MAGIC
+}
+
+fn open_with(target: &Path, options: &Options) -> Result<Index> {
     let mut clock = Clock(Instant::now());
-    let options = Options::default();
+    if is_bundle(target) {
+        let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
+        return Index::from_bundle(&bytes).with_context(|| format!("cannot load the bundle `{}`", target.display()));
+    }
     if target.is_dir() {
         // Canonical, so that `.` is named after the directory it stands for.
         let dir = target.canonicalize().with_context(|| format!("cannot open `{}`", target.display()))?;
-        return Ok(fathom_engine::index_dir(&dir, &options, &mut clock)?);
+        return Ok(fathom_engine::index_dir(&dir, options, &mut clock)?);
     }
     let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
     let name = target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(fathom_engine::index_zip(&name, &bytes, &options, &mut clock)?)
+    Ok(fathom_engine::index_zip(&name, &bytes, options, &mut clock)?)
+}
+
+fn human_bytes(n: usize) -> String {
+    match n {
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KB", n as f64 / (1 << 10) as f64),
+        n => format!("{n} bytes"),
+    }
 }
 
 fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {

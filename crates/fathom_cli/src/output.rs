@@ -1,4 +1,8 @@
 //! Printing results as JSON for machines or as plain text for people.
+//!
+//! Each text form is written by a `write_*` function to any writer: the
+//! commands write to stdout, and `fathom mcp` answers agents with the same
+//! text, whose `path:line` citations an agent can open.
 
 use std::io::{self, Write};
 
@@ -7,13 +11,34 @@ use fathom_engine::{
     EdgeRecord, Hop, IndexSummary, NodeRef, QueryResult, Reached, Schema, SearchResults, SymbolContext,
 };
 
-pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
+/// Writes JSON when asked, else the text form, to stdout.
+fn print<T: serde::Serialize + ?Sized>(
+    value: &T,
+    json: bool,
+    text: impl FnOnce(&mut dyn Write, &T) -> io::Result<()>,
+) -> Result<()> {
     let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, summary)?;
+        serde_json::to_writer_pretty(&mut out, value)?;
         writeln!(out)?;
-        return Ok(());
+    } else {
+        text(&mut out, value)?;
     }
+    Ok(())
+}
+
+/// The text a `write_*` function writes, as a string.
+pub fn render(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
+    let mut bytes = Vec::new();
+    write(&mut bytes).expect("writing to memory cannot fail");
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
+    print(summary, json, write_summary)
+}
+
+pub fn write_summary(out: &mut dyn Write, summary: &IndexSummary) -> io::Result<()> {
     writeln!(
         out,
         "{}: {} files, {} symbols, {} edges",
@@ -26,6 +51,8 @@ pub fn summary(summary: &IndexSummary, json: bool) -> Result<()> {
     for (kind, count) in &summary.kinds {
         writeln!(out, "  {kind:<12} {count:>6}")?;
     }
+    let edge_types: Vec<String> = summary.edge_types.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    writeln!(out, "  edges: {}", edge_types.join(", "))?;
     let t = &summary.timings_ms;
     writeln!(
         out,
@@ -57,15 +84,16 @@ pub fn search_value(results: &SearchResults, files: bool) -> Result<serde_json::
 }
 
 pub fn search(results: &SearchResults, files: bool, json: bool) -> Result<()> {
-    let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, &search_value(results, files)?)?;
-        writeln!(out)?;
-        return Ok(());
+        return print(&search_value(results, files)?, true, |_, _| Ok(()));
     }
     if let Some(note) = &results.note {
         eprintln!("note: {note}");
     }
+    print(results, false, |out, results| write_search(out, results, files))
+}
+
+pub fn write_search(out: &mut dyn Write, results: &SearchResults, files: bool) -> io::Result<()> {
     if files {
         for file in &results.files {
             writeln!(out, "{:>8.5}  {}", file.score, file.file)?;
@@ -107,12 +135,10 @@ pub fn search(results: &SearchResults, files: bool, json: bool) -> Result<()> {
 }
 
 pub fn schema(schema: &Schema, json: bool) -> Result<()> {
-    let mut out = io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, schema)?;
-        writeln!(out)?;
-        return Ok(());
-    }
+    print(schema, json, write_schema)
+}
+
+pub fn write_schema(out: &mut dyn Write, schema: &Schema) -> io::Result<()> {
     writeln!(out, "Fathom graph schema v{}", schema.version)?;
     writeln!(out, "\nNode labels:")?;
     for label in &schema.node_labels {
@@ -137,38 +163,27 @@ pub fn schema(schema: &Schema, json: bool) -> Result<()> {
 }
 
 pub fn edges(edges: &[EdgeRecord], json: bool) -> Result<()> {
-    let mut out = io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, edges)?;
-        writeln!(out)?;
-        return Ok(());
-    }
-    for e in edges {
-        let place = |end: &fathom_engine::EdgeEnd| match &end.file {
-            Some(file) => format!("{file}:{}", end.start_line),
-            None => "external".to_owned(),
-        };
-        let line = e.line.map_or(String::new(), |l| format!(" L{l}"));
-        writeln!(
-            out,
-            "{} -{}-> {}  ({:.2} {}{line})  [{} -> {}]",
-            e.from.symbol,
-            e.edge_type.label(),
-            e.to.symbol,
-            e.confidence,
-            e.reason.name(),
-            place(&e.from),
-            place(&e.to)
-        )?;
-    }
-    Ok(())
-}
-
-fn json_out<T: serde::Serialize + ?Sized>(value: &T) -> Result<()> {
-    let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
-    Ok(())
+    print(edges, json, |out, edges| {
+        for e in edges {
+            let place = |end: &fathom_engine::EdgeEnd| match &end.file {
+                Some(file) => format!("{file}:{}", end.start_line),
+                None => "external".to_owned(),
+            };
+            let line = e.line.map_or(String::new(), |l| format!(" L{l}"));
+            writeln!(
+                out,
+                "{} -{}-> {}  ({:.2} {}{line})  [{} -> {}]",
+                e.from.symbol,
+                e.edge_type.label(),
+                e.to.symbol,
+                e.confidence,
+                e.reason.name(),
+                place(&e.from),
+                place(&e.to)
+            )?;
+        }
+        Ok(())
+    })
 }
 
 fn cite(node: &NodeRef) -> String {
@@ -191,10 +206,10 @@ fn hop_line(hop: &Hop) -> String {
 }
 
 pub fn reached(reached: &[Reached], json: bool) -> Result<()> {
-    if json {
-        return json_out(reached);
-    }
-    let mut out = io::stdout().lock();
+    print(reached, json, write_reached)
+}
+
+pub fn write_reached(out: &mut dyn Write, reached: &[Reached]) -> io::Result<()> {
     if reached.is_empty() {
         writeln!(out, "none")?;
     }
@@ -208,10 +223,10 @@ pub fn reached(reached: &[Reached], json: bool) -> Result<()> {
 }
 
 pub fn tests_for(found: &fathom_engine::tests_for::TestsFor, json: bool) -> Result<()> {
-    if json {
-        return json_out(found);
-    }
-    let mut out = io::stdout().lock();
+    print(found, json, write_tests_for)
+}
+
+pub fn write_tests_for(out: &mut dyn Write, found: &fathom_engine::tests_for::TestsFor) -> io::Result<()> {
     for changed in &found.changed {
         writeln!(out, "changed  {}  (from the {}, weight {:.2})", cite(&changed.symbol), changed.from, changed.weight)?;
     }
@@ -237,10 +252,10 @@ pub fn tests_for(found: &fathom_engine::tests_for::TestsFor, json: bool) -> Resu
 }
 
 pub fn hops(hops: &[Hop], json: bool) -> Result<()> {
-    if json {
-        return json_out(hops);
-    }
-    let mut out = io::stdout().lock();
+    print(hops, json, write_hops)
+}
+
+fn write_hops(out: &mut dyn Write, hops: &[Hop]) -> io::Result<()> {
     for hop in hops {
         writeln!(out, "{}", hop_line(hop))?;
     }
@@ -248,20 +263,17 @@ pub fn hops(hops: &[Hop], json: bool) -> Result<()> {
 }
 
 pub fn path(path: Option<&[Hop]>, json: bool) -> Result<()> {
-    if json {
-        return json_out(&path);
-    }
-    match path {
-        Some(path) => hops(path, false),
-        None => Ok(writeln!(io::stdout().lock(), "no path")?),
-    }
+    print(&path, json, |out, path| match path {
+        Some(path) => write_hops(out, path),
+        None => writeln!(out, "no path"),
+    })
 }
 
 pub fn symbol(context: &SymbolContext, json: bool) -> Result<()> {
-    if json {
-        return json_out(context);
-    }
-    let mut out = io::stdout().lock();
+    print(context, json, write_symbol)
+}
+
+pub fn write_symbol(out: &mut dyn Write, context: &SymbolContext) -> io::Result<()> {
     writeln!(out, "{} {}", context.symbol.kind.name(), cite(&context.symbol))?;
     if let Some(signature) = &context.signature {
         writeln!(out, "  {signature}")?;
@@ -293,10 +305,10 @@ pub fn symbol(context: &SymbolContext, json: bool) -> Result<()> {
 }
 
 pub fn query(result: &QueryResult, json: bool) -> Result<()> {
-    if json {
-        return json_out(result);
-    }
-    let mut out = io::stdout().lock();
+    print(result, json, write_query)
+}
+
+pub fn write_query(out: &mut dyn Write, result: &QueryResult) -> io::Result<()> {
     writeln!(out, "{}", result.columns.join(" | "))?;
     for row in &result.rows {
         let cells: Vec<String> = row.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect();

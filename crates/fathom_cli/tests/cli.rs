@@ -307,3 +307,60 @@ fn tests_for_a_diff_a_symbol_and_an_imaginary_feature() {
     assert_eq!(nothing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&nothing.stderr).contains("--diff"));
 }
+
+#[test]
+fn a_bundle_written_by_index_answers_like_the_directory_and_says_what_it_holds() {
+    let dir = fixture();
+    let target = dir.to_str().unwrap();
+    let bundle = std::env::temp_dir().join(format!("fathom-cli-{}.fathom", std::process::id()));
+    let path = bundle.to_str().unwrap();
+    // Excluded paths are reported with the pattern that left them out.
+    let narrowed = json(&fathom(&["index", target, "--exclude", "docs", "--exclude", "*.ts", "--json"]));
+    let skipped: Vec<(&str, &str)> = narrowed["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["reason"] == "excluded")
+        .map(|s| (s["path"].as_str().unwrap(), s["detail"].as_str().unwrap()))
+        .collect();
+    assert!(skipped.contains(&("docs/guide.txt", "excluded by `docs`")), "{skipped:?}");
+    assert!(skipped.iter().any(|(p, d)| p.ends_with(".ts") && *d == "excluded by `*.ts`"), "{skipped:?}");
+    assert!(narrowed["languages"].get("typescript").is_none());
+
+    // `docs` holds no code, so this bundle's graph is the directory's.
+    let written = json(&fathom(&["index", target, "-o", path, "--no-embed", "--exclude", "docs", "--json"]));
+
+    // Every command reads the bundle as it reads the directory it came from.
+    let cypher = "MATCH (c:CLASS)-[:HAS_METHOD]->(m) RETURN c.name, m.name ORDER BY c.name, m.name";
+    let from_bundle = json(&fathom(&["query", path, cypher, "--json"]));
+    let from_dir = json(&fathom(&["query", target, cypher, "--json"]));
+    assert_eq!(from_bundle, from_dir);
+    let search = |t: &str| {
+        json(&fathom(&["search", t, "compute_total", "--mode", "lexical", "--json"]))["hits"][0]["symbol"].clone()
+    };
+    assert_eq!(search(path), search(target));
+
+    let stats = json(&fathom(&["stats", path, "--json"]));
+    std::fs::remove_file(&bundle).ok();
+    assert_eq!(stats["files"], written["files"]);
+    let header = &stats["bundle"]["header"];
+    assert_eq!(header["format"], 1);
+    assert_eq!(header["counts"]["embedded"], 0);
+    assert_eq!(header["options"]["exclude"], serde_json::json!(["docs"]));
+    assert!(stats["bundle"]["bytes"].as_u64().unwrap() > 1000);
+
+    // Anything else that is not a bundle, an archive or a directory is refused.
+    let bad = std::env::temp_dir().join(format!("fathom-cli-{}.bad", std::process::id()));
+    std::fs::write(&bad, b"\x89FATHOM\ntruncated").unwrap();
+    let refused = fathom(&["stats", bad.to_str().unwrap()]);
+    std::fs::remove_file(&bad).ok();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("bundle"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let glob = fathom(&["index", target, "--exclude", "a["]);
+    assert_eq!(glob.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&glob.stderr).contains("bad exclude pattern `a[`"));
+}

@@ -27,7 +27,7 @@ use fathom_search::snippet::{self, Snippet};
 use serde::{Deserialize, Serialize};
 
 pub use bundle::{BundleError, BundleHeader};
-pub use fathom_archive::{SkipReason, Skipped};
+pub use fathom_archive::{Exclude, ExcludeError, SkipReason, Skipped};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
@@ -80,6 +80,9 @@ pub trait Observer {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Options {
     pub limits: Limits,
+    /// Paths left out (`--exclude`), reported as skipped.
+    #[serde(default)]
+    pub exclude: fathom_archive::Exclude,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -203,7 +206,7 @@ pub fn index_zip(
     observer: &mut dyn Observer,
 ) -> Result<Index, EngineError> {
     let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
     let archive = fathom_archive::read_archive(name, bytes, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     })?;
@@ -214,7 +217,7 @@ pub fn index_zip(
 /// on the page. The folder's own name, shared by every path, is stripped.
 pub fn index_files(name: &str, files: Vec<(String, Vec<u8>)>, options: &Options, observer: &mut dyn Observer) -> Index {
     let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
     let archive = fathom_archive::read_files(files, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     });
@@ -225,7 +228,7 @@ pub fn index_files(name: &str, files: Vec<(String, Vec<u8>)>, options: &Options,
 #[cfg(feature = "fs")]
 pub fn index_dir(path: &std::path::Path, options: &Options, observer: &mut dyn Observer) -> Result<Index, EngineError> {
     let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept };
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
     let archive = fathom_archive::read_dir(path, &read_options)?;
     let files = archive.files.len();
     observer.progress(Stage::Read, files, files);

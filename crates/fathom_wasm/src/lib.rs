@@ -20,7 +20,7 @@ export interface Progress { stage: Stage; done: number; total: number; }
 
 export type SkipReason =
   | "vendored" | "generated" | "binary" | "too_large" | "unsupported"
-  | "encrypted" | "unreadable" | "limit";
+  | "encrypted" | "unreadable" | "limit" | "excluded";
 export interface Skipped { path: string; reason: SkipReason; detail: string; }
 /** A problem with one file; the file is still indexed. */
 export interface FileError { path: string; message: string; line: number | null; }
