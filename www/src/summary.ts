@@ -12,6 +12,7 @@ const SKIP_REASONS: Record<Skipped['reason'], string> = {
   encrypted: 'Encrypted',
   unreadable: 'Unreadable',
   limit: 'Over an input limit',
+  excluded: 'Excluded by a pattern',
 };
 
 export function renderSummary(root: HTMLElement, summary: IndexSummary): void {

@@ -1,0 +1,89 @@
+// The static-site recipe, end to end: `fathom index -o` builds a bundle in
+// "CI", the site is that bundle beside `fathom-explorer.js` and its assets
+// (copied from dist/) and one HTML page, served by a plain file server on
+// another port. The explorer opens the bundle, searches and shows code,
+// with no request leaving the site.
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fathom, repoRoot } from './cli';
+import { screenshot, sharedBrowser, withApp } from './browser';
+
+const browser = sharedBrowser({ webgpu: false });
+const TYPES: Record<string, string> = {
+  '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
+  '.fathom': 'application/octet-stream', '.json': 'application/json',
+};
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:" />
+    <title>mini-py-js, explored</title>
+    <link rel="icon" href="data:," />
+    <script type="module" src="fathom-explorer.js"></script>
+  </head>
+  <body>
+    <h1>mini-py-js</h1>
+    <fathom-explorer data-testid="explorer" bundle="mini.fathom" query="compute_total"></fathom-explorer>
+  </body>
+</html>
+`;
+
+let site: string;
+let server: Server;
+let url: string;
+
+/** A file server with nothing but the files: what any static host does. */
+function serve(root: string): Promise<string> {
+  server = createServer((request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
+    try {
+      if (!statSync(file).isFile()) throw new Error('not a file');
+      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      response.end(readFileSync(file));
+    } catch {
+      response.writeHead(404).end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)));
+}
+
+describe('a static documentation site', () => {
+  beforeAll(async () => {
+    site = mkdtempSync(join(tmpdir(), 'fathom-site-'));
+    // The CI step of the recipe: index the repository into a bundle.
+    fathom(['index', 'tests/fixtures/mini-py-js', '-o', join(site, 'mini.fathom'), '--no-embed']);
+    // Publish the component beside it.
+    cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
+    cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
+    writeFileSync(join(site, 'index.html'), PAGE);
+    url = await serve(site);
+  }, 30 * 60_000);
+
+  afterAll(() => {
+    server?.close();
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  test('opens the CLI-built bundle in <fathom-explorer>, searches and shows code, all from the site', async () => {
+    await withApp(browser(), url, async ({ page, requests }) => {
+      const explorer = page.getByTestId('explorer');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      expect(requests.some((r) => r.endsWith('/mini.fathom'))).toBe(true);
+      // The query attribute ran on the bundle: no archive was fetched or parsed.
+      const first = explorer.getByTestId('search-result').first();
+      await expect.poll(() => first.locator('.cite').textContent(), { timeout: 30_000 }).toMatch(/^pkg\/calc\.py:36-\d+$/);
+      await first.click();
+      const code = explorer.getByTestId('code-view');
+      await expect.poll(() => code.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      await expect.poll(() => code.getByTestId('code-line-highlighted').count()).toBeGreaterThan(0);
+      expect(await code.getByTestId('code-line-highlighted').first().textContent()).toContain('def compute_total');
+      await screenshot(page, 'static-site');
+    });
+  });
+});
