@@ -50,6 +50,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Export the graph for other tools: JSON, GraphML (Gephi, yEd, NetworkX)
+    /// or CSV (`nodes.csv` and `edges.csv`).
+    Export {
+        /// A bundle, an archive or a directory.
+        target: PathBuf,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The file to write (JSON, GraphML; stdout without it), or for CSV
+        /// the directory that gets `nodes.csv` and `edges.csv` (default: here).
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
     /// Serve the repository to coding agents over the Model Context Protocol (stdio).
     Mcp {
         /// A bundle, an archive or a directory.
@@ -181,6 +193,13 @@ struct TestsForArgs {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
+enum ExportFormat {
+    Json,
+    Graphml,
+    Csv,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum ModeArg {
     Lexical,
     Dense,
@@ -270,6 +289,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         header.counts.embedded,
                         header.counts.chunks
                     );
+                }
+            }
+        }
+        Command::Export { target, format, output } => {
+            let export = open(&target)?.export_graph();
+            let write = |path: &Path, text: &str| {
+                std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))
+            };
+            let text = match format {
+                ExportFormat::Json => serde_json::to_string_pretty(&export)? + "\n",
+                ExportFormat::Graphml => fathom_engine::export::graphml(&export)? + "\n",
+                ExportFormat::Csv => {
+                    let dir = output.unwrap_or_else(|| PathBuf::from("."));
+                    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+                    write(&dir.join("nodes.csv"), &fathom_engine::export::nodes_csv(&export)?)?;
+                    write(&dir.join("edges.csv"), &fathom_engine::export::edges_csv(&export)?)?;
+                    eprintln!(
+                        "fathom: wrote {} nodes and {} edges to {}",
+                        export.nodes.len(),
+                        export.edges.len(),
+                        dir.display()
+                    );
+                    return Ok(ExitCode::SUCCESS);
+                }
+            };
+            match output {
+                Some(path) => write(&path, &text)?,
+                None => {
+                    use std::io::Write;
+                    std::io::stdout().lock().write_all(text.as_bytes())?;
                 }
             }
         }

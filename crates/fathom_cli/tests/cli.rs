@@ -364,3 +364,43 @@ fn a_bundle_written_by_index_answers_like_the_directory_and_says_what_it_holds()
     assert_eq!(glob.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&glob.stderr).contains("bad exclude pattern `a[`"));
 }
+
+#[test]
+fn export_writes_json_graphml_and_csv_of_the_same_graph() {
+    let dir = fixture();
+    let target = dir.to_str().unwrap();
+    let summary = json(&fathom(&["index", target, "--json"]));
+    let exported = json(&fathom(&["export", target, "--format", "json"]));
+    let (nodes, edges) = (exported["nodes"].as_array().unwrap(), exported["edges"].as_array().unwrap());
+    assert_eq!(edges.len() as u64, summary["edges"].as_u64().unwrap());
+    let add = nodes.iter().find(|n| n["qualified_name"] == "pkg.calc.Calculator.add").unwrap();
+    assert_eq!(
+        (add["label"].as_str(), add["file"].as_str(), add["start_line"].as_u64()),
+        (Some("METHOD"), Some("pkg/calc.py"), Some(14))
+    );
+    let calls_add = edges
+        .iter()
+        .any(|e| e["type"] == "CALLS" && e["target"] == add["id"] && e["confidence"].as_f64().unwrap() > 0.5);
+    assert!(calls_add);
+
+    let graphml = fathom(&["export", target, "--format", "graphml"]);
+    assert!(graphml.status.success());
+    let xml = String::from_utf8(graphml.stdout).unwrap();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+    assert_eq!(xml.matches("<node id=").count(), nodes.len());
+    assert_eq!(xml.matches("<edge id=").count(), edges.len());
+    assert!(xml.contains("<data key=\"node_qualified_name\">pkg.calc.Calculator.add</data>"));
+
+    let out = std::env::temp_dir().join(format!("fathom-cli-csv-{}", std::process::id()));
+    let csv = fathom(&["export", target, "--format", "csv", "-o", out.to_str().unwrap()]);
+    assert!(csv.status.success(), "{}", String::from_utf8_lossy(&csv.stderr));
+    let node_rows = std::fs::read_to_string(out.join("nodes.csv")).unwrap();
+    let edge_rows = std::fs::read_to_string(out.join("edges.csv")).unwrap();
+    std::fs::remove_dir_all(&out).ok();
+    assert!(
+        node_rows.starts_with("id,label,name,qualified_name,language,file,start_line,end_line,is_external,is_test\n")
+    );
+    assert!(edge_rows.starts_with("source,target,type,confidence,reason,line\n"));
+    assert_eq!(node_rows.lines().count(), nodes.len() + 1);
+    assert_eq!(edge_rows.lines().count(), edges.len() + 1);
+}

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod card;
 #[cfg(feature = "embed")]
 pub mod embed;
+pub mod export;
 pub mod map;
 mod navigate;
 mod summary;
