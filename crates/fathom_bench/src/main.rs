@@ -1,5 +1,6 @@
 //! `make bench`: indexes a pinned Django sdist natively and measures query
-//! latency on it, printing a table and writing `bench/report.json`.
+//! latency and the bundle (size, write, load) on it, printing a table and
+//! writing `bench/report.json`.
 //!
 //! Issue 9 extends this harness with indexing throughput against its
 //! references (native tree-sitter parse-only, web-tree-sitter in Chromium),
@@ -55,6 +56,7 @@ fn main() {
         index.query(q, &BTreeMap::new()).unwrap_or_else(|e| panic!("{q}\n{e}"));
     });
 
+    let bundle = bundle_bench(&index, index_s);
     let semantic = semantic_bench(&corpora);
 
     let mut report = json!({
@@ -73,6 +75,7 @@ fn main() {
         },
         "samples": { "search": names.search.len(), "callers_2hop": names.callers.len(), "match_3_patterns": repeated.len() },
     });
+    report["bundle"] = json!({ "django": bundle, "flask_embedded": semantic["bundle"] });
     for key in ["embedding", "hnsw", "hybrid_search"] {
         report[key] = semantic[key].clone();
     }
@@ -120,6 +123,12 @@ fn main() {
         hs["search_p95_ms"],
         hs["query_embed_p50_ms"]
     );
+    for (name, b) in [("django", &report["bundle"]["django"]), ("flask + vectors", &report["bundle"]["flask_embedded"])] {
+        println!(
+            "  bundle ({name:<15}) {} MB from {} MB of source ({} MB per source MB)   write {} s   load p50 {} s   (reference: indexing again {} s)",
+            b["bytes_mb"], b["source_mb"], b["mb_per_source_mb"], b["write_s"], b["load_p50_s"], b["reference_index_s"]
+        );
+    }
     report["map"] = browser_report("map.json");
     let m = &report["map"];
     if m.is_null() {
@@ -241,6 +250,13 @@ fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
     let mut cache = DiskCache::open(&DiskCache::default_dir()).ok();
     fathom_engine::embed::embed_index(&mut index, &embedder, cache.as_mut(), &mut Clock(Instant::now()))
         .expect("embeds");
+    let flask_bundle = {
+        let started = Instant::now();
+        let fresh = fathom_engine::index_dir(&dir, &Options::default(), &mut Clock(Instant::now())).expect("Flask");
+        let reindex_s = started.elapsed().as_secs_f64();
+        drop(fresh);
+        bundle_bench(&index, reindex_s)
+    };
     let points = index.retrieval().points();
     let started = Instant::now();
     let dense = Dense::build(points.clone());
@@ -302,11 +318,37 @@ fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
             "params": dense.params(),
             "exact_p50_ms": p(&mut exact_ms, 0.5), "hnsw_p50_ms": p(&mut hnsw_ms, 0.5),
         },
+        "bundle": flask_bundle,
         "hybrid_search": {
             "corpus": "flask-3.0.3", "queries": pairs.len(),
             "search_p50_ms": p(&mut search_ms, 0.5), "search_p95_ms": p(&mut search_ms, 0.95),
             "query_embed_p50_ms": p(&mut query_embed_ms, 0.5),
         },
+    })
+}
+
+/// A bundle of `index`: its size per MB of indexed source, the time to write
+/// it and to load it (median of 5), beside the time indexing took, which is
+/// what loading replaces.
+fn bundle_bench(index: &Index, index_s: f64) -> serde_json::Value {
+    let source: usize = index.file_list().iter().filter_map(|f| index.file_text(&f.path)).map(str::len).sum();
+    let started = Instant::now();
+    let bytes = index.to_bundle();
+    let write_s = started.elapsed().as_secs_f64();
+    let mut loads: Vec<f64> = (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            Index::from_bundle(&bytes).expect("its own bundle loads");
+            started.elapsed().as_secs_f64()
+        })
+        .collect();
+    loads.sort_by(f64::total_cmp);
+    let mb = |n: usize| round(n as f64 / (1 << 20) as f64);
+    json!({
+        "bytes_mb": mb(bytes.len()), "source_mb": mb(source),
+        "mb_per_source_mb": round(bytes.len() as f64 / source.max(1) as f64),
+        "write_s": round(write_s), "load_p50_s": round(loads[2]), "reference_index_s": round(index_s),
+        "embedded_chunks": index.embedding_status().embedded,
     })
 }
 
