@@ -123,7 +123,8 @@ fn main() {
         hs["search_p95_ms"],
         hs["query_embed_p50_ms"]
     );
-    for (name, b) in [("django", &report["bundle"]["django"]), ("flask + vectors", &report["bundle"]["flask_embedded"])] {
+    for (name, b) in [("django", &report["bundle"]["django"]), ("flask + vectors", &report["bundle"]["flask_embedded"])]
+    {
         println!(
             "  bundle ({name:<15}) {} MB from {} MB of source ({} MB per source MB)   write {} s   load p50 {} s   (reference: indexing again {} s)",
             b["bytes_mb"], b["source_mb"], b["mb_per_source_mb"], b["write_s"], b["load_p50_s"], b["reference_index_s"]

@@ -4,15 +4,15 @@ mod batch;
 mod embedding;
 mod mcp;
 mod output;
+mod progress;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use fathom_engine::tests_for::Change;
-use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions};
+use fathom_engine::{Index, Options, SearchMode, SearchOptions};
 
 #[derive(Parser)]
 #[command(name = "fathom", version, about = "Code comprehension for a repository archive or directory")]
@@ -410,19 +410,23 @@ fn is_bundle(target: &Path) -> bool {
 }
 
 fn open_with(target: &Path, options: &Options) -> Result<Index> {
-    let mut clock = Clock(Instant::now());
     if is_bundle(target) {
         let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
         return Index::from_bundle(&bytes).with_context(|| format!("cannot load the bundle `{}`", target.display()));
     }
-    if target.is_dir() {
+    let mut progress = progress::Progress::new();
+    let index = if target.is_dir() {
         // Canonical, so that `.` is named after the directory it stands for.
         let dir = target.canonicalize().with_context(|| format!("cannot open `{}`", target.display()))?;
-        return Ok(fathom_engine::index_dir(&dir, options, &mut clock)?);
-    }
-    let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
-    let name = target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(fathom_engine::index_zip(&name, &bytes, options, &mut clock)?)
+        fathom_engine::index_dir(&dir, options, &mut progress)
+    } else {
+        let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
+        let name =
+            target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
+        fathom_engine::index_zip(&name, &bytes, options, &mut progress)
+    };
+    progress.finish();
+    Ok(index?)
 }
 
 fn human_bytes(n: usize) -> String {
@@ -452,13 +456,5 @@ fn parse_direction(text: &str) -> Result<fathom_engine::Direction, String> {
         "incoming" | "in" => Ok(fathom_engine::Direction::Incoming),
         "both" => Ok(fathom_engine::Direction::Both),
         other => Err(format!("unknown direction `{other}`; use outgoing, incoming or both")),
-    }
-}
-
-struct Clock(Instant);
-
-impl Observer for Clock {
-    fn now_ms(&self) -> f64 {
-        self.0.elapsed().as_secs_f64() * 1000.0
     }
 }
