@@ -166,6 +166,19 @@ fn corpora_dir() -> PathBuf {
         .unwrap_or_else(|| DiskCache::default_dir().parent().unwrap().join("corpora"))
 }
 
+/// MRR, R@1, R@5, R@10 and nDCG@10 of one row, aligned under the headers.
+fn metric_cells(v: &Value) -> String {
+    let m = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+    format!(
+        "{:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
+        m("mrr"),
+        m("recall_at_1"),
+        m("recall_at_5"),
+        m("recall_at_10"),
+        m("ndcg_at_10")
+    )
+}
+
 fn print_tests_table(tests: &Value) {
     println!(
         "{:<22} {:<6} {:>7} {:>7} {:>7} {:>7} {:>8}",
@@ -179,15 +192,7 @@ fn print_tests_table(tests: &Value) {
         .collect::<Vec<_>>();
     for (label, scores) in rows {
         for method in history::METHODS {
-            let v = &scores[method];
-            println!(
-                "{label:<22} {method:<6} {:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
-                v["mrr"].as_f64().unwrap_or(f64::NAN),
-                v["recall_at_1"].as_f64().unwrap_or(f64::NAN),
-                v["recall_at_5"].as_f64().unwrap_or(f64::NAN),
-                v["recall_at_10"].as_f64().unwrap_or(f64::NAN),
-                v["ndcg_at_10"].as_f64().unwrap_or(f64::NAN)
-            );
+            println!("{label:<22} {method:<6} {}", metric_cells(&scores[method]));
         }
     }
 }
@@ -384,15 +389,7 @@ fn print_table(report: &Value) {
         for level in ["files", "symbols"] {
             let Some(m) = report[set].get(level) else { continue };
             for (_, _, mode) in MODES {
-                let v = &m[mode];
-                println!(
-                    "{set:<8} {level:<8} {mode:<13} {:>7.4} {:>7.4} {:>7.4} {:>7.4} {:>8.4}",
-                    v["mrr"].as_f64().unwrap_or(f64::NAN),
-                    v["recall_at_1"].as_f64().unwrap_or(f64::NAN),
-                    v["recall_at_5"].as_f64().unwrap_or(f64::NAN),
-                    v["recall_at_10"].as_f64().unwrap_or(f64::NAN),
-                    v["ndcg_at_10"].as_f64().unwrap_or(f64::NAN)
-                );
+                println!("{set:<8} {level:<8} {mode:<13} {}", metric_cells(&m[mode]));
             }
         }
     }

@@ -82,6 +82,23 @@ pub struct RecommendedTest {
     pub similarity: Option<f32>,
 }
 
+impl RecommendedTest {
+    /// A test before any lane has ranked it.
+    fn unranked(graph: &fathom_graph::CodeGraph, test: NodeId) -> RecommendedTest {
+        RecommendedTest {
+            test: NodeRef::new(graph, test),
+            score: 0.0,
+            graph_rank: None,
+            lexical_rank: None,
+            dense_rank: None,
+            graph_score: None,
+            path: Vec::new(),
+            matched_terms: Vec::new(),
+            similarity: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ImpactGroup {
     pub package: String,
@@ -274,17 +291,7 @@ impl Index {
         let mut fused: HashMap<NodeId, f32> = HashMap::new();
         for (rank, hit) in graph.iter().enumerate() {
             *fused.entry(hit.test).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
-            let t = by_test.entry(hit.test).or_insert_with(|| RecommendedTest {
-                test: NodeRef::new(&self.graph, hit.test),
-                score: 0.0,
-                graph_rank: None,
-                lexical_rank: None,
-                dense_rank: None,
-                graph_score: None,
-                path: Vec::new(),
-                matched_terms: Vec::new(),
-                similarity: None,
-            });
+            let t = by_test.entry(hit.test).or_insert_with(|| RecommendedTest::unranked(&self.graph, hit.test));
             t.graph_rank = Some(rank as u32 + 1);
             t.graph_score = Some((hit.score * 1000.0).round() / 1000.0);
             t.path = hit.path.clone();
@@ -299,17 +306,7 @@ impl Index {
                     continue;
                 }
                 *fused.entry(id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
-                let t = by_test.entry(id).or_insert_with(|| RecommendedTest {
-                    test: NodeRef::new(&self.graph, id),
-                    score: 0.0,
-                    graph_rank: None,
-                    lexical_rank: None,
-                    dense_rank: None,
-                    graph_score: None,
-                    path: Vec::new(),
-                    matched_terms: Vec::new(),
-                    similarity: None,
-                });
+                let t = by_test.entry(id).or_insert_with(|| RecommendedTest::unranked(&self.graph, id));
                 if lane == "lexical" {
                     t.lexical_rank = Some(rank as u32 + 1);
                     t.matched_terms = hit.explain.matched_terms.clone();
