@@ -8,9 +8,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { uploadZip, waitForState } from './app';
 import { fathom, repoRoot } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
+import { zipFixture } from './fixtures';
 
 const browser = sharedBrowser({ webgpu: false });
 const TYPES: Record<string, string> = {
@@ -36,6 +38,7 @@ const PAGE = `<!doctype html>
 let site: string;
 let server: Server;
 let url: string;
+const appUrl = inject('baseUrl');
 
 /** A file server with nothing but the files: what any static host does. */
 function serve(root: string): Promise<string> {
@@ -84,6 +87,25 @@ describe('a static documentation site', () => {
       await expect.poll(() => code.getByTestId('code-line-highlighted').count()).toBeGreaterThan(0);
       expect(await code.getByTestId('code-line-highlighted').first().textContent()).toContain('def compute_total');
       await screenshot(page, 'static-site');
+    });
+  });
+
+  test('a bundle exported by the page is read by the CLI, with the same answers', async () => {
+    await withApp(browser(), appUrl, async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      const download = page.waitForEvent('download');
+      await page.getByTestId('export-bundle').click();
+      const exported = join(site, 'from-the-page.fathom');
+      await (await download).saveAs(exported);
+      const cypher = 'MATCH (c:CLASS)-[:HAS_METHOD]->(m) RETURN c.qualified_name, m.name ORDER BY c.qualified_name, m.name';
+      const fromPage = JSON.parse(fathom(['query', exported, cypher, '--json']));
+      const fromSource = JSON.parse(fathom(['query', 'tests/fixtures/mini-py-js', cypher, '--json']));
+      expect(fromPage.rows.length).toBeGreaterThan(5);
+      expect(fromPage).toEqual(fromSource);
+      const stats = JSON.parse(fathom(['stats', exported, '--json']));
+      expect(stats.bundle.header.format).toBe(1);
+      expect(stats.files).toBe(9);
     });
   });
 });
