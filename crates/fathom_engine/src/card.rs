@@ -85,7 +85,7 @@ impl Index {
         let options = SearchOptions { k: TOP * 3, ..SearchOptions::default() };
         // The ranking's own node ids: no snippets to build, no names to
         // resolve back to nodes.
-        let ranking = self.retrieval.search(&self.sources(), query, &options, query_vector);
+        let ranking = self.rank(query, &options, query_vector);
         // The best definitions, a file or package standing in only when no
         // definition matched.
         let picked: Vec<(NodeId, f64)> = ranking

@@ -476,9 +476,14 @@ impl Index {
     /// Searches symbols: BM25, names and trace locations, plus embeddings
     /// when `query_vector` (the query's embedding) is given and the dense
     /// index is built; fused, expanded through the graph, explained.
+    /// The ranking behind [`Index::search`], by node id, before citations
+    /// and snippets: for callers inside the engine that work on nodes.
+    fn rank(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> Ranking {
+        self.retrieval.search(&self.sources(), query, options, query_vector)
+    }
+
     pub fn search(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> SearchResults {
-        let Ranking { mode, note, hits, files, params } =
-            self.retrieval.search(&self.sources(), query, options, query_vector);
+        let Ranking { mode, note, hits, files, params } = self.rank(query, options, query_vector);
         let terms = fathom_search::tokens::Terms::default();
         let hits = hits
             .into_iter()

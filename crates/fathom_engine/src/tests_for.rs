@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use fathom_graph::NodeId;
 use fathom_model::SymbolKind;
 use fathom_query::{Hop, NodeRef, Reached};
+use fathom_search::retrieval::RankedHit;
 use fathom_search::tokens::Terms;
 use fathom_tests::change::{ChangedFile, parse_diff};
 use fathom_tests::recommend::{GraphHit, Seed, graph_lane};
@@ -144,7 +145,7 @@ impl Index {
                 filter: crate::SearchFilter { tests: TestFilter::Exclude, ..Default::default() },
                 ..SearchOptions::default()
             };
-            let results = self.search(text, &options, query_vector);
+            let results = self.rank(text, &options, query_vector);
             let terms = Terms::default().terms(text);
             let known: std::collections::HashSet<&String> =
                 results.hits.iter().flat_map(|h| &h.explain.matched_terms).collect();
@@ -160,15 +161,11 @@ impl Index {
             }
             if covered >= MIN_COVERAGE {
                 let best = results.hits.first().map_or(1.0, |h| h.score.max(f64::EPSILON)) as f32;
-                for hit in results.hits.iter().take(5) {
-                    if let Some(id) = self.node_of(&hit.symbol, &hit.file, hit.start_line) {
-                        changed.push(Changed {
-                            symbol: NodeRef::new(&self.graph, id),
-                            from: "text",
-                            weight: (hit.score as f32 / best).clamp(0.0, 1.0),
-                        });
-                    }
-                }
+                changed.extend(results.hits.iter().take(5).map(|hit| Changed {
+                    symbol: NodeRef::new(&self.graph, hit.node),
+                    from: "text",
+                    weight: (hit.score as f32 / best).clamp(0.0, 1.0),
+                }));
             }
         }
 
@@ -192,10 +189,10 @@ impl Index {
         let lexical = if words.is_empty() {
             Vec::new()
         } else {
-            self.search(&words, &text_options(SearchMode::Lexical), None).hits
+            self.rank(&words, &text_options(SearchMode::Lexical), None).hits
         };
         let dense = match query_vector {
-            Some(v) if !words.is_empty() => self.search(&words, &text_options(SearchMode::Dense), Some(v)).hits,
+            Some(v) if !words.is_empty() => self.rank(&words, &text_options(SearchMode::Dense), Some(v)).hits,
             _ => Vec::new(),
         };
 
@@ -258,14 +255,6 @@ impl Index {
         }));
     }
 
-    fn node_of(&self, qualified_name: &str, file: &str, line: u32) -> Option<NodeId> {
-        let ids = fathom_query::find_symbol(&self.graph, qualified_name).ok()?;
-        ids.iter()
-            .copied()
-            .find(|&id| self.graph.path_of(id) == Some(file) && self.graph.node(id).span.start_line == line)
-            .or(ids.first().copied())
-    }
-
     fn impact_of(&self, seeds: &[Seed]) -> Vec<ImpactGroup> {
         let ids: Vec<NodeId> = seeds.iter().map(|s| s.node).collect();
         let reached =
@@ -280,13 +269,7 @@ impl Index {
     }
 
     /// Reciprocal rank fusion of the graph lane and the text lanes.
-    fn fuse(
-        &self,
-        graph: &[GraphHit],
-        lexical: &[crate::SearchHit],
-        dense: &[crate::SearchHit],
-        k: usize,
-    ) -> Vec<RecommendedTest> {
+    fn fuse(&self, graph: &[GraphHit], lexical: &[RankedHit], dense: &[RankedHit], k: usize) -> Vec<RecommendedTest> {
         let mut by_test: HashMap<NodeId, RecommendedTest> = HashMap::new();
         let mut fused: HashMap<NodeId, f32> = HashMap::new();
         for (rank, hit) in graph.iter().enumerate() {
@@ -298,7 +281,7 @@ impl Index {
         }
         for (lane, hits) in [("lexical", lexical), ("dense", dense)] {
             for (rank, hit) in hits.iter().enumerate() {
-                let Some(id) = self.node_of(&hit.symbol, &hit.file, hit.start_line) else { continue };
+                let id = hit.node;
                 // Test code that is not a test (a helper, a fixture, the
                 // module) cannot be run: it ranks only through the graph.
                 let runnable = self.graph.node(id).details.as_ref().is_some_and(|d| d.is_test);
