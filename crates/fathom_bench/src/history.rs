@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use fathom_archive::{Exclude, Limits, ReadOptions};
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Options, SearchFilter, SearchMode, SearchOptions, TestFilter};
 use fathom_search::retrieval::is_test_path;
@@ -35,27 +36,18 @@ const DEPTH: usize = 100;
 const IMAGINARY: &str = "render the quarterly invoice as a PDF with a barcode";
 
 /// A release's Python files that can be changed or tested: not its docs or
-/// examples. Keyed by the path without a leading `src/`, so a move into
-/// `src/` (requests 2.32) reads as edits, not as deletions and additions.
+/// examples. Read as the index reads a directory (its skip rules too).
+/// Keyed by the path without a leading `src/`, so a move into `src/`
+/// (requests 2.32) reads as edits, not as deletions and additions.
 fn python_files(dir: &Path) -> BTreeMap<String, (String, String)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
-            if !rel.ends_with(".py") || rel.starts_with("docs/") || rel.starts_with("examples/") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            out.insert(rel.strip_prefix("src/").unwrap_or(&rel).to_owned(), (rel, text));
-        }
-    }
-    out
+    let exclude = Exclude::new(&["docs/**".into(), "examples/**".into()]).expect("valid globs");
+    let options = ReadOptions { limits: Limits::default(), accept: &|p| p.ends_with(".py"), exclude: &exclude };
+    let archive = fathom_archive::read_dir(dir, &options).expect("a release unpacks to a readable directory");
+    archive
+        .files
+        .into_iter()
+        .map(|f| (f.path.strip_prefix("src/").unwrap_or(&f.path).to_owned(), (f.path, f.text)))
+        .collect()
 }
 
 /// One release pair as a change: the diff of its code and the test files it touched.
