@@ -263,13 +263,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output::summary(index.summary(), json)?;
         }
         Command::Stats { target, json } => {
-            let header = if is_bundle(&target) {
-                let bytes = std::fs::read(&target).with_context(|| format!("cannot read `{}`", target.display()))?;
-                Some((fathom_engine::bundle::read_header(&bytes)?, bytes.len()))
+            let (index, header) = if is_bundle(&target) {
+                let (index, bytes) = load_bundle(&target)?;
+                (index, Some((fathom_engine::bundle::read_header(&bytes)?, bytes.len())))
             } else {
-                None
+                (open(&target)?, None)
             };
-            let index = open(&target)?;
             if json {
                 let mut value = serde_json::to_value(index.summary())?;
                 if let Some((header, size)) = &header {
@@ -409,10 +408,16 @@ fn is_bundle(target: &Path) -> bool {
         && magic == fathom_engine::bundle::MAGIC
 }
 
+/// A bundle's index, and its bytes (for its header).
+fn load_bundle(target: &Path) -> Result<(Index, Vec<u8>)> {
+    let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
+    let index = Index::from_bundle(&bytes).with_context(|| format!("cannot load the bundle `{}`", target.display()))?;
+    Ok((index, bytes))
+}
+
 fn open_with(target: &Path, options: &Options) -> Result<Index> {
     if is_bundle(target) {
-        let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
-        return Index::from_bundle(&bytes).with_context(|| format!("cannot load the bundle `{}`", target.display()));
+        return Ok(load_bundle(target)?.0);
     }
     let mut progress = progress::Progress::new();
     let index = if target.is_dir() {

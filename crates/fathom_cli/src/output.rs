@@ -17,13 +17,17 @@ fn print<T: serde::Serialize + ?Sized>(
     json: bool,
     text: impl FnOnce(&mut dyn Write, &T) -> io::Result<()>,
 ) -> Result<()> {
-    let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, value)?;
-        writeln!(out)?;
-    } else {
-        text(&mut out, value)?;
+        return print_json(value);
     }
+    text(&mut io::stdout().lock(), value)?;
+    Ok(())
+}
+
+fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
     Ok(())
 }
 
@@ -85,7 +89,7 @@ pub fn search_value(results: &SearchResults, files: bool) -> Result<serde_json::
 
 pub fn search(results: &SearchResults, files: bool, json: bool) -> Result<()> {
     if json {
-        return print(&search_value(results, files)?, true, |_, _| Ok(()));
+        return print_json(&search_value(results, files)?);
     }
     if let Some(note) = &results.note {
         eprintln!("note: {note}");
