@@ -202,6 +202,11 @@ impl CodeGraph {
         self.graph[id].file.map(|f| self.files[f.0 as usize].path.as_str())
     }
 
+    /// The module of the file a node is defined in, if any.
+    pub fn module_of(&self, id: NodeId) -> Option<NodeId> {
+        self.graph[id].file.map(|f| self.files[f.0 as usize].module)
+    }
+
     /// The edges leaving `id`, oldest first, with their targets.
     pub fn outgoing(&self, id: NodeId) -> impl Iterator<Item = (&Edge, NodeId)> + '_ {
         self.edges_at(id, true).into_iter().map(|(_, _, to, edge)| (edge, to))

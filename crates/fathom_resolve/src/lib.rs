@@ -793,8 +793,7 @@ impl Resolver<'_, '_> {
 
     /// The module a definition lies in.
     fn module_of(&self, id: NodeId) -> NodeId {
-        let file = self.graph.node(id).file.expect("definitions lie in files");
-        self.graph.file(file).module
+        self.graph.module_of(id).expect("definitions lie in files")
     }
 
     /// Whether `name` is a parameter or local of `scope` or an enclosing

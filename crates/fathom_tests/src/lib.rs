@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 
 use fathom_graph::{CodeGraph, Edge, EdgeKind, FileId, NodeId, Reason};
 use fathom_model::{Language, SymbolKind};
-use fathom_search::retrieval::is_test_path;
+use fathom_search::retrieval::{TEST_DIRS, is_test_path};
 use serde::Serialize;
 
 /// Each hop past the first multiplies a call path's confidence by this.
@@ -222,7 +222,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
 
     /// What the test's module imports and the test's code names.
     fn imports(&self, test: NodeId, text: &str) -> Vec<(NodeId, Evidence)> {
-        let Some(module) = self.module_of(test) else { return Vec::new() };
+        let Some(module) = self.graph.module_of(test) else { return Vec::new() };
         let words = words(text);
         self.graph
             .outgoing(module)
@@ -302,7 +302,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             let near: Vec<NodeId> = candidates
                 .iter()
                 .copied()
-                .filter(|&c| self.module_of(c).is_some_and(|m| mirrored.contains(&m)))
+                .filter(|&c| self.graph.module_of(c).is_some_and(|m| mirrored.contains(&m)))
                 .collect();
             if !near.is_empty() {
                 candidates = near;
@@ -321,8 +321,9 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         let path = &self.graph.file(file).path;
         let Some(name) = mirrored_file_name(path) else { return Vec::new() };
         let Some(candidates) = self.modules_by_file_name.get(&name) else { return Vec::new() };
+        // Test and source roots say nothing about which module is meant.
         let dirs = |p: &str| -> Vec<String> {
-            p.split('/').rev().skip(1).filter(|s| !TEST_DIRS.contains(s)).map(str::to_owned).collect()
+            p.split('/').rev().skip(1).filter(|s| !TEST_DIRS.contains(s) && *s != "src").map(str::to_owned).collect()
         };
         let ours = dirs(path);
         let shared = |module: NodeId| {
@@ -331,17 +332,6 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         };
         let best = candidates.iter().map(|&m| shared(m)).max().unwrap_or(0);
         candidates.iter().copied().filter(|&m| shared(m) == best).collect()
-    }
-
-    fn module_of(&self, id: NodeId) -> Option<NodeId> {
-        let mut at = id;
-        for _ in 0..16 {
-            if self.graph.node(at).kind == SymbolKind::Module {
-                return Some(at);
-            }
-            at = self.graph.parent(at)?;
-        }
-        None
     }
 
     fn text_of(&self, id: NodeId) -> &str {
@@ -367,8 +357,6 @@ fn family(language: Language) -> u8 {
         Language::Php => 8,
     }
 }
-
-const TEST_DIRS: [&str; 7] = ["test", "tests", "__tests__", "spec", "specs", "testing", "src"];
 
 /// The name of the thing a test is named after: `test_parse_url` →
 /// `parse_url`, `testParse` → `Parse`, `ParserTest`/`TestParser`/`ParserTests`/
