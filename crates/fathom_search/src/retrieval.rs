@@ -229,12 +229,15 @@ pub fn is_test(graph: &CodeGraph, id: NodeId) -> bool {
     graph.path_of(id).is_some_and(is_test_path)
 }
 
+/// Directory names that hold tests.
+pub const TEST_DIRS: [&str; 6] = ["test", "tests", "__tests__", "spec", "specs", "testing"];
+
 /// `tests/…`, `__tests__/…`, `test_x.py`, `x_test.go`, `x.test.ts`,
 /// `x.spec.js`, `XTest.java`, `XTests.cs`, `x_spec.rb`.
 pub fn is_test_path(path: &str) -> bool {
     let mut segments = path.split('/').rev();
     let file = segments.next().unwrap_or_default();
-    if segments.any(|s| matches!(s, "test" | "tests" | "__tests__" | "spec" | "specs" | "testing")) {
+    if segments.any(|s| TEST_DIRS.contains(&s)) {
         return true;
     }
     let stem = file.split('.').next().unwrap_or_default();
