@@ -179,7 +179,8 @@ fn too_large(size: u64, cap: u64) -> String {
     format!("{} is over the {} per-file cap", human_bytes(size), human_bytes(cap))
 }
 
-pub(crate) fn human_bytes(n: u64) -> String {
+/// A size for people: `512 B`, `9.7 KiB`, `19.9 MiB`.
+pub fn human_bytes(n: u64) -> String {
     match n {
         n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use fathom_engine::tests_for::Change;
-use fathom_engine::{Index, Options, SearchMode, SearchOptions};
+use fathom_engine::{Index, Options, SearchMode, SearchOptions, human_bytes};
 
 #[derive(Parser)]
 #[command(name = "fathom", version, about = "Code comprehension for a repository archive or directory")]
@@ -258,7 +258,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 let bytes = index.to_bundle();
                 std::fs::write(&path, &bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
-                eprintln!("fathom: wrote {} ({})", path.display(), human_bytes(bytes.len()));
+                eprintln!("fathom: wrote {} ({})", path.display(), human_bytes(bytes.len() as u64));
             }
             output::summary(index.summary(), json)?;
         }
@@ -283,7 +283,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         header.format,
                         header.graph_schema,
                         header.engine,
-                        human_bytes(size),
+                        human_bytes(size as u64),
                         header.model.as_deref().unwrap_or("none"),
                         header.counts.embedded,
                         header.counts.chunks
@@ -432,14 +432,6 @@ fn open_with(target: &Path, options: &Options) -> Result<Index> {
     };
     progress.finish();
     Ok(index?)
-}
-
-fn human_bytes(n: usize) -> String {
-    match n {
-        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KB", n as f64 / (1 << 10) as f64),
-        n => format!("{n} bytes"),
-    }
 }
 
 fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {
