@@ -3,7 +3,7 @@
 // off the graph, and the Markdown). This draws it, with a small SVG of the
 // connecting subgraph, and copies the Markdown as context for an LLM.
 import type { FeatureCard, NodeRef } from '../../web/src/index';
-import { h } from '../../web/src/ui/dom';
+import { h, symbolLink } from '../../web/src/ui/dom';
 
 export interface FeatureCardActions {
   build(query: string, budget: number): Promise<FeatureCard>;
@@ -72,9 +72,7 @@ export class FeatureCardView {
   }
 
   #link(node: NodeRef): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'link', 'data-symbol': node.qualified_name }, node.qualified_name);
-    button.addEventListener('click', () => this.#actions.open(node));
-    return button;
+    return symbolLink(node, (n) => this.#actions.open(n));
   }
 
   #render(card: FeatureCard): void {

@@ -3,7 +3,7 @@
 // definitions, walking the graph, fusing the lanes, abstaining); this panel
 // takes the change, draws the answer with its evidence, and opens code.
 import type { Change, Hop, NodeRef, RecommendedTest, TestsFor } from '../../web/src/index';
-import { h } from '../../web/src/ui/dom';
+import { h, symbolLink } from '../../web/src/ui/dom';
 
 export interface TestsForActions {
   testsFor(change: Change): Promise<TestsFor>;
@@ -83,11 +83,8 @@ export class TestsForView {
     }
   }
 
-  #link(node: NodeRef, label = node.qualified_name): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'link', 'data-symbol': node.qualified_name,
-      title: node.file ? `${node.file}:${node.start_line}` : 'outside the repository' }, label);
-    button.addEventListener('click', () => this.#actions.open(node));
-    return button;
+  #link(node: NodeRef, label?: string): HTMLButtonElement {
+    return symbolLink(node, (n) => this.#actions.open(n), label);
   }
 
   #render(found: TestsFor): void {

@@ -1,5 +1,7 @@
 // Tiny DOM helpers shared by the views.
 
+import type { NodeRef } from '../protocol';
+
 export type Child = Node | string | number | null | undefined | false;
 export type Attrs = Record<string, string | number | boolean | null | undefined>;
 
@@ -38,4 +40,12 @@ export function formatMs(ms: number): string {
 
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? singular : pluralForm}`;
+}
+
+/** A button naming a symbol that opens it, with its `file:line` as a tooltip. */
+export function symbolLink(node: NodeRef, open: (node: NodeRef) => void, label = node.qualified_name): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'link', 'data-symbol': node.qualified_name,
+    title: node.file ? `${node.file}:${node.start_line}` : 'outside the repository' }, label);
+  button.addEventListener('click', () => open(node));
+  return button;
 }
