@@ -52,7 +52,7 @@ pub struct ReadOptions<'a> {
 }
 
 /// One text file kept for analysis.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceFile {
     /// Slash-separated path, relative to the repository root.
     pub path: String,

@@ -11,16 +11,15 @@ pub mod embed;
 pub mod export;
 pub mod map;
 mod navigate;
+pub mod pipeline;
 mod summary;
 pub mod tests_for;
 
 use std::collections::HashMap;
 
-use fathom_archive::{Archive, ArchiveError, Limits, ReadOptions, SourceFile};
-use fathom_graph::{CodeGraph, FileInput};
-use fathom_model::{FileFacts, Language, SymbolKind};
-use fathom_parse::Parsers;
-use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
+use fathom_archive::{ArchiveError, Limits};
+use fathom_graph::CodeGraph;
+use fathom_model::{Language, SymbolKind};
 use fathom_search::MatchKind;
 use fathom_search::chunks::Sources;
 use fathom_search::retrieval::{Ranking, Retrieval};
@@ -206,94 +205,19 @@ pub fn index_zip(
     options: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Index, EngineError> {
-    let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
-    let archive = fathom_archive::read_archive(name, bytes, &read_options, &mut |done, total| {
-        observer.progress(Stage::Read, done, total)
-    })?;
-    Ok(index_archive(name, archive, options, start, observer))
+    Ok(pipeline::stage_zip(name, bytes, options, observer)?.index(observer))
 }
 
 /// Indexes files handed over one by one, `(path, bytes)`: a folder dropped
 /// on the page. The folder's own name, shared by every path, is stripped.
 pub fn index_files(name: &str, files: Vec<(String, Vec<u8>)>, options: &Options, observer: &mut dyn Observer) -> Index {
-    let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
-    let archive = fathom_archive::read_files(files, &read_options, &mut |done, total| {
-        observer.progress(Stage::Read, done, total)
-    });
-    index_archive(name, archive, options, start, observer)
+    pipeline::stage_files(name, files, options, observer).index(observer)
 }
 
 /// Indexes a directory on disk, honouring `.gitignore`.
 #[cfg(feature = "fs")]
 pub fn index_dir(path: &std::path::Path, options: &Options, observer: &mut dyn Observer) -> Result<Index, EngineError> {
-    let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
-    let archive = fathom_archive::read_dir(path, &read_options)?;
-    let files = archive.files.len();
-    observer.progress(Stage::Read, files, files);
-    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(index_archive(&name, archive, options, start, observer))
-}
-
-/// Source files in a supported language, and the project files that tell
-/// how their imports resolve.
-fn accept(path: &str) -> bool {
-    Language::from_path(path).is_some() || is_config_file(path)
-}
-
-fn index_archive(name: &str, archive: Archive, options: &Options, start: f64, observer: &mut dyn Observer) -> Index {
-    let mut timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
-    let Archive { files, skipped, .. } = archive;
-    let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
-        files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
-
-    let mark = observer.now_ms();
-    let (parsed, mut errors) = parse_all(&files, observer);
-    timings.parse = observer.now_ms() - mark;
-
-    let mark = observer.now_ms();
-    let inputs: Vec<FileInput<'_>> = files
-        .iter()
-        .zip(&parsed)
-        .map(|(file, (language, facts))| FileInput { path: &file.path, language: *language, text: &file.text, facts })
-        .collect();
-    let (mut graph, nodes) = CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
-    drop(inputs);
-    timings.graph = observer.now_ms() - mark;
-
-    let mark = observer.now_ms();
-    observer.progress(Stage::Resolve, 0, 1);
-    let config = ProjectConfig::read(configs.iter().map(|f| (f.path.as_str(), f.text.as_str())));
-    errors
-        .extend(config.problems.iter().map(|(path, why)| FileError::new(path, format!("not understood: {why}"), None)));
-    let sources: Vec<ResolveInput<'_>> = files
-        .iter()
-        .zip(&parsed)
-        .zip(&nodes)
-        .map(|((file, (language, facts)), nodes)| ResolveInput { path: &file.path, language: *language, facts, nodes })
-        .collect();
-    let resolution = fathom_resolve::resolve(&mut graph, &sources, &config);
-    drop(sources);
-    let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
-    fathom_tests::link(&mut graph, &texts);
-    drop(texts);
-    observer.progress(Stage::Resolve, 1, 1);
-    timings.resolve = observer.now_ms() - mark;
-
-    let mark = observer.now_ms();
-    observer.progress(Stage::Index, 0, graph.node_count());
-    let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
-    let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts });
-    observer.progress(Stage::Index, graph.node_count(), graph.node_count());
-    timings.index = observer.now_ms() - mark;
-    timings.total = observer.now_ms() - start;
-
-    let summary = IndexSummary::new(name, &graph, skipped, errors, resolution, timings);
-    let by_path = files.iter().enumerate().map(|(at, f)| (f.path.clone(), at as u32)).collect();
-    drop(files);
-    Index { graph, retrieval, texts, by_path, summary, options: options.clone(), embedding_model: None }
+    Ok(pipeline::stage_dir(path, options, observer)?.index(observer))
 }
 
 /// The graph and its files' texts, as chunking and ranking read them.
@@ -310,35 +234,6 @@ impl Sources for GraphTexts<'_> {
     fn file_text(&self, file: usize) -> &str {
         self.texts.get(file).map_or("", String::as_str)
     }
-}
-
-/// Parses every file. A file the parser gives up on still gets its module,
-/// with no definitions, and is reported.
-fn parse_all(files: &[SourceFile], observer: &mut dyn Observer) -> (Vec<(Language, FileFacts)>, Vec<FileError>) {
-    let mut parsers = Parsers::new();
-    let mut parsed = Vec::with_capacity(files.len());
-    let mut errors = Vec::new();
-    for (done, file) in files.iter().enumerate() {
-        observer.progress(Stage::Parse, done, files.len());
-        let language = Language::from_path(&file.path).expect("the archive keeps only files with a language");
-        if file.lossy {
-            errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
-        }
-        match parsers.parse(language, &file.path, &file.text) {
-            Ok(result) => {
-                if let Some(first) = result.syntax_errors.first() {
-                    errors.push(FileError::syntax(&file.path, first, result.syntax_errors.len()));
-                }
-                parsed.push((language, result.facts));
-            }
-            Err(err) => {
-                errors.push(FileError::new(&file.path, err.to_string(), None));
-                parsed.push((language, FileFacts::default()));
-            }
-        }
-    }
-    observer.progress(Stage::Parse, files.len(), files.len());
-    (parsed, errors)
 }
 
 impl Index {

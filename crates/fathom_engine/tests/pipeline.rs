@@ -115,3 +115,68 @@ fn the_total_size_limit_stops_reading_but_keeps_what_fits() {
     assert!(summary.files > 0);
     assert!(summary.skipped.iter().any(|s| s.reason == SkipReason::Limit), "{:?}", summary.skipped);
 }
+
+/// The browser's way: the files handed out in shares, parsed apart (as a
+/// parse worker would, through bytes) and merged back in any order, give
+/// the index that parsing in one place gives.
+#[test]
+fn shares_parsed_apart_and_merged_in_any_order_give_the_same_index() {
+    use fathom_engine::pipeline::{decode_parsed, parse_share_bytes, stage_zip};
+
+    for name in ["mini-py-js", "lang-java-spring", "lang-rust"] {
+        let bytes = zip_folder(&fixture(name), "root");
+        let whole = index_zip(name, &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+        let mut staged = stage_zip(name, &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+        let shares = staged.shares(3);
+        assert!(shares.len() > 1, "{name}: more than one share");
+        let mut all: Vec<u32> = shares.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..staged.files().len() as u32).collect::<Vec<_>>(), "{name}: each file in one share");
+        for share in shares.iter().rev() {
+            let parsed = decode_parsed(&parse_share_bytes(&staged.share(share).unwrap()).unwrap()).unwrap();
+            staged.accept(share, parsed).unwrap();
+        }
+        let merged = staged.index(&mut Recorder::new());
+        assert_eq!(outline(&merged), outline(&whole), "{name}: the same graph");
+        let (m, w) = (merged.summary(), whole.summary());
+        assert_eq!((m.files, m.symbols, m.edges, &m.errors), (w.files, w.symbols, w.edges, &w.errors), "{name}");
+        let query = "MATCH (a)-[r:CALLS]->(b) RETURN a.qualified_name, b.qualified_name, r.confidence ORDER BY a.qualified_name, b.qualified_name";
+        let params = std::collections::BTreeMap::new();
+        assert_eq!(
+            serde_json::to_value(merged.query(query, &params).unwrap()).unwrap(),
+            serde_json::to_value(whole.query(query, &params).unwrap()).unwrap(),
+            "{name}: the same calls"
+        );
+    }
+}
+
+/// A share whose worker never answered is parsed where the index is built;
+/// a wrong or damaged answer is refused with its cause and changes nothing.
+#[test]
+fn a_lost_share_is_parsed_here_and_a_bad_answer_is_refused() {
+    use fathom_engine::pipeline::{decode_parsed, parse_share_bytes, stage_zip};
+
+    let bytes = zip_folder(&fixture("mini-py-js"), "root");
+    let whole = index_zip("mini", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let mut staged = stage_zip("mini", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let shares = staged.shares(2);
+    let parsed = decode_parsed(&parse_share_bytes(&staged.share(&shares[0]).unwrap()).unwrap()).unwrap();
+
+    let short = staged.accept(&shares[0], parsed[1..].to_vec()).unwrap_err();
+    assert!(short.contains("parses for"), "{short}");
+    let first = &staged.files()[shares[0][0] as usize].path;
+    let elsewhere = (0..staged.files().len() as u32)
+        .find(|&i| staged.files()[i as usize].path.rsplit('.').next() != first.rsplit('.').next())
+        .expect("the fixture mixes languages");
+    let misplaced = staged.accept(&[elsewhere], vec![parsed[0].clone()]).unwrap_err();
+    assert!(misplaced.contains("is of"), "{misplaced}");
+    assert!(decode_parsed(b"\xff\xff\xff\xff garbage").unwrap_err().contains("undecodable"));
+    assert!(parse_share_bytes(b"\xff\xff\xff\xff").unwrap_err().contains("undecodable"));
+    assert!(staged.share(&[9999]).unwrap_err().contains("9999"));
+
+    // Only the first share comes back; the second is parsed here.
+    let mut staged = stage_zip("mini", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    staged.accept(&shares[0], parsed).unwrap();
+    let index = staged.index(&mut Recorder::new());
+    assert_eq!(outline(&index), outline(&whole));
+}

@@ -134,7 +134,7 @@ impl CodeGraph {
                     is_constructor: definition.is_constructor,
                     complexity: definition.complexity,
                     loc: definition.loc,
-                    synthesized: definition.synthesized,
+                    synthesized: definition.synthesized.map(fathom_model::Synthesized::as_str),
                     owner: definition.owner.clone(),
                 })),
             });
@@ -144,7 +144,7 @@ impl CodeGraph {
                 (SymbolKind::Class, SymbolKind::Field) => EdgeKind::HasField,
                 _ => EdgeKind::Contains,
             };
-            let edge = match definition.synthesized {
+            let edge = match definition.synthesized.map(fathom_model::Synthesized::as_str) {
                 Some("lombok") => Edge::inferred(edge, 1.0, Reason::Lombok, None),
                 _ => Edge::syntax(edge),
             };

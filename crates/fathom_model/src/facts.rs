@@ -5,7 +5,7 @@
 use crate::{ClassKind, Span, SymbolKind, Visibility};
 
 /// Everything extracted from one file, in one pass over one syntax tree.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileFacts {
     /// In source order, parents before their children.
     pub definitions: Vec<Definition>,
@@ -23,7 +23,7 @@ pub struct FileFacts {
 }
 
 /// A named type that stands for another written type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TypeAlias {
     pub name: String,
     pub written: String,
@@ -31,14 +31,14 @@ pub struct TypeAlias {
 }
 
 /// `impl Trait for Type`: `type_name` implements `base`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Implementation {
     pub type_name: String,
     pub base: BaseRef,
 }
 
 /// One definition, as the parser reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Definition {
     pub kind: SymbolKind,
     /// Set for [`SymbolKind::Class`].
@@ -70,9 +70,23 @@ pub struct Definition {
     pub complexity: Option<u32>,
     /// Non-blank lines in the span.
     pub loc: u32,
-    /// Why a member that the source does not spell out exists, such as
-    /// `"lombok"` for the accessors `@Data` generates.
-    pub synthesized: Option<&'static str>,
+    /// Why a member that the source does not spell out exists.
+    pub synthesized: Option<Synthesized>,
+}
+
+/// What generates a member that the source does not spell out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Synthesized {
+    /// The accessors and constructors of Lombok's `@Data`, `@Getter`, ...
+    Lombok,
+}
+
+impl Synthesized {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Synthesized::Lombok => "lombok",
+        }
+    }
 }
 
 impl Definition {
@@ -114,7 +128,7 @@ pub struct Parameter {
 }
 
 /// A decorator, annotation or attribute applied to a definition.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Decorator {
     /// The name as written, without `@`, `#[` or arguments: `functools.cache`.
     pub name: String,
@@ -123,14 +137,14 @@ pub struct Decorator {
     pub span: Span,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum BaseKind {
     Inherits,
     Implements,
 }
 
 /// A supertype named in a class header.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BaseRef {
     /// As written, type arguments removed: `base.Model`, `Repository`.
     pub name: String,
@@ -139,7 +153,7 @@ pub struct BaseRef {
 }
 
 /// One imported name (or whole module) of an import statement.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Import {
     /// The module as written: `./format.js`, `..util.strings`, `java.util.List`.
     pub source: String,
@@ -162,7 +176,7 @@ impl Import {
 }
 
 /// A call site.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallSite {
     /// The innermost enclosing definition (`None` at module level).
     pub caller: Option<usize>,
@@ -178,7 +192,7 @@ pub struct CallSite {
 }
 
 /// A read or write of a name that may be a field or a global.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Use {
     pub user: Option<usize>,
     pub name: String,
@@ -190,7 +204,7 @@ pub struct Use {
 
 /// A local binding whose type is written or evident: `User u = ...`,
 /// `const s = new Store()`, `calc = Calculator()`, or a callback's parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Local {
     pub scope: Option<usize>,
     pub name: String,
@@ -199,7 +213,7 @@ pub struct Local {
 }
 
 /// Where a local's type comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LocalType {
     /// Written, or the class instantiated: `User`, `Subscriber<T> | null`.
     Written(String),

@@ -8,7 +8,7 @@ mod symbol;
 
 pub use facts::{
     BaseKind, BaseRef, CallSite, Decorator, Definition, FileFacts, Implementation, Import, Local, LocalType, Parameter,
-    TypeAlias, Use,
+    Synthesized, TypeAlias, Use,
 };
 pub use language::Language;
 pub use symbol::{ClassKind, Span, SymbolKind, Visibility};

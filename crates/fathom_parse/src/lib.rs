@@ -63,6 +63,7 @@ struct Loaded {
     definitions: Query,
     references: Query,
     profile: &'static profile::Profile,
+    branches: metrics::Branches,
 }
 
 impl Parsers {
@@ -80,7 +81,7 @@ impl Parsers {
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
-        metrics::complexity(loaded.profile, root, text, &mut facts.definitions);
+        metrics::complexity(&loaded.branches, root, text, &mut facts.definitions);
         references::extract(&loaded.references, root, text, &mut facts);
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
@@ -107,6 +108,7 @@ impl Loaded {
         let definitions =
             Query::new(&grammar, profile.definitions).map_err(|e| fail(format!("definitions.scm: {e}")))?;
         let references = Query::new(&grammar, profile.references).map_err(|e| fail(format!("references.scm: {e}")))?;
-        Ok(Loaded { parser, definitions, references, profile })
+        let branches = metrics::Branches::new(profile, &grammar);
+        Ok(Loaded { parser, definitions, references, profile, branches })
     }
 }

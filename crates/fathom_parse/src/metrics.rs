@@ -2,24 +2,76 @@
 //! recursion, so deeply nested code cannot overflow the stack.
 
 use fathom_model::Definition;
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use crate::profile::Profile;
 use crate::references::Scopes;
 
 const LOGICAL_OPERATORS: [&str; 5] = ["&&", "||", "and", "or", "??"];
 
+/// What each node kind of one grammar counts for, looked up by kind id: the
+/// walk visits every node of every file, so it compares no strings.
+pub(crate) struct Branches {
+    /// By kind id.
+    kinds: Vec<Branch>,
+    operator: Option<std::num::NonZeroU16>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Branch {
+    No,
+    Yes,
+    /// A binary expression: a branch when its operator is a logical one.
+    IfLogical,
+}
+
+impl Branches {
+    pub(crate) fn new(profile: &Profile, grammar: &tree_sitter::Language) -> Self {
+        let kinds = (0..grammar.node_kind_count() as u16)
+            .map(|id| {
+                let Some(kind) = grammar.node_kind_for_id(id) else { return Branch::No };
+                // A keyword token may share its name with a named construct
+                // (Ruby's `if` node and its `if` token): then only the
+                // construct counts. A keyword with no construct of its name
+                // (Java's `case`) counts itself.
+                if !grammar.node_kind_is_named(id) && grammar.id_for_node_kind(kind, true) != 0 {
+                    Branch::No
+                } else if profile.branches.contains(&kind) {
+                    Branch::Yes
+                } else if profile.binary_expressions.contains(&kind) {
+                    Branch::IfLogical
+                } else {
+                    Branch::No
+                }
+            })
+            .collect();
+        Branches { kinds, operator: grammar.field_id_for_name("operator") }
+    }
+
+    fn is_branch(&self, cursor: &TreeCursor<'_>, text: &str) -> bool {
+        let node = cursor.node();
+        match self.kinds.get(node.kind_id() as usize).copied().unwrap_or(Branch::No) {
+            Branch::No => false,
+            Branch::Yes => true,
+            Branch::IfLogical => {
+                self.operator.and_then(|field| node.child_by_field_id(field.get())).is_some_and(|op| {
+                    LOGICAL_OPERATORS.contains(&text.get(op.start_byte()..op.end_byte()).unwrap_or_default())
+                })
+            }
+        }
+    }
+}
+
 /// Sets `complexity` (1 + branch points) on every function and method.
-pub(crate) fn complexity(profile: &Profile, root: Node<'_>, text: &str, definitions: &mut [Definition]) {
+pub(crate) fn complexity(branches: &Branches, root: Node<'_>, text: &str, definitions: &mut [Definition]) {
     let scopes = Scopes::new(definitions);
-    let mut branches = vec![0u32; definitions.len()];
+    let mut counts = vec![0u32; definitions.len()];
     let mut cursor = root.walk();
     'walk: loop {
-        let node = cursor.node();
-        if is_branch(profile, node, text)
-            && let Some(owner) = callable_around(&scopes, node.start_byte() as u32, definitions)
+        if branches.is_branch(&cursor, text)
+            && let Some(owner) = callable_around(&scopes, cursor.node().start_byte() as u32, definitions)
         {
-            branches[owner] += 1;
+            counts[owner] += 1;
         }
         if cursor.goto_first_child() {
             continue;
@@ -30,28 +82,11 @@ pub(crate) fn complexity(profile: &Profile, root: Node<'_>, text: &str, definiti
             }
         }
     }
-    for (definition, count) in definitions.iter_mut().zip(branches) {
+    for (definition, count) in definitions.iter_mut().zip(counts) {
         if definition.kind.is_callable() {
             definition.complexity = Some(1 + count);
         }
     }
-}
-
-fn is_branch(profile: &Profile, node: Node<'_>, text: &str) -> bool {
-    let kind = node.kind();
-    // A keyword token may share its name with a named construct (Ruby's
-    // `if` node and its `if` token): then only the construct counts. A
-    // keyword with no construct of its name (Java's `case`) counts itself.
-    if !node.is_named() && node.language().id_for_node_kind(kind, true) != 0 {
-        return false;
-    }
-    if profile.branches.contains(&kind) {
-        return true;
-    }
-    profile.binary_expressions.contains(&kind)
-        && node
-            .child_by_field_name("operator")
-            .is_some_and(|op| LOGICAL_OPERATORS.contains(&&text[op.start_byte()..op.end_byte()]))
 }
 
 /// The innermost function or method around `at`; a branch in a class body

@@ -43,7 +43,7 @@ fn lombok_data_class_gets_accessors_and_constructors() {
         .definitions
         .iter()
         .filter(|d| d.is_constructor)
-        .inspect(|d| assert_eq!(d.synthesized, Some("lombok")))
+        .inspect(|d| assert_eq!(d.synthesized.map(|s| s.as_str()), Some("lombok")))
         .map(types)
         .collect();
     assert_eq!(ctors, [vec![], vec!["Long", "String", "boolean", "List<String>"]]);

@@ -6,8 +6,9 @@
 //! that matches outweighs a passing mention in a body.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
-use bm25::{Embedder, EmbedderBuilder, Embedding, Scorer, TokenEmbedding, Tokenizer};
+use bm25::{Embedder, EmbedderBuilder, Embedding, Scorer, TokenEmbedder, TokenEmbedding, Tokenizer};
 use serde::{Deserialize, Serialize};
 
 use crate::tokens::{TERMS_VERSION, Terms};
@@ -28,6 +29,7 @@ pub struct Bm25Params {
     pub documents: usize,
 }
 
+#[derive(Default)]
 struct TermTokenizer(Terms);
 
 impl Tokenizer for TermTokenizer {
@@ -76,17 +78,21 @@ pub struct Lexical {
 
 impl Lexical {
     /// Indexes `documents`, where document `i` is chunk `i`.
+    ///
+    /// Each document is split into terms once, through a cache of each
+    /// distinct word's terms (stemming is most of the cost, and code repeats
+    /// its words), and weighted by the formula of the `bm25` crate's
+    /// embedder, whose scorer then holds the postings. The crate's own
+    /// embedder would split every document twice (once to fit the average
+    /// length) and stem every word afresh.
     pub fn build(documents: &[String]) -> Lexical {
-        let refs: Vec<&str> = documents.iter().map(String::as_str).collect();
-        let embedder: Embedder<u32, TermTokenizer> =
-            EmbedderBuilder::with_tokenizer_and_fit_to_corpus(TermTokenizer(Terms::default()), &refs)
-                .k1(K1)
-                .b(B)
-                .build();
-        let postings = refs
-            .iter()
-            .map(|doc| dedup(embedder.embed(doc)).0.into_iter().map(|t| (t.index, t.value)).collect())
-            .collect();
+        let terms: Vec<Vec<u32>> =
+            crate::parallel::map_init(documents, WordTerms::default, |cache, doc| cache.terms(doc));
+        let total: usize = terms.iter().map(Vec::len).sum();
+        let avgdl = if documents.is_empty() { FALLBACK_AVGDL } else { (total as f64 / documents.len() as f64) as f32 };
+        let embedder: Embedder<u32, TermTokenizer> = EmbedderBuilder::with_avgdl(avgdl).k1(K1).b(B).build();
+        let postings = crate::parallel::map(&terms, |terms| weigh(terms, avgdl));
+        drop(terms);
         Lexical::with_postings(embedder, postings)
     }
 
@@ -142,6 +148,56 @@ impl Lexical {
     /// The query's terms, as the index reads them.
     pub fn terms(&self, text: &str) -> Vec<String> {
         self.terms.terms(text)
+    }
+}
+
+/// The `bm25` crate's default when there is no corpus to fit.
+const FALLBACK_AVGDL: f32 = 256.0;
+
+/// Each distinct term of one document, in order of first appearance, with
+/// its BM25 weight: the `bm25` crate's embedder's formula, term frequency
+/// saturated by `K1` and normalised by length with `B`.
+fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
+    let mut counts: HashMap<u32, u32> = HashMap::with_capacity(terms.len());
+    let mut order = Vec::new();
+    for &term in terms {
+        let count = counts.entry(term).or_insert(0);
+        if *count == 0 {
+            order.push(term);
+        }
+        *count += 1;
+    }
+    let length = terms.len() as f32;
+    order
+        .into_iter()
+        .map(|term| {
+            let tf = counts[&term] as f32;
+            (term, tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * (length / avgdl))))
+        })
+        .collect()
+}
+
+/// Hashed terms of documents, each distinct word split and stemmed once.
+#[derive(Default)]
+struct WordTerms {
+    terms: Terms,
+    words: HashMap<String, Box<[u32]>>,
+}
+
+impl WordTerms {
+    fn terms(&mut self, document: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        for word in crate::tokens::words(document) {
+            if let Some(cached) = self.words.get(word) {
+                out.extend_from_slice(cached);
+                continue;
+            }
+            let mut hashed = Vec::new();
+            self.terms.each(word, &mut |term| hashed.push(<u32 as TokenEmbedder>::embed(&term)));
+            out.extend_from_slice(&hashed);
+            self.words.insert(word.to_owned(), hashed.into_boxed_slice());
+        }
+        out
     }
 }
 

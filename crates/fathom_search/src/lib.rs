@@ -16,6 +16,7 @@ pub mod chunks;
 pub mod dense;
 pub mod hints;
 pub mod lexical;
+pub mod parallel;
 pub mod retrieval;
 pub mod snippet;
 pub mod tokens;

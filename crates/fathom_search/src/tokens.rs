@@ -78,7 +78,7 @@ fn is_stop_word(word: &str) -> bool {
 
 /// Runs of letters, digits and underscores; `$` and `@` prefixes are
 /// dropped.
-fn words(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty() && w.len() <= 80)
 }
 

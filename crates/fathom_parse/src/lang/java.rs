@@ -110,8 +110,6 @@ fn varargs(p: &mut Parameter) {
 // ---------------------------------------------------------------------------
 // Lombok
 
-const LOMBOK: &str = "lombok";
-
 /// One field of a class, as Lombok sees it.
 struct Field {
     name: String,
@@ -367,7 +365,7 @@ impl Synthesized<'_> {
         d.parameters = parameters;
         d.return_type = return_type;
         d.is_constructor = constructor;
-        d.synthesized = Some(LOMBOK);
+        d.synthesized = Some(fathom_model::Synthesized::Lombok);
         d
     }
 

@@ -1,0 +1,321 @@
+//! The stages from an archive to an [`Index`], in two halves that may run in
+//! different places.
+//!
+//! [`stage_zip`] (or [`stage_files`], [`stage_dir`]) reads the archive into a
+//! [`Staged`] repository. Its files are then parsed, each on its own, by
+//! parse workers ([`Staged::share`] hands out shares of the files,
+//! [`parse_share_bytes`] parses one into compact [`Parsed`] facts,
+//! [`Staged::accept`] takes them back) or here, on every core natively.
+//! [`Staged::index`] parses what is still unparsed, then builds the graph,
+//! resolves it and indexes it. Either way the index is the same: parses are
+//! merged in the files' order, not the order they arrive in.
+
+use fathom_archive::{Archive, ArchiveError, ReadOptions, SourceFile};
+use fathom_graph::{CodeGraph, FileInput};
+use fathom_model::{FileFacts, Language};
+use fathom_parse::Parsers;
+use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
+use fathom_search::retrieval::Retrieval;
+use serde::{Deserialize, Serialize};
+
+use crate::{EngineError, FileError, GraphTexts, Index, IndexSummary, Observer, Options, Stage, Timings};
+
+/// One file's parse: what a parse worker sends back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Parsed {
+    pub language: Language,
+    pub facts: FileFacts,
+    /// A lossy decoding, a syntax error or a parser that gave up.
+    pub errors: Vec<FileError>,
+}
+
+/// A repository read and waiting to be parsed.
+pub struct Staged {
+    name: String,
+    options: Options,
+    start: f64,
+    timings: Timings,
+    /// Sources in a supported language, in the archive's order.
+    files: Vec<SourceFile>,
+    /// The project files that tell how imports resolve.
+    configs: Vec<SourceFile>,
+    skipped: Vec<fathom_archive::Skipped>,
+    /// File `i`'s parse, once it is in.
+    parsed: Vec<Option<Parsed>>,
+}
+
+/// Reads an archive held in memory: a zip, a tar or a tar.gz, whichever its
+/// first bytes say.
+pub fn stage_zip(
+    name: &str,
+    bytes: &[u8],
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Staged, EngineError> {
+    let start = observer.now_ms();
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let archive = fathom_archive::read_archive(name, bytes, &read_options, &mut |done, total| {
+        observer.progress(Stage::Read, done, total)
+    })?;
+    Ok(Staged::new(name, archive, options, start, observer))
+}
+
+/// Reads files handed over one by one, `(path, bytes)`: a folder dropped on
+/// the page. The folder's own name, shared by every path, is stripped.
+pub fn stage_files(
+    name: &str,
+    files: Vec<(String, Vec<u8>)>,
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Staged {
+    let start = observer.now_ms();
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let archive = fathom_archive::read_files(files, &read_options, &mut |done, total| {
+        observer.progress(Stage::Read, done, total)
+    });
+    Staged::new(name, archive, options, start, observer)
+}
+
+/// Reads a directory on disk, honouring `.gitignore`.
+#[cfg(feature = "fs")]
+pub fn stage_dir(
+    path: &std::path::Path,
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Staged, ArchiveError> {
+    let start = observer.now_ms();
+    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let archive = fathom_archive::read_dir(path, &read_options)?;
+    let files = archive.files.len();
+    observer.progress(Stage::Read, files, files);
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Ok(Staged::new(&name, archive, options, start, observer))
+}
+
+/// Source files in a supported language, and the project files that tell
+/// how their imports resolve.
+fn accept(path: &str) -> bool {
+    Language::from_path(path).is_some() || is_config_file(path)
+}
+
+/// Parses one share of a repository's files, in order. A file the parser
+/// gives up on still gets its module, with no definitions, and an error.
+pub fn parse_share(files: &[SourceFile]) -> Vec<Parsed> {
+    files.iter().map(parse_one).collect()
+}
+
+thread_local! {
+    /// Each thread's parsers: compiling a language's queries costs more than
+    /// parsing most files, so it happens once per thread, not once per file
+    /// or per share.
+    static PARSERS: std::cell::RefCell<Parsers> = std::cell::RefCell::new(Parsers::new());
+}
+
+fn parse_one(file: &SourceFile) -> Parsed {
+    PARSERS.with_borrow_mut(|parsers| parse_with(parsers, file))
+}
+
+fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
+    let language = Language::from_path(&file.path).expect("a staged repository keeps only files with a language");
+    let mut errors = Vec::new();
+    if file.lossy {
+        errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
+    }
+    let facts = match parsers.parse(language, &file.path, &file.text) {
+        Ok(result) => {
+            if let Some(first) = result.syntax_errors.first() {
+                errors.push(FileError::syntax(&file.path, first, result.syntax_errors.len()));
+            }
+            result.facts
+        }
+        Err(err) => {
+            errors.push(FileError::new(&file.path, err.to_string(), None));
+            FileFacts::default()
+        }
+    };
+    Parsed { language, facts, errors }
+}
+
+/// Files parsed (per thread) between two progress reports when parsing here.
+const PARSE_BATCH: usize = 256;
+
+impl Staged {
+    fn new(name: &str, archive: Archive, options: &Options, start: f64, observer: &mut dyn Observer) -> Staged {
+        let Archive { files, skipped, .. } = archive;
+        let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
+            files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
+        let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
+        let parsed = vec![None; files.len()];
+        Staged { name: name.to_owned(), options: options.clone(), start, timings, files, configs, skipped, parsed }
+    }
+
+    /// The files to parse, in the order of their positions.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// Bytes of source to parse.
+    pub fn source_bytes(&self) -> usize {
+        self.files.iter().map(|f| f.text.len()).sum()
+    }
+
+    /// Splits the files into `n` shares of about equal size (by bytes, the
+    /// largest first, each to the lightest share), as lists of file
+    /// positions in order. Empty shares are left out.
+    pub fn shares(&self, n: usize) -> Vec<Vec<u32>> {
+        let n = n.max(1);
+        let mut order: Vec<u32> = (0..self.files.len() as u32).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.files[i as usize].text.len()));
+        let mut shares = vec![(0usize, Vec::new()); n];
+        for i in order {
+            let lightest = shares.iter_mut().min_by_key(|(bytes, _)| *bytes).expect("n >= 1");
+            lightest.0 += self.files[i as usize].text.len() + 1;
+            lightest.1.push(i);
+        }
+        shares
+            .into_iter()
+            .filter(|(_, share)| !share.is_empty())
+            .map(|(_, mut share)| {
+                share.sort_unstable();
+                share
+            })
+            .collect()
+    }
+
+    /// The files at `positions`, encoded for a parse worker's
+    /// [`parse_share_bytes`].
+    pub fn share(&self, positions: &[u32]) -> Result<Vec<u8>, String> {
+        let files: Vec<&SourceFile> = positions
+            .iter()
+            .map(|&i| self.files.get(i as usize).ok_or_else(|| format!("no file at position {i}")))
+            .collect::<Result<_, _>>()?;
+        postcard::to_allocvec(&files).map_err(|e| e.to_string())
+    }
+
+    /// Takes the parses of the files at `positions` (as [`Staged::share`]
+    /// handed them out), checking that each is of its file's language.
+    pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
+        if positions.len() != parsed.len() {
+            return Err(format!("{} parses for {} files", parsed.len(), positions.len()));
+        }
+        for (&at, parse) in positions.iter().zip(parsed) {
+            let file = self.files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
+            if Language::from_path(&file.path) != Some(parse.language) {
+                return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
+            }
+            self.parsed[at as usize] = Some(parse);
+        }
+        Ok(())
+    }
+
+    /// Parses, here, every file that has no parse yet: all of them when
+    /// nothing was handed out, a failed worker's share otherwise. Natively
+    /// this runs on every core.
+    fn parse_missing(&mut self, observer: &mut dyn Observer) {
+        let missing: Vec<usize> = (0..self.files.len()).filter(|&i| self.parsed[i].is_none()).collect();
+        let total = self.files.len();
+        let mut done = total - missing.len();
+        for batch in missing.chunks(PARSE_BATCH * fathom_search::parallel::threads()) {
+            observer.progress(Stage::Parse, done, total);
+            let files = &self.files;
+            for (at, parse) in batch.iter().zip(fathom_search::parallel::map(batch, |&i| parse_one(&files[i]))) {
+                self.parsed[*at] = Some(parse);
+            }
+            done += batch.len();
+        }
+        observer.progress(Stage::Parse, total, total);
+    }
+
+    /// Builds the index: parses what has no parse yet, then builds the
+    /// graph, resolves it, links tests and builds the lexical index. Parse
+    /// time is the time since reading ended.
+    pub fn index(mut self, observer: &mut dyn Observer) -> Index {
+        self.parse_missing(observer);
+        let Staged { name, options, start, mut timings, files, configs, skipped, parsed } = self;
+        timings.parse = observer.now_ms() - start - timings.read;
+        let mut errors: Vec<FileError> = Vec::new();
+        let parsed: Vec<(Language, FileFacts)> = parsed
+            .into_iter()
+            .map(|p| {
+                let p = p.expect("every file is parsed");
+                errors.extend(p.errors);
+                (p.language, p.facts)
+            })
+            .collect();
+
+        let mark = observer.now_ms();
+        let inputs: Vec<FileInput<'_>> = files
+            .iter()
+            .zip(&parsed)
+            .map(|(file, (language, facts))| FileInput {
+                path: &file.path,
+                language: *language,
+                text: &file.text,
+                facts,
+            })
+            .collect();
+        let (mut graph, nodes) =
+            CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
+        drop(inputs);
+        timings.graph = observer.now_ms() - mark;
+
+        let mark = observer.now_ms();
+        observer.progress(Stage::Resolve, 0, 1);
+        let config = ProjectConfig::read(configs.iter().map(|f| (f.path.as_str(), f.text.as_str())));
+        errors.extend(
+            config.problems.iter().map(|(path, why)| FileError::new(path, format!("not understood: {why}"), None)),
+        );
+        let sources: Vec<ResolveInput<'_>> = files
+            .iter()
+            .zip(&parsed)
+            .zip(&nodes)
+            .map(|((file, (language, facts)), nodes)| ResolveInput {
+                path: &file.path,
+                language: *language,
+                facts,
+                nodes,
+            })
+            .collect();
+        let resolution = fathom_resolve::resolve(&mut graph, &sources, &config);
+        drop(sources);
+        drop(parsed);
+        let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
+        fathom_tests::link(&mut graph, &texts);
+        drop(texts);
+        observer.progress(Stage::Resolve, 1, 1);
+        timings.resolve = observer.now_ms() - mark;
+
+        let mark = observer.now_ms();
+        observer.progress(Stage::Index, 0, graph.node_count());
+        // The texts move into the index: each file's contents are held once.
+        let mut by_path = std::collections::HashMap::with_capacity(files.len());
+        let texts: Vec<String> = files
+            .into_iter()
+            .enumerate()
+            .map(|(at, f)| {
+                by_path.insert(f.path, at as u32);
+                f.text
+            })
+            .collect();
+        let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts });
+        observer.progress(Stage::Index, graph.node_count(), graph.node_count());
+        timings.index = observer.now_ms() - mark;
+        timings.total = observer.now_ms() - start;
+
+        let summary = IndexSummary::new(&name, &graph, skipped, errors, resolution, timings);
+        Index { graph, retrieval, texts, by_path, summary, options, embedding_model: None }
+    }
+}
+
+/// A parse worker's half: the files [`Staged::share`] encoded, parsed and
+/// encoded back for [`decode_parsed`] and [`Staged::accept`].
+pub fn parse_share_bytes(share: &[u8]) -> Result<Vec<u8>, String> {
+    let files: Vec<SourceFile> =
+        postcard::from_bytes(share).map_err(|e| format!("a parse share is undecodable: {e}"))?;
+    postcard::to_allocvec(&parse_share(&files)).map_err(|e| e.to_string())
+}
+
+/// The parses a parse worker sent back.
+pub fn decode_parsed(bytes: &[u8]) -> Result<Vec<Parsed>, String> {
+    postcard::from_bytes(bytes).map_err(|e| format!("a parse worker's answer is undecodable: {e}"))
+}
