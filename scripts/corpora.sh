@@ -17,10 +17,21 @@ if [ ! -d rxjs-7.8.1 ]; then
   npm pack --silent rxjs@7.8.1 >/dev/null
   rm -rf package && tar xzf rxjs-7.8.1.tgz && mv package rxjs-7.8.1
 fi
-if [ "${1:-}" = "--bench" ] && [ ! -d Django-5.0.6 ]; then
-  echo "corpora: Django 5.0.6 (PyPI sdist)"
-  pip download --quiet --no-deps --no-binary :all: django==5.0.6 -d .
-  tar xzf Django-5.0.6.tar.gz
+if [ "${1:-}" = "--bench" ]; then
+  if [ ! -d Django-5.0.6 ]; then
+    echo "corpora: Django 5.0.6 (PyPI sdist)"
+    pip download --quiet --no-deps --no-binary :all: django==5.0.6 -d .
+    tar xzf Django-5.0.6.tar.gz
+  fi
+  if [ ! -d tokio-1.40.0 ]; then
+    echo "corpora: tokio 1.40.0 (crates.io)"
+    curl -sSfL -o tokio-1.40.0.crate https://static.crates.io/crates/tokio/tokio-1.40.0.crate
+    tar xzf tokio-1.40.0.crate
+  fi
+  if [ ! -f synthetic-50000.zip ]; then
+    echo "corpora: 50,000 synthetic files (scripts/synthetic.py)"
+    python3 "$root/scripts/synthetic.py" 50000 synthetic-50000.zip.part && mv synthetic-50000.zip.part synthetic-50000.zip
+  fi
 fi
 
 # Real history for `make eval`'s test recommendation set: consecutive

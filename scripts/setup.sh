@@ -41,5 +41,5 @@ fi
 # The web toolchain, exactly as package-lock.json pins it.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  npm ci --no-audit --no-fund --loglevel=error --ignore-scripts
 fi

@@ -3,22 +3,17 @@
 // (copied from dist/) and one HTML page, served by a plain file server on
 // another port. The explorer opens the bundle, searches and shows code,
 // with no request leaving the site.
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { uploadZip, waitForState } from './app';
 import { fathom, repoRoot } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
+import { type Served, serveDir } from './serve';
 import { zipFixture } from './fixtures';
 
 const browser = sharedBrowser({ webgpu: false });
-const TYPES: Record<string, string> = {
-  '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
-  '.fathom': 'application/octet-stream', '.json': 'application/json',
-};
 const PAGE = `<!doctype html>
 <html lang="en">
   <head>
@@ -36,25 +31,10 @@ const PAGE = `<!doctype html>
 `;
 
 let site: string;
-let server: Server;
+let server: Served | undefined;
 let url: string;
 const appUrl = inject('baseUrl');
 
-/** A file server with nothing but the files: what any static host does. */
-function serve(root: string): Promise<string> {
-  server = createServer((request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
-    try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      response.end(readFileSync(file));
-    } catch {
-      response.writeHead(404).end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)));
-}
 
 describe('a static documentation site', () => {
   beforeAll(async () => {
@@ -65,7 +45,8 @@ describe('a static documentation site', () => {
     cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
     cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
     writeFileSync(join(site, 'index.html'), PAGE);
-    url = await serve(site);
+    server = await serveDir(site);
+    url = server.url;
   }, 30 * 60_000);
 
   afterAll(() => {

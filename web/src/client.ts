@@ -15,6 +15,8 @@ import type {
   EmbeddingProgress,
   Hop,
   IndexSummary,
+  MemoryReport,
+  Plan,
   Op,
   OpResults,
   Progress,
@@ -63,10 +65,28 @@ export class FathomClient {
     return worker;
   }
 
-  /** Indexes an archive (.zip, .tar.gz or .tar), replacing the previous index on success. */
-  async indexZip(file: Blob, name: string, onProgress?: (progress: Progress) => void): Promise<IndexSummary> {
+  /**
+   * Indexes an archive (.zip, .tar.gz or .tar), replacing the previous index
+   * on success. Paths matching `exclude` (globs: `tests/**`, `*.min.js`) are
+   * left out and reported as skipped.
+   */
+  async indexZip(
+    file: Blob,
+    name: string,
+    onProgress?: (progress: Progress) => void,
+    exclude: string[] = [],
+  ): Promise<IndexSummary> {
     const bytes = await file.arrayBuffer();
-    return this.#request({ op: 'indexZip', name, bytes }, [bytes], onProgress);
+    return this.#request({ op: 'indexZip', name, bytes, exclude }, [bytes], onProgress);
+  }
+
+  /**
+   * What indexing an archive would take, from its listing alone: the files
+   * it holds for analysis by top-level folder, and the heap indexing needs.
+   */
+  async plan(file: Blob, name: string): Promise<Plan> {
+    const bytes = await file.arrayBuffer();
+    return this.#request({ op: 'plan', name, bytes }, [bytes]);
   }
 
   /** Indexes a folder's files, each with its path inside the folder. */
@@ -128,6 +148,11 @@ export class FathomClient {
   /** Embeds texts with the model (384 floats each, end to end): for checks and benchmarks. */
   embedTexts(texts: string[], backend: Backend = 'auto'): Promise<Float32Array> {
     return this.#request({ op: 'embedTexts', texts, backend, modelBase: this.#modelBase });
+  }
+
+  /** The engine's memory and how the last index was parsed: for `make bench` and diagnostics. */
+  memory(): Promise<MemoryReport> {
+    return this.#request({ op: 'memory' });
   }
 
   /** Source text of an indexed file, or undefined when the path is not indexed. */

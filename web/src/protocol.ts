@@ -15,6 +15,7 @@ import type {
   Hop,
   IndexSummary,
   ModelInfo,
+  Plan,
   Progress,
   QueryResult,
   Reached,
@@ -26,6 +27,9 @@ import type {
 } from '../../pkg/fathom_wasm.js';
 
 export type {
+  FolderSize,
+  Plan,
+  Survey,
   Change,
   RecommendedTest,
   TestsFor,
@@ -114,12 +118,29 @@ export const CALL_METHODS = [
   'files', 'graphMap', 'graphSchema', 'featureCard', 'testsFor', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
 ] as const satisfies readonly CallMethod[];
 
+/** The engine's memory, and how the last index was parsed. */
+export interface MemoryReport {
+  /** The indexing worker's wasm linear memory, in bytes: its peak, as wasm memory never shrinks. */
+  heapBytes: number;
+  parse: {
+    /** Parse workers used (0: parsed in the indexing worker, a small repository). */
+    workers: number;
+    shares: number;
+    /** Shares whose worker failed, parsed in the indexing worker instead. */
+    failedShares: number;
+    /** Each parse worker's peak linear memory, in bytes. */
+    parseHeapBytes: number[];
+  };
+}
+
 export type WorkerRequest =
-  | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer }
+  | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer; exclude: string[] }
+  | { id: number; op: 'plan'; name: string; bytes: ArrayBuffer }
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
   | { id: number; op: 'startEmbedding'; backend: Backend; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string }
+  | { id: number; op: 'memory' }
   | { id: number; op: 'file'; path: string }
   | { id: number; op: 'callers'; symbol: string; depth: number }
   | { id: number; op: 'callees'; symbol: string; depth: number }
@@ -135,10 +156,12 @@ export type Op = WorkerRequest['op'];
 /** The value each operation resolves to. */
 export interface OpResults {
   indexZip: IndexSummary;
+  plan: Plan;
   indexFiles: IndexSummary;
   search: SearchResults;
   startEmbedding: ModelInfo;
   embedTexts: Float32Array;
+  memory: MemoryReport;
   file: string | undefined;
   callers: Reached[];
   callees: Reached[];

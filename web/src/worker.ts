@@ -1,11 +1,13 @@
 // Module worker hosting the wasm engine. Requests are served one at a time, in
 // order; a failing request turns into an error reply and the worker keeps going.
-import init, { Workspace } from '../../pkg/fathom_wasm.js';
+import init, { Workspace, heapBytes, planZip } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
+import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
 import type {
   Backend,
+  IndexSummary,
   EmbeddingProgress,
   ModelInfo,
   Progress,
@@ -24,9 +26,21 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 
 let workspace: Promise<Workspace> | undefined;
+/** The engine, compiled once: this worker and every parse worker instantiate it. */
+let wasmModule: Promise<WebAssembly.Module> | undefined;
+
+function compileEngine(): Promise<WebAssembly.Module> {
+  wasmModule ??= WebAssembly.compileStreaming(fetch(wasmUrl)).catch(async () => {
+    // A server that does not say application/wasm: compile from the bytes.
+    const response = await fetch(wasmUrl);
+    if (!response.ok) throw new Error(`HTTP ${response.status} for ${wasmUrl}`);
+    return WebAssembly.compile(await response.arrayBuffer());
+  });
+  return wasmModule;
+}
 
 function getWorkspace(): Promise<Workspace> {
-  workspace ??= init({ module_or_path: wasmUrl }).then(
+  workspace ??= compileEngine().then((module) => init({ module_or_path: module })).then(
     () => new Workspace(),
     (error: unknown) => {
       throw new Error(`failed to load the Fathom engine: ${errorMessage(error)}`);
@@ -50,6 +64,53 @@ function throttledProgress(send: (progress: Progress) => void): (progress: Progr
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+// ---- Parsing on every core ---------------------------------------------------
+// A repository is read here, then its files are parsed by a pool of parse
+// workers, one share each at a time, and the index is built here from their
+// facts. Small repositories are parsed here: starting workers costs more.
+
+let pool: ParsePool | undefined;
+/** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
+let lastParse: ParseReport = { workers: 0, shares: 0, failedShares: 0, parseHeapBytes: [] };
+
+interface ParseReport {
+  workers: number;
+  shares: number;
+  failedShares: number;
+  parseHeapBytes: number[];
+}
+
+async function indexStaged(ws: Workspace, bytes: number, onProgress: (progress: Progress) => void): Promise<IndexSummary> {
+  const size = poolSize();
+  lastParse = { workers: 0, shares: 0, failedShares: 0, parseHeapBytes: [] };
+  if (bytes >= POOL_MIN_BYTES && size > 1) {
+    pool ??= new ParsePool(await compileEngine(), size);
+    // More shares than workers: a worker that finishes early takes another.
+    const shares = ws.stagedShares(pool.size * 4);
+    const total = shares.reduce((n, s) => n + s.length, 0);
+    let done = 0;
+    let failed = 0;
+    onProgress({ stage: 'parse', done, total });
+    await pool.run(
+      shares,
+      (share) => ws.stagedShare(share),
+      (share, result) => {
+        try {
+          if ('error' in result) throw new Error(result.error);
+          ws.acceptParsed(share, result.parsed);
+          done += share.length;
+          onProgress({ stage: 'parse', done, total });
+        } catch (error) {
+          failed += 1;
+          console.warn(`a parse worker failed; its ${share.length} files are parsed here: ${errorMessage(error)}`);
+        }
+      },
+    );
+    lastParse = { workers: pool.size, shares: shares.length, failedShares: failed, parseHeapBytes: pool.heapBytes };
+  }
+  return ws.finishStaged(onProgress) as IndexSummary;
 }
 
 // ---- Embedding -------------------------------------------------------------
@@ -158,16 +219,20 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const onProgress = throttledProgress((progress) =>
         scope.postMessage({ id, type: 'progress', progress }),
       );
-      const value = ws.indexZip(request.name, new Uint8Array(request.bytes), onProgress);
+      const staged = ws.stageZip(request.name, new Uint8Array(request.bytes), request.exclude, onProgress);
+      const value = await indexStaged(ws, staged.bytes, onProgress);
       session += 1;
       return { id, type: 'result', op: 'indexZip', value };
     }
     case 'indexFiles': {
       const onProgress = throttledProgress((progress) => scope.postMessage({ id, type: 'progress', progress }));
-      const value = ws.indexFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
+      const staged = ws.stageFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
+      const value = await indexStaged(ws, staged.bytes, onProgress);
       session += 1;
       return { id, type: 'result', op: 'indexFiles', value };
     }
+    case 'plan':
+      return { id, type: 'result', op: 'plan', value: planZip(request.name, new Uint8Array(request.bytes)) };
     case 'search':
       return { id, type: 'result', op: 'search', value: await ws.search(request.query, request.options) };
     case 'startEmbedding':
@@ -176,6 +241,8 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       await loadModel(ws, request.backend, request.modelBase);
       return { id, type: 'result', op: 'embedTexts', value: await ws.embedTexts(request.texts) };
     }
+    case 'memory':
+      return { id, type: 'result', op: 'memory', value: { heapBytes: heapBytes(), parse: lastParse } };
     case 'file':
       return { id, type: 'result', op: 'file', value: ws.file(request.path) };
     case 'callers':

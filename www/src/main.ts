@@ -6,6 +6,7 @@ import { CodeView, type LineRange } from '../../web/src/ui/codeview';
 import { Navigator } from '../../web/src/ui/navigator';
 import { byTestId, h, required } from '../../web/src/ui/dom';
 import { setupDropZone } from './dropzone';
+import { BudgetDeclined, BudgetView, memoryBudget } from './budget';
 import { FeatureCardView } from './featurecard';
 import { TestsForView } from './testsfor';
 import { GraphMapView } from './graphmap';
@@ -38,6 +39,8 @@ const progress = new ProgressView(required('#progress'));
 const summaryRoot = byTestId('summary');
 const codeView = new CodeView(byTestId('code-view'), (path, line, column) => void opener.goToDefinition(path, line, column));
 const dropZone = byTestId('drop-zone');
+const budgetView = new BudgetView(byTestId('budget'));
+const budget = memoryBudget(params);
 const demoButton = byTestId<HTMLButtonElement>('demo-button');
 const fileInput = byTestId<HTMLInputElement>('archive-input');
 const folderInput = byTestId<HTMLInputElement>('folder-input');
@@ -311,7 +314,10 @@ function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
       how.saved = true;
       return client.importBundle(kept);
     }
-    return client.indexZip(blob, name, onProgress);
+    // Over the memory budget, the user chooses what to index before anything starts.
+    const plan = await client.plan(blob, name).catch(() => undefined);
+    const exclude = plan ? await budgetView.choose(name, plan, budget) : [];
+    return client.indexZip(blob, name, onProgress, exclude);
   }, how);
 }
 
@@ -357,7 +363,12 @@ async function indexWith(
     }
   } catch (error) {
     progress.fail();
-    if (cancelled) {
+    if (error instanceof BudgetDeclined) {
+      // Nothing started: whatever was open stays open.
+      progress.reset();
+      statusLine.textContent = `Did not index ${name}: it is over this tab's memory budget`;
+      setState(indexed ? 'ready' : 'idle');
+    } else if (cancelled) {
       statusLine.textContent = `Cancelled indexing ${name}`;
       indexed = false;
       setState('idle');

@@ -17,6 +17,10 @@ pub(crate) struct Collector<'a> {
     seen: HashSet<String>,
     kept_bytes: u64,
     full: bool,
+    /// A survey: files that would be kept are listed with their declared
+    /// sizes, never read.
+    list_only: bool,
+    listed: Vec<crate::Listed>,
 }
 
 /// An entry as the input describes it, before anything is read.
@@ -37,7 +41,15 @@ impl<'a> Collector<'a> {
             seen: HashSet::new(),
             kept_bytes: 0,
             full: false,
+            list_only: false,
+            listed: Vec::new(),
         }
+    }
+
+    /// Lists what would be kept instead of reading it.
+    pub fn listing(mut self, list_only: bool) -> Self {
+        self.list_only = list_only;
+        self
     }
 
     /// Decides on one file entry. `read(cap)` returns at most `cap + 1` bytes, so
@@ -74,6 +86,11 @@ impl<'a> Collector<'a> {
         }
         if self.full {
             return self.skip(path, SkipReason::Limit, self.total_limit_detail());
+        }
+        if self.list_only {
+            self.kept_bytes += entry.declared_size;
+            self.full = self.kept_bytes > self.options.limits.max_total_bytes;
+            return self.listed.push(crate::Listed { path, bytes: entry.declared_size });
         }
         let bytes = match read(cap) {
             Ok(bytes) => bytes,
@@ -125,7 +142,8 @@ impl<'a> Collector<'a> {
         }
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
         self.skipped.sort_by(|a, b| (a.reason, &a.path).cmp(&(b.reason, &b.path)));
-        Archive { root: self.root, files: self.files, skipped: self.skipped }
+        self.listed.sort_by(|a, b| a.path.cmp(&b.path));
+        Archive { root: self.root, files: self.files, skipped: self.skipped, listed: self.listed }
     }
 
     fn relative_path(&self, raw: &str) -> Result<String, &'static str> {

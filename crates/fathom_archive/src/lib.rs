@@ -19,7 +19,7 @@ pub use collect::{common_root, human_bytes};
 pub use dir::read_dir;
 pub use exclude::{Exclude, ExcludeError};
 pub use rules::{generated_marker, vendored_component};
-pub use tar_reader::{Format, read_archive, read_files, read_tar};
+pub use tar_reader::{Format, read_archive, read_files, read_tar, survey_archive};
 pub use zip_reader::read_zip;
 
 use serde::{Deserialize, Serialize};
@@ -98,6 +98,53 @@ pub struct Archive {
     pub root: Option<String>,
     pub files: Vec<SourceFile>,
     pub skipped: Vec<Skipped>,
+    /// In a survey ([`survey_archive`]), the files that would be kept,
+    /// unread; empty otherwise.
+    pub listed: Vec<Listed>,
+}
+
+/// A file a survey found, by the size its archive declares.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listed {
+    pub path: String,
+    pub bytes: u64,
+}
+
+/// What an archive holds for analysis before any of it is read: the files
+/// that would be kept, their bytes, and both by top-level folder, so a user
+/// can choose a subset that fits a memory budget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Survey {
+    pub files: usize,
+    pub bytes: u64,
+    /// Top-level folders, largest first; files at the top level are under
+    /// the folder `""`.
+    pub folders: Vec<FolderSize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FolderSize {
+    pub path: String,
+    pub files: usize,
+    pub bytes: u64,
+}
+
+impl Survey {
+    pub fn new(listed: &[Listed]) -> Survey {
+        let mut folders: std::collections::BTreeMap<&str, (usize, u64)> = std::collections::BTreeMap::new();
+        for file in listed {
+            let folder = file.path.split_once('/').map_or("", |(top, _)| top);
+            let entry = folders.entry(folder).or_default();
+            entry.0 += 1;
+            entry.1 += file.bytes;
+        }
+        let mut folders: Vec<FolderSize> = folders
+            .into_iter()
+            .map(|(path, (files, bytes))| FolderSize { path: path.to_owned(), files, bytes })
+            .collect();
+        folders.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.path.cmp(&b.path)));
+        Survey { files: listed.len(), bytes: listed.iter().map(|f| f.bytes).sum(), folders }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -17,6 +17,18 @@ pub fn read_tar(
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Archive, ArchiveError> {
+    walk_tar(name, bytes, gzipped, options, progress, false)
+}
+
+/// Reads a tar, or only lists what it would keep (`list_only`, a survey).
+fn walk_tar(
+    name: &str,
+    bytes: &[u8],
+    gzipped: bool,
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+    list_only: bool,
+) -> Result<Archive, ArchiveError> {
     let not_a_tar = |detail: String| ArchiveError::NotATar { name: name.to_owned(), detail };
     let data: Cow<'_, [u8]> = if gzipped {
         let cap = options.limits.max_total_bytes.saturating_mul(2);
@@ -47,7 +59,7 @@ pub fn read_tar(
     }
     let total = names.len();
     let root = common_root(names.iter().map(String::as_str));
-    let mut collector = Collector::new(options, root);
+    let mut collector = Collector::new(options, root).listing(list_only);
     let looked_at = total.min(options.limits.max_entries);
     let mut archive = tar::Archive::new(Cursor::new(&data[..]));
     let mut index = 0;
@@ -116,10 +128,27 @@ pub fn read_archive(
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Archive, ArchiveError> {
+    walk_archive(name, bytes, options, progress, false)
+}
+
+/// Lists what reading the archive would keep, by declared size, without
+/// reading any file: what a memory budget is checked against.
+pub fn survey_archive(name: &str, bytes: &[u8], options: &ReadOptions<'_>) -> Result<crate::Survey, ArchiveError> {
+    let archive = walk_archive(name, bytes, options, &mut |_, _| {}, true)?;
+    Ok(crate::Survey::new(&archive.listed))
+}
+
+fn walk_archive(
+    name: &str,
+    bytes: &[u8],
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+    list_only: bool,
+) -> Result<Archive, ArchiveError> {
     match Format::sniff(bytes) {
-        Format::Zip => crate::read_zip(name, bytes, options, progress),
-        Format::TarGz => read_tar(name, bytes, true, options, progress),
-        Format::Tar => read_tar(name, bytes, false, options, progress),
+        Format::Zip => crate::zip_reader::walk_zip(name, bytes, options, progress, list_only),
+        Format::TarGz => walk_tar(name, bytes, true, options, progress, list_only),
+        Format::Tar => walk_tar(name, bytes, false, options, progress, list_only),
     }
 }
 

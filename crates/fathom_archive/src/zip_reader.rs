@@ -14,12 +14,23 @@ pub fn read_zip(
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Archive, ArchiveError> {
+    walk_zip(name, bytes, options, progress, false)
+}
+
+/// Reads a zip, or only lists what it would keep (`list_only`, a survey).
+pub(crate) fn walk_zip(
+    name: &str,
+    bytes: &[u8],
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+    list_only: bool,
+) -> Result<Archive, ArchiveError> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|source| ArchiveError::NotAZip { name: name.to_owned(), source })?;
     let total = zip.len();
     let names: Vec<String> = zip.file_names().filter_map(|name| name.ok().map(|n| n.into_owned())).collect();
     let root = common_root(names.iter().map(String::as_str));
-    let mut collector = Collector::new(options, root);
+    let mut collector = Collector::new(options, root).listing(list_only);
     let looked_at = total.min(options.limits.max_entries);
     for index in 0..looked_at {
         progress(index, total);

@@ -88,3 +88,44 @@ fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
     let err = read_archive("notes.txt", b"just some text", &options(), &mut |_, _| {}).unwrap_err().to_string();
     assert!(err.contains("is not a readable zip"), "{err}");
 }
+
+/// A survey lists, unread, exactly the files reading would keep, with their
+/// sizes, and totals them by top-level folder, largest first.
+#[test]
+fn a_survey_lists_what_reading_keeps_without_reading_it() {
+    let more: &[(&str, &str)] = &[
+        ("proj-1.0/tests/test_app.py", "def test_main():\n    assert True\n"),
+        ("proj-1.0/setup.py", "print(1)\n"),
+        ("proj-1.0/src/big.py", "x = 1\n# padding padding padding padding\n"),
+    ];
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, text) in FILES.iter().chain(more) {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, path, text.as_bytes()).unwrap();
+    }
+    let bytes = gzip(&builder.into_inner().unwrap());
+    let read = read_archive("proj.tar.gz", &bytes, &options(), &mut |_, _| {}).unwrap();
+    let survey = fathom_archive::survey_archive("proj.tar.gz", &bytes, &options()).unwrap();
+    let kept: Vec<(String, u64)> = read.files.iter().map(|f| (f.path.clone(), f.text.len() as u64)).collect();
+    let surveyed = fathom_archive::read_archive("proj.tar.gz", &bytes, &options(), &mut |_, _| {}).unwrap().listed;
+    assert!(surveyed.is_empty(), "reading lists nothing");
+    assert_eq!(survey.files, kept.len());
+    assert_eq!(survey.bytes, kept.iter().map(|(_, n)| n).sum::<u64>());
+    let folders: Vec<(&str, usize, u64)> = survey.folders.iter().map(|f| (f.path.as_str(), f.files, f.bytes)).collect();
+    let size = |p: &str| FILES.iter().chain(more).find(|(path, _)| path.ends_with(p)).unwrap().1.len() as u64;
+    assert_eq!(
+        folders,
+        [
+            ("src", 3, size("src/app.py") + size("src/util.js") + size("src/big.py")),
+            ("tests", 1, size("tests/test_app.py")),
+            ("", 1, size("setup.py")),
+        ],
+        "vendored files are not counted; top-level files are under \"\""
+    );
+
+    let garbage = fathom_archive::survey_archive("bad.zip", b"PK\x03\x04 not really", &options()).unwrap_err();
+    assert!(garbage.to_string().contains("bad.zip"), "{garbage}");
+}

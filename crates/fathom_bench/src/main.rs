@@ -1,10 +1,8 @@
-//! `make bench`: indexes a pinned Django sdist natively and measures query
-//! latency and the bundle (size, write, load) on it, printing a table and
-//! writing `bench/report.json`.
-//!
-//! Issue 9 extends this harness with indexing throughput against its
-//! references (native tree-sitter parse-only, web-tree-sitter in Chromium),
-//! memory, reopening, HNSW recall and the 50,000-file scale run.
+//! `make bench`: indexing throughput natively on pinned real corpora (and on
+//! Django against the floor, tree-sitter parsing alone), query latency, the
+//! bundle, embedding and HNSW; merged with the browser half (tests/bench:
+//! Django in Chromium against web-tree-sitter, reopening, 50,000 files in
+//! one tab, WebGPU, the map). Prints a table and writes `bench/report.json`.
 
 mod root;
 
@@ -57,6 +55,8 @@ fn main() {
     });
 
     let bundle = bundle_bench(&index, index_s);
+    let throughput = throughput_bench(&corpora);
+    let floor = parse_floor(&dir);
     let semantic = semantic_bench(&corpora);
 
     let mut report = json!({
@@ -76,6 +76,21 @@ fn main() {
         "samples": { "search": names.search.len(), "callers_2hop": names.callers.len(), "match_3_patterns": repeated.len() },
     });
     report["bundle"] = json!({ "django": bundle, "flask_embedded": semantic["bundle"] });
+    report["native_index"]["threads"] = json!(fathom_search::parallel::threads());
+    report["native_index"]["parse_only_s"] = json!(floor);
+    report["throughput"] = throughput;
+    let browser_index = browser_report("index.json");
+    report["browser_index"] = browser_index["browser_index"].clone();
+    if report["browser_index"].is_object() {
+        report["browser_index"]["native_parse_only_s"] = json!(floor);
+        report["browser_index"]["native_index_s"] = json!(round(index_s));
+    }
+    report["scale_50k"] = browser_index["scale_50k"].clone();
+    report["reopen"] = json!({
+        "browser_reload_to_search_s": browser_index["reopen"]["reload_to_search_s"],
+        "bundle_load_p50_s": report["bundle"]["django"]["load_p50_s"],
+        "corpus": CORPUS.to_lowercase(),
+    });
     for key in ["embedding", "hnsw", "hybrid_search"] {
         report[key] = semantic[key].clone();
     }
@@ -85,7 +100,48 @@ fn main() {
         "Fathom bench: {CORPUS} ({} files, {} symbols, {} edges), native, one thread",
         summary.files, summary.symbols, summary.edges
     );
-    println!("  index                  {:>9.2} s", index_s);
+    println!(
+        "  index                  {:>9.2} s   ({} threads; tree-sitter parse alone, one thread: {floor} s)",
+        index_s,
+        fathom_search::parallel::threads()
+    );
+    for row in report["throughput"].as_array().into_iter().flatten() {
+        println!(
+            "  index {:<16} {:>6} files {:>7} MB  {:>7} s  {:>7} files/s  {:>6} MB/s   stages ms {}",
+            row["corpus"].as_str().unwrap_or_default(),
+            row["files"],
+            row["source_mb"],
+            row["seconds"],
+            row["files_per_s"],
+            row["mb_per_s"],
+            row["stage_ms"]
+        );
+    }
+    let b = &report["browser_index"];
+    if b.is_object() {
+        println!(
+            "  Chromium, {} ({} files): Fathom without embeddings {} s ({} parse workers, heap {} MB = {} per source MB) | web-tree-sitter parse alone {} s | native parse alone {} s",
+            b["corpus"].as_str().unwrap_or_default(),
+            b["files"],
+            b["fathom_s"],
+            b["parse_workers"],
+            b["heap_mb"],
+            b["heap_mb_per_source_mb"],
+            b["web_tree_sitter_parse_s"],
+            b["native_parse_only_s"]
+        );
+        let s = &report["scale_50k"];
+        println!(
+            "  Chromium, 50,000 synthetic files: completed {}  {} files  {} s  peak heap {} MB (all wasm instances)",
+            s["completed"], s["files"], s["seconds"], s["peak_heap_mb"]
+        );
+        println!(
+            "  reopen: reload to a searchable index from the page's cache {} s; bundle load p50 {} s",
+            report["reopen"]["browser_reload_to_search_s"], report["reopen"]["bundle_load_p50_s"]
+        );
+    } else {
+        println!("  Chromium indexing        not measured: run tests/bench (make bench does)");
+    }
     println!(
         "  search           p50 {:>8.3} ms   p95 {:>8.3} ms   ({} queries)",
         search.0,
@@ -160,6 +216,58 @@ fn main() {
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n").unwrap();
     println!("report: bench/report.json");
+}
+
+/// The corpora whose indexing throughput is reported: PyPI sdists, an npm
+/// package and a crate, each at a pinned version, and the synthetic 50,000.
+const THROUGHPUT: &[&str] = &["flask-3.0.3", "rxjs-7.8.1", "tokio-1.40.0", "Django-5.0.6", "synthetic-50000.zip"];
+
+/// Each corpus indexed natively (all cores, no embeddings): files and MB per
+/// second and each stage's milliseconds.
+fn throughput_bench(corpora: &std::path::Path) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = THROUGHPUT
+        .iter()
+        .map(|name| {
+            let path = corpora.join(name);
+            let started = Instant::now();
+            let index = if path.is_dir() {
+                fathom_engine::index_dir(&path, &Options::default(), &mut Clock(Instant::now())).expect("indexes")
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                fathom_engine::index_zip(name, &bytes, &Options::default(), &mut Clock(Instant::now()))
+                    .expect("indexes")
+            };
+            let seconds = started.elapsed().as_secs_f64();
+            let summary = index.summary();
+            let bytes: usize = index.file_list().iter().filter_map(|f| index.file_text(&f.path)).map(str::len).sum();
+            let mb = bytes as f64 / (1 << 20) as f64;
+            json!({
+                "corpus": name.trim_end_matches(".zip").to_lowercase(), "files": summary.files, "source_mb": round(mb),
+                "symbols": summary.symbols, "edges": summary.edges, "seconds": round(seconds),
+                "files_per_s": (summary.files as f64 / seconds).round(), "mb_per_s": round(mb / seconds),
+                "stage_ms": summary.timings_ms,
+            })
+        })
+        .collect();
+    json!(rows)
+}
+
+/// The floor: tree-sitter parsing Django's files and nothing else, on one
+/// thread, in seconds.
+fn parse_floor(dir: &std::path::Path) -> f64 {
+    let staged =
+        fathom_engine::pipeline::stage_dir(dir, &Options::default(), &mut Clock(Instant::now())).expect("reads");
+    let mut parsers = fathom_parse::Parsers::new();
+    let languages: Vec<fathom_model::Language> =
+        staged.files().iter().map(|f| fathom_model::Language::from_path(&f.path).expect("staged")).collect();
+    for (file, language) in staged.files().iter().zip(&languages).take(20) {
+        parsers.syntax_tree(*language, &file.text).expect("parses"); // load the grammars first
+    }
+    let started = Instant::now();
+    for (file, language) in staged.files().iter().zip(&languages) {
+        drop(parsers.syntax_tree(*language, &file.text).expect("parses"));
+    }
+    round(started.elapsed().as_secs_f64())
 }
 
 /// A report that the browser half of `make bench` (tests/bench) wrote into

@@ -180,3 +180,20 @@ fn a_lost_share_is_parsed_here_and_a_bad_answer_is_refused() {
     let index = staged.index(&mut Recorder::new());
     assert_eq!(outline(&index), outline(&whole));
 }
+
+/// A plan reads no file but counts what indexing would keep, and its
+/// estimate is the sum of its folders' and the archive's own.
+#[test]
+fn a_plan_counts_what_indexing_keeps_and_sums_its_estimate() {
+    let bytes = zip_folder(&fixture("mini-py-js"), "root");
+    let plan = fathom_engine::pipeline::plan_zip("mini.zip", &bytes, &Options::default()).unwrap();
+    let index = index_zip("mini.zip", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let source: u64 = index.file_list().iter().filter_map(|f| index.file_text(&f.path)).map(|t| t.len() as u64).sum();
+    let configs = plan.survey.files - index.summary().files;
+    assert!(configs <= 2, "only project files beside the sources: {configs}");
+    assert!(plan.survey.bytes >= source, "{} < {source}", plan.survey.bytes);
+    assert_eq!(plan.folder_heap_bytes.len(), plan.survey.folders.len());
+    assert_eq!(plan.estimated_heap_bytes, plan.base_heap_bytes + plan.folder_heap_bytes.iter().sum::<u64>());
+    assert_eq!(plan.base_heap_bytes, 2 * bytes.len() as u64);
+    assert!(plan.estimated_heap_bytes > 8 * source, "about 9 bytes of heap per byte of source");
+}

@@ -86,6 +86,13 @@ impl Parsers {
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
 
+    /// The syntax tree alone, with nothing extracted: what parsing costs
+    /// before Fathom does anything with it (`make bench`'s floor).
+    pub fn syntax_tree(&mut self, language: Language, text: &str) -> Result<tree_sitter::Tree, ParseError> {
+        let loaded = self.load(language)?;
+        loaded.parser.parse(text, None).ok_or(ParseError::GaveUp { language: language.name() })
+    }
+
     fn load(&mut self, language: Language) -> Result<&mut Loaded, ParseError> {
         let at = match self.loaded.iter().position(|(l, _)| *l == language) {
             Some(at) => at,

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use fathom_embed::{DIM, EmbedError, Embedder, MODEL_ID};
 use fathom_engine::tests_for::Change;
-use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, Stage};
+use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, Stage, pipeline};
 use js_sys::Function;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -17,6 +17,23 @@ use wasm_bindgen::prelude::*;
 const TYPES: &str = r#"
 export type Stage = "read" | "parse" | "graph" | "resolve" | "index" | "embed";
 export interface Progress { stage: Stage; done: number; total: number; }
+/** An archive's top-level folder, as a survey counts it. */
+export interface FolderSize { path: string; files: number; bytes: number; }
+/** What an archive holds for analysis, read from its listing alone. */
+export interface Survey { files: number; bytes: number; folders: FolderSize[]; }
+/** What indexing an archive would take, known before reading it. */
+export interface Plan {
+  survey: Survey;
+  archive_bytes: number;
+  /** All of it indexed: base_heap_bytes plus every folder's. */
+  estimated_heap_bytes: number;
+  /** What any subset needs: the archive itself. */
+  base_heap_bytes: number;
+  /** What indexing each of survey.folders adds, in its order. */
+  folder_heap_bytes: number[];
+}
+/** A repository read and held for parse workers: source files and their bytes. */
+export interface StagedInfo { files: number; bytes: number; }
 
 export type SkipReason =
   | "vendored" | "generated" | "binary" | "too_large" | "unsupported"
@@ -287,6 +304,8 @@ fn start() {
 #[derive(Default)]
 struct State {
     index: Option<Index>,
+    /// A repository read and waiting for its parses (`stageZip`).
+    staged: Option<pipeline::Staged>,
     embedder: Option<Rc<Embedder>>,
     /// Bumped by every new index, so an embedding batch that finishes after
     /// its index was replaced is dropped.
@@ -328,24 +347,82 @@ impl Workspace {
         ends: Vec<u32>,
         #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
     ) -> Result<JsValue, JsError> {
-        if paths.len() != ends.len()
-            || ends.windows(2).any(|w| w[0] > w[1])
-            || ends.last().is_some_and(|&e| e as usize > data.len())
-        {
-            return Err(JsError::new("indexFiles: paths, ends and data do not agree"));
-        }
-        let mut start = 0usize;
-        let files = paths
-            .into_iter()
-            .zip(ends)
-            .map(|(path, end)| {
-                let bytes = data[start..end as usize].to_vec();
-                start = end as usize;
-                (path, bytes)
-            })
-            .collect();
+        let files = split_files(paths, data, ends)?;
         let mut observer = JsObserver { on_progress };
         let index = fathom_engine::index_files(name, files, &Options::default(), &mut observer);
+        self.replace(index)
+    }
+
+    /// Reads an archive (as `indexZip` does) and holds it, unparsed, for
+    /// parse workers: `stagedShares`, `stagedShare`, `acceptParsed`, then
+    /// `finishStaged`. Paths matching `exclude` (globs, as `fathom index
+    /// --exclude` takes them) are left out. A new staging replaces one never
+    /// finished.
+    #[wasm_bindgen(js_name = stageZip, unchecked_return_type = "StagedInfo")]
+    pub fn stage_zip(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        exclude: Vec<String>,
+        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
+    ) -> Result<JsValue, JsError> {
+        let options = options_excluding(&exclude)?;
+        let staged = pipeline::stage_zip(name, bytes, &options, &mut JsObserver { on_progress })?;
+        self.hold(staged)
+    }
+
+    /// Reads a dropped folder (as `indexFiles` does) and holds it, unparsed.
+    #[wasm_bindgen(js_name = stageFiles, unchecked_return_type = "StagedInfo")]
+    pub fn stage_files(
+        &mut self,
+        name: &str,
+        paths: Vec<String>,
+        data: &[u8],
+        ends: Vec<u32>,
+        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
+    ) -> Result<JsValue, JsError> {
+        let files = split_files(paths, data, ends)?;
+        let staged = pipeline::stage_files(name, files, &Options::default(), &mut JsObserver { on_progress });
+        self.hold(staged)
+    }
+
+    /// The held files split into `n` shares of about equal bytes, as lists
+    /// of positions.
+    #[wasm_bindgen(js_name = stagedShares, unchecked_return_type = "Uint32Array[]")]
+    pub fn staged_shares(&self, n: usize) -> Result<JsValue, JsError> {
+        let state = self.state.borrow();
+        let staged = state.staged.as_ref().ok_or_else(no_staged)?;
+        let shares = js_sys::Array::new();
+        for share in staged.shares(n) {
+            shares.push(&js_sys::Uint32Array::from(share.as_slice()));
+        }
+        Ok(shares.into())
+    }
+
+    /// The held files at `positions`, encoded for `parseShare`.
+    #[wasm_bindgen(js_name = stagedShare)]
+    pub fn staged_share(&self, positions: Vec<u32>) -> Result<Vec<u8>, JsError> {
+        let state = self.state.borrow();
+        state.staged.as_ref().ok_or_else(no_staged)?.share(&positions).map_err(|e| JsError::new(&e))
+    }
+
+    /// Takes a parse worker's answer for the files at `positions`.
+    #[wasm_bindgen(js_name = acceptParsed)]
+    pub fn accept_parsed(&self, positions: Vec<u32>, parsed: &[u8]) -> Result<(), JsError> {
+        let parsed = pipeline::decode_parsed(parsed).map_err(|e| JsError::new(&e))?;
+        let mut state = self.state.borrow_mut();
+        state.staged.as_mut().ok_or_else(no_staged)?.accept(&positions, parsed).map_err(|e| JsError::new(&e))
+    }
+
+    /// Builds the index from the held files: whatever no worker parsed is
+    /// parsed here. Replaces the current index.
+    #[wasm_bindgen(js_name = finishStaged, unchecked_return_type = "IndexSummary")]
+    pub fn finish_staged(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
+    ) -> Result<JsValue, JsError> {
+        let staged = self.state.borrow_mut().staged.take().ok_or_else(no_staged)?;
+        let index = staged.index(&mut JsObserver { on_progress });
         self.replace(index)
     }
 
@@ -673,6 +750,12 @@ impl Default for Workspace {
 
 impl Workspace {
     /// Makes `index` the current one and returns its summary.
+    fn hold(&self, staged: pipeline::Staged) -> Result<JsValue, JsError> {
+        let info = StagedInfo { files: staged.files().len(), bytes: staged.source_bytes() };
+        self.state.borrow_mut().staged = Some(staged);
+        to_js(&info)
+    }
+
     fn replace(&self, index: Index) -> Result<JsValue, JsError> {
         let summary = to_js(index.summary())?;
         let mut state = self.state.borrow_mut();
@@ -731,6 +814,73 @@ struct PendingChunk {
 /// Plain objects and `null`s, never `Map`s or `undefined`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A parse worker's work: one share of a staged repository (the bytes of
+/// `stagedShare`), parsed into the facts `acceptParsed` takes. It needs no
+/// workspace, so each worker's wasm instance holds only its parsers.
+#[wasm_bindgen(js_name = parseShare)]
+pub fn parse_share(share: &[u8]) -> Result<Vec<u8>, JsError> {
+    pipeline::parse_share_bytes(share).map_err(|e| JsError::new(&e))
+}
+
+/// What indexing an archive would take, before any file is read: what it
+/// holds by top-level folder and the heap indexing needs, for the page's
+/// memory budget.
+#[wasm_bindgen(js_name = planZip, unchecked_return_type = "Plan")]
+pub fn plan_zip(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
+    to_js(&pipeline::plan_zip(name, bytes, &Options::default())?)
+}
+
+fn options_excluding(patterns: &[String]) -> Result<Options, JsError> {
+    let exclude = fathom_engine::Exclude::new(patterns).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(Options { exclude, ..Options::default() })
+}
+
+/// The bytes this instance's linear memory holds: wasm memory only grows,
+/// so this is also its peak.
+#[wasm_bindgen(js_name = heapBytes)]
+pub fn heap_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
+
+/// What `stageZip` read: source files to parse and their bytes.
+#[derive(Serialize)]
+struct StagedInfo {
+    files: usize,
+    bytes: usize,
+}
+
+fn no_staged() -> JsError {
+    JsError::new("no repository is staged: call stageZip or stageFiles first")
+}
+
+/// A dropped folder's files: file `i` is `paths[i]`, its bytes
+/// `data[ends[i-1]..ends[i]]`.
+fn split_files(paths: Vec<String>, data: &[u8], ends: Vec<u32>) -> Result<Vec<(String, Vec<u8>)>, JsError> {
+    if paths.len() != ends.len()
+        || ends.windows(2).any(|w| w[0] > w[1])
+        || ends.last().is_some_and(|&e| e as usize > data.len())
+    {
+        return Err(JsError::new("indexFiles: paths, ends and data do not agree"));
+    }
+    let mut start = 0usize;
+    Ok(paths
+        .into_iter()
+        .zip(ends)
+        .map(|(path, end)| {
+            let bytes = data[start..end as usize].to_vec();
+            start = end as usize;
+            (path, bytes)
+        })
+        .collect())
 }
 
 struct JsObserver {

@@ -1,0 +1,110 @@
+// Scale in the tab: a repository over the memory budget is caught before
+// anything is indexed and a chosen subset is indexed instead; Django is
+// parsed by the pool of parse workers and gives the CLI's answers.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, inject, test } from 'vitest';
+import type { FathomClient, Plan } from '../../web/src/index';
+import { uploadZip, waitForState } from './app';
+import { fathom } from './cli';
+import { screenshot, sharedBrowser, withApp } from './browser';
+
+const baseUrl = inject('baseUrl');
+const browser = sharedBrowser({ webgpu: false });
+const corpora = process.env.FATHOM_CORPORA ?? `${process.env.HOME}/.cache/fathom/corpora`;
+const FLASK = 'flask-3.0.3.tar.gz';
+const DJANGO = 'Django-5.0.6';
+const MB = 1 << 20;
+const QUERY =
+  "MATCH (c:CLASS {name: 'QuerySet'})-[:HAS_METHOD]->(m:METHOD) MATCH (caller)-[:CALLS]->(m) RETURN m.name, count(caller) AS n ORDER BY n DESC, m.name LIMIT 15";
+
+describe('scale', () => {
+  test('an archive over the memory budget is caught before indexing, and a chosen subset is indexed', async () => {
+    const sdist = readFileSync(`${corpora}/${FLASK}`);
+    // The plan, from a page with the default budget: what the engine says Flask needs.
+    let plan: Plan | undefined;
+    await withApp(browser(), baseUrl, async ({ page }) => {
+      plan = await page.evaluate(
+        (bytes) => (globalThis as unknown as { fathom: FathomClient }).fathom.plan(new Blob([new Uint8Array(bytes)]), 'flask.tar.gz'),
+        [...sdist],
+      );
+    });
+    if (!plan) throw new Error('no plan');
+    const folders = plan.survey.folders.map((f, i) => ({ ...f, heap: plan?.folder_heap_bytes[i] ?? 0 }));
+    const src = folders.find((f) => f.path === 'src');
+    const tests = folders.find((f) => f.path === 'tests');
+    if (!src || !tests) throw new Error(`Flask's folders: ${JSON.stringify(folders)}`);
+    // A budget that holds src/ (and the rest but tests/), not the whole archive.
+    const rootHeap = folders.filter((f) => f.path === '').reduce((n, f) => n + f.heap, 0);
+    const budgetMb = Math.ceil((plan.estimated_heap_bytes - tests.heap / 2) / MB);
+    expect(budgetMb * MB).toBeLessThan(plan.estimated_heap_bytes);
+    expect(budgetMb * MB).toBeGreaterThan(plan.base_heap_bytes + rootHeap + src.heap);
+
+    await withApp(browser(), `${baseUrl}?budget=${budgetMb}`, async ({ page }) => {
+      // Cancelling changes nothing.
+      await uploadZip(page, FLASK, sdist);
+      const panel = page.getByTestId('budget');
+      await panel.waitFor();
+      expect(await page.getByTestId('budget-message').textContent()).toMatch(
+        new RegExp(`${FLASK.replace(/\./g, '\\.')} holds ${plan?.survey.files} files .* more than this tab's budget of ${budgetMb} MB`),
+      );
+      await page.getByTestId('budget-cancel').click();
+      await waitForState(page, 'idle');
+      expect(await panel.isHidden()).toBe(true);
+      expect(await page.locator('#status-line').textContent()).toContain("over this tab's memory budget");
+
+      // Choosing: the largest folders that fit are offered checked; tests/ does not fit beside them.
+      await uploadZip(page, FLASK, sdist);
+      await panel.waitFor();
+      const box = (path: string) => page.locator(`[data-testid="budget-folder"][data-path="${path}"]`);
+      expect(await box('src').isChecked()).toBe(true);
+      expect(await box('tests').isChecked()).toBe(false);
+      const start = page.getByTestId('budget-index');
+      expect(await start.isEnabled()).toBe(true);
+      await box('tests').check();
+      expect(await page.getByTestId('budget-total').getAttribute('data-over')).toBe('true');
+      expect(await start.isDisabled()).toBe(true);
+      await box('tests').uncheck();
+      expect(await start.isEnabled()).toBe(true);
+      await screenshot(page, 'budget');
+      await start.click();
+      await waitForState(page, 'ready');
+
+      const files = await page.evaluate(() => (globalThis as unknown as { fathom: FathomClient }).fathom.files());
+      expect(files.some((f) => f.path.startsWith('src/flask/'))).toBe(true);
+      expect(files.filter((f) => f.path.startsWith('tests/'))).toEqual([]);
+      expect(await page.getByTestId('summary').textContent()).toMatch(/Excluded by a pattern \(\d+\)/);
+    });
+  });
+
+  test('Django is parsed by the pool of parse workers, in one tab, and answers as the CLI does', async () => {
+    const sdist = readFileSync(`${corpora}/${DJANGO}.tar.gz`);
+    await withApp(browser(), baseUrl, async ({ page }) => {
+      await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
+      expect(await page.getByTestId('budget').isHidden()).toBe(true);
+      await waitForState(page, 'ready', 300_000);
+      const { memory, summary, rows } = await page.evaluate(async (query) => {
+        const client = (globalThis as unknown as { fathom: FathomClient }).fathom;
+        return {
+          memory: await client.memory(),
+          summary: await client.files().then((f) => f.length),
+          rows: (await client.query(query)).rows,
+        };
+      }, QUERY);
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      expect(memory.parse.workers).toBe(cores > 1 ? Math.min(cores, 8) : 0);
+      expect(memory.parse.failedShares).toBe(0);
+      expect(memory.parse.parseHeapBytes.length).toBe(memory.parse.workers);
+      expect(memory.parse.parseHeapBytes.every((b) => b > 0)).toBe(true);
+
+      // The CLI indexes the unpacked sdist once, into a bundle, and answers from it.
+      const bundle = join(mkdtempSync(join(tmpdir(), 'fathom-django-')), 'django.fathom');
+      const stats = JSON.parse(fathom(['index', `${corpora}/${DJANGO}`, '--no-embed', '-o', bundle, '--json']));
+      const native = JSON.parse(fathom(['query', bundle, QUERY, '--json']));
+      expect(rows.length).toBe(15);
+      expect(rows).toEqual(native.rows);
+      expect(summary).toBe(stats.files);
+    });
+  }, 600_000);
+});

@@ -1,0 +1,37 @@
+// A plain static file server on a free port of 127.0.0.1, with nothing but
+// the files: what any static host does. For the static-site test and for
+// `make bench`'s web-tree-sitter reference page.
+import { readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
+  '.fathom': 'application/octet-stream', '.json': 'application/json',
+};
+
+export interface Served {
+  url: string;
+  close(): void;
+}
+
+/** Serves the folder `root`; resolves to its URL, ending in `/`. */
+export function serveDir(root: string): Promise<Served> {
+  const server: Server = createServer((request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
+    try {
+      if (!statSync(file).isFile()) throw new Error('not a file');
+      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      response.end(readFileSync(file));
+    } catch {
+      response.writeHead(404).end('not found');
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() }),
+    ),
+  );
+}
