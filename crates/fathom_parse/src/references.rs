@@ -189,10 +189,23 @@ fn callback_parameters(callee: Node<'_>, function: Node<'_>, text: &str, scope: 
 /// Whether a bare name is really the member part of `a.b`, a keyword
 /// argument's name or a property key: then it names no variable.
 fn is_member_name(node: Node<'_>) -> bool {
+    const MEMBER_FIELDS: [&str; 6] = ["attribute", "property", "field", "name", "key", "alias"];
     let Some(parent) = node.parent() else { return false };
-    ["attribute", "property", "field", "name", "key", "alias"]
-        .iter()
-        .any(|field| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id()))
+    // The node's own field, read off a cursor over its siblings: a field
+    // name from the cursor is a table lookup, where `child_by_field_name`
+    // compares the name with every field of the grammar.
+    let mut cursor = parent.walk();
+    if !cursor.goto_first_child() {
+        return false;
+    }
+    loop {
+        if cursor.node().id() == node.id() {
+            return cursor.field_name().is_some_and(|field| MEMBER_FIELDS.contains(&field));
+        }
+        if !cursor.goto_next_sibling() {
+            return false;
+        }
+    }
 }
 
 /// Finds the innermost function, method or class around a byte offset.
