@@ -97,8 +97,11 @@ fn main() {
     report["query_latency_ms"]["hybrid_search_p50"] = semantic["hybrid_search"]["search_p50_ms"].clone();
     report["query_latency_ms"]["hybrid_search_p95"] = semantic["hybrid_search"]["search_p95_ms"].clone();
     println!(
-        "Fathom bench: {CORPUS} ({} files, {} symbols, {} edges), native, one thread",
-        summary.files, summary.symbols, summary.edges
+        "Fathom bench: {CORPUS} ({} files, {} symbols, {} edges), native, {} threads",
+        summary.files,
+        summary.symbols,
+        summary.edges,
+        fathom_search::parallel::threads()
     );
     println!(
         "  index                  {:>9.2} s   ({} threads; tree-sitter parse alone, one thread: {floor} s)",

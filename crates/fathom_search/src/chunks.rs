@@ -119,13 +119,13 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
 /// The lines of a file, 1-based `start..=end`, clamped to the file.
 #[cfg(test)]
 fn lines(text: &str, start: u32, end: u32) -> impl Iterator<Item = &str> {
-    node_lines(text, &fathom_model::Span::default(), start, end)
+    node_lines(text, fathom_model::Span::default(), start, end)
 }
 
 /// The lines `start..=end` of a file, counted from the line where `node`
 /// starts rather than from the top: a big file's chunks each cost their own
 /// length, not the file's.
-fn node_lines<'a>(text: &'a str, node: &fathom_model::Span, start: u32, end: u32) -> impl Iterator<Item = &'a str> {
+fn node_lines(text: &str, node: fathom_model::Span, start: u32, end: u32) -> impl Iterator<Item = &str> {
     let start = start.max(1);
     let (from, line) = match text.get(..node.start_byte as usize) {
         Some(before) if node.start_line >= 1 && node.start_line <= start => {
@@ -140,7 +140,7 @@ fn body_windows(sources: &dyn Sources, id: NodeId) -> Vec<(Part, u32, u32)> {
     let node = sources.graph().node(id);
     let text = sources.file_text(node.file.expect("checked").0 as usize);
     let (start, end) = (node.span.start_line, node.span.end_line.max(node.span.start_line));
-    let body: Vec<&str> = node_lines(text, &node.span, start, end).collect();
+    let body: Vec<&str> = node_lines(text, node.span, start, end).collect();
     let total: usize = body.iter().map(|l| l.len() + 1).sum();
     if total <= WINDOW_CHARS || body.len() <= 1 {
         return vec![(Part::Whole, start, end)];
@@ -222,7 +222,7 @@ pub fn text(sources: &dyn Sources, chunk: &Chunk) -> String {
     let file = sources.file_text(node.file.map_or(0, |f| f.0 as usize));
     let body: String = match chunk.part {
         Part::TopLevel => top_level_lines(sources, chunk.node).join("\n"),
-        _ => node_lines(file, &node.span, chunk.start_line, chunk.end_line).collect::<Vec<_>>().join("\n"),
+        _ => node_lines(file, node.span, chunk.start_line, chunk.end_line).collect::<Vec<_>>().join("\n"),
     };
     let mut out = match chunk.part {
         Part::TopLevel => format!("{} {}\n", kind_word(node.kind), path),

@@ -208,3 +208,36 @@ fn dedup(embedding: Embedding<u32>) -> Embedding<u32> {
     let mut seen = std::collections::HashSet::new();
     Embedding(embedding.0.into_iter().filter(|t| seen.insert(t.index)).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The postings built through the word cache are the ones the `bm25`
+    /// crate's own embedder computes, fitted to the same corpus: the same
+    /// term hashes, in the same order, with the same weights.
+    #[test]
+    fn postings_match_the_bm25_crates_own_embedder() {
+        let documents: Vec<String> = [
+            "def parseHTTPDate(value):\n    return parse_date(value) or parse_date(value.strip())",
+            "class UserRepository:\n    \"\"\"Saves users and finds them by id.\"\"\"\n    def save(self, user): ...",
+            "export function getUserById(id: string) { return users.get(id) ?? null }",
+            "",
+            "authenticate authenticated authentication authenticate",
+        ]
+        .map(String::from)
+        .to_vec();
+        let lexical = Lexical::build(&documents);
+        let refs: Vec<&str> = documents.iter().map(String::as_str).collect();
+        let reference: Embedder<u32, TermTokenizer> =
+            EmbedderBuilder::with_tokenizer_and_fit_to_corpus(TermTokenizer::default(), &refs).k1(K1).b(B).build();
+        assert_eq!(lexical.embedder.avgdl(), reference.avgdl());
+        for (doc, postings) in refs.iter().zip(&lexical.postings) {
+            let expected: Vec<(u32, f32)> =
+                dedup(reference.embed(doc)).0.into_iter().map(|t| (t.index, t.value)).collect();
+            assert_eq!(postings, &expected, "{doc:?}");
+        }
+        let hits = lexical.search("authenticate user", 5);
+        assert_eq!(hits[0].0, 4, "the document that says it four times comes first");
+    }
+}
