@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
-# Fetches the pinned real-world corpora used by the precision tests (and, later,
-# the benchmarks) into a cache outside the clone. Idempotent.
+# Fetches the pinned real-world corpora used by the tests (and, with --bench,
+# the benchmarks; with --history, `make eval`) into a cache outside the
+# clone. Idempotent.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=${FATHOM_CORPORA:-$HOME/.cache/fathom/corpora}
 mkdir -p "$dest"
 cd "$dest"
 
-if [ ! -d flask-3.0.3 ]; then
-  echo "corpora: Flask 3.0.3 (PyPI sdist)"
-  pip download --quiet --no-deps --no-binary :all: flask==3.0.3 -d .
-  tar xzf flask-3.0.3.tar.gz
-fi
+# A PyPI sdist, unpacked as the folder it holds: sdist PACKAGE VERSION FOLDER.
+sdist() {
+  [ -d "$3" ] && return
+  echo "corpora: $3 (PyPI sdist)"
+  pip download --quiet --no-deps --no-binary :all: "$1==$2" -d .
+  tar xzf "$3.tar.gz"
+}
+
+sdist flask 3.0.3 flask-3.0.3
+# Django: the browser's parse workers are checked against the CLI on it, and `make bench` measures it.
+sdist django 5.0.6 Django-5.0.6
 if [ ! -d rxjs-7.8.1 ]; then
   echo "corpora: rxjs 7.8.1 (npm tarball)"
   npm pack --silent rxjs@7.8.1 >/dev/null
   rm -rf package && tar xzf rxjs-7.8.1.tgz && mv package rxjs-7.8.1
 fi
 if [ "${1:-}" = "--bench" ]; then
-  if [ ! -d Django-5.0.6 ]; then
-    echo "corpora: Django 5.0.6 (PyPI sdist)"
-    pip download --quiet --no-deps --no-binary :all: django==5.0.6 -d .
-    tar xzf Django-5.0.6.tar.gz
-  fi
   if [ ! -d tokio-1.40.0 ]; then
     echo "corpora: tokio 1.40.0 (crates.io)"
     curl -sSfL -o tokio-1.40.0.crate https://static.crates.io/crates/tokio/tokio-1.40.0.crate
@@ -48,10 +50,10 @@ PY
     [ -d "history/$name-$version" ] && continue
     echo "corpora: $name $version (PyPI sdist)"
     # Older sdists spell the name as the project does (Flask-2.0.0.tar.gz).
-    sdist() { find history/sdists -maxdepth 1 -iname "$name-$version.tar.gz" | head -n 1; }
-    [ -n "$(sdist)" ] || pip download --quiet --no-deps --no-binary :all: "$package==$version" -d history/sdists
+    found() { find history/sdists -maxdepth 1 -iname "$name-$version.tar.gz" | head -n 1; }
+    [ -n "$(found)" ] || pip download --quiet --no-deps --no-binary :all: "$package==$version" -d history/sdists
     rm -rf history/.unpack && mkdir -p history/.unpack
-    tar xzf "$(sdist)" -C history/.unpack
+    tar xzf "$(found)" -C history/.unpack
     mv history/.unpack/* "history/$name-$version"
   done
 fi

@@ -320,44 +320,13 @@ impl Workspace {
         Workspace { state: Rc::default() }
     }
 
-    /// Indexes a `.zip` archive. `on_progress` is called synchronously with
-    /// a `Progress` as the stages advance. The previous index is replaced
-    /// only if this one succeeds.
-    #[wasm_bindgen(js_name = indexZip, unchecked_return_type = "IndexSummary")]
-    pub fn index_zip(
-        &mut self,
-        name: &str,
-        bytes: &[u8],
-        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
-    ) -> Result<JsValue, JsError> {
-        let mut observer = JsObserver { on_progress };
-        let index = fathom_engine::index_zip(name, bytes, &Options::default(), &mut observer)?;
-        self.replace(index)
-    }
-
-    /// Indexes a dropped folder: file `i` is `paths[i]`, its bytes
-    /// `data[ends[i-1]..ends[i]]` (one buffer crosses into wasm, not one per
-    /// file).
-    #[wasm_bindgen(js_name = indexFiles, unchecked_return_type = "IndexSummary")]
-    pub fn index_files(
-        &mut self,
-        name: &str,
-        paths: Vec<String>,
-        data: &[u8],
-        ends: Vec<u32>,
-        #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
-    ) -> Result<JsValue, JsError> {
-        let files = split_files(paths, data, ends)?;
-        let mut observer = JsObserver { on_progress };
-        let index = fathom_engine::index_files(name, files, &Options::default(), &mut observer);
-        self.replace(index)
-    }
-
-    /// Reads an archive (as `indexZip` does) and holds it, unparsed, for
-    /// parse workers: `stagedShares`, `stagedShare`, `acceptParsed`, then
-    /// `finishStaged`. Paths matching `exclude` (globs, as `fathom index
-    /// --exclude` takes them) are left out. A new staging replaces one never
-    /// finished.
+    /// Reads an archive held in memory (a zip, tar or tar.gz, as its first
+    /// bytes say) and holds it, unparsed, for parse workers: `stagedShares`,
+    /// `stagedShare`, `acceptParsed`, then `finishStaged`, which builds the
+    /// index and replaces the current one only if it succeeds. `on_progress`
+    /// is called synchronously with a `Progress` as reading advances. Paths
+    /// matching `exclude` (globs, as `fathom index --exclude` takes them)
+    /// are left out. A new staging replaces one never finished.
     #[wasm_bindgen(js_name = stageZip, unchecked_return_type = "StagedInfo")]
     pub fn stage_zip(
         &mut self,
@@ -371,7 +340,9 @@ impl Workspace {
         self.hold(staged)
     }
 
-    /// Reads a dropped folder (as `indexFiles` does) and holds it, unparsed.
+    /// Reads a dropped folder and holds it, unparsed: file `i` is
+    /// `paths[i]`, its bytes `data[ends[i-1]..ends[i]]` (one buffer crosses
+    /// into wasm, not one per file).
     #[wasm_bindgen(js_name = stageFiles, unchecked_return_type = "StagedInfo")]
     pub fn stage_files(
         &mut self,
@@ -869,7 +840,7 @@ fn split_files(paths: Vec<String>, data: &[u8], ends: Vec<u32>) -> Result<Vec<(S
         || ends.windows(2).any(|w| w[0] > w[1])
         || ends.last().is_some_and(|&e| e as usize > data.len())
     {
-        return Err(JsError::new("indexFiles: paths, ends and data do not agree"));
+        return Err(JsError::new("stageFiles: paths, ends and data do not agree"));
     }
     let mut start = 0usize;
     Ok(paths
