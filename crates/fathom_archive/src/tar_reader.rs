@@ -1,15 +1,16 @@
 //! Reading `.tar` and `.tar.gz` archives (npm and PyPI ship source this
-//! way), in memory, with the `tar` and `flate2` crates.
+//! way) from memory, with the `tar` and `flate2` crates, inflating as the
+//! entries are read.
 
-use std::borrow::Cow;
-use std::io::{Cursor, Read};
+use std::io::{Read, Take};
 
 use crate::collect::{Collector, Entry, common_root};
 use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
 
-/// Reads a tar archive, gunzipping it first when `gzipped`. The decompressed
-/// size is capped at the limit on kept bytes plus the same again for what is
-/// skipped, so a gzip bomb stops with an error instead of filling memory.
+/// Reads a tar archive, gunzipping it as it goes when `gzipped`. The
+/// decompressed size is capped at the limit on kept bytes plus the same
+/// again for what is skipped, so a gzip bomb stops with an error instead of
+/// spinning through it.
 pub fn read_tar(
     name: &str,
     bytes: &[u8],
@@ -30,38 +31,39 @@ fn walk_tar(
     list_only: bool,
 ) -> Result<Archive, ArchiveError> {
     let not_a_tar = |detail: String| ArchiveError::NotATar { name: name.to_owned(), detail };
-    let data: Cow<'_, [u8]> = if gzipped {
-        let cap = options.limits.max_total_bytes.saturating_mul(2);
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes)
-            .take(cap + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| not_a_tar(format!("gzip data is damaged: {e}")))?;
-        if out.len() as u64 > cap {
-            return Err(not_a_tar(format!("it decompresses to more than {cap} bytes")));
-        }
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(bytes)
+    let cap = if gzipped { options.limits.max_total_bytes.saturating_mul(2) } else { u64::MAX - 1 };
+    let over_cap = || not_a_tar(format!("it decompresses to more than {cap} bytes"));
+    let damaged = |e: std::io::Error| match gzipped {
+        true => not_a_tar(format!("gzip data is damaged: {e}")),
+        false => not_a_tar(e.to_string()),
     };
 
     // First pass: the names, for the common root and the progress total.
+    // Each pass streams the archive, gunzipping as it goes: the inflated
+    // tar is never held whole, only the files kept.
     let mut names = Vec::new();
-    let mut listing = tar::Archive::new(Cursor::new(&data[..]));
-    for entry in listing.entries().map_err(|e| not_a_tar(e.to_string()))? {
-        let entry = entry.map_err(|e| not_a_tar(e.to_string()))?;
-        if entry.header().entry_type().is_file() {
-            names.push(String::from_utf8_lossy(&entry.path_bytes()).into_owned());
+    let mut listing = tar::Archive::new(stream(bytes, gzipped, cap));
+    let listed: Result<(), ArchiveError> = (|| {
+        for entry in listing.entries().map_err(damaged)? {
+            let entry = entry.map_err(damaged)?;
+            if entry.header().entry_type().is_file() {
+                names.push(String::from_utf8_lossy(&entry.path_bytes()).into_owned());
+            }
+            if names.len() > options.limits.max_entries {
+                break;
+            }
         }
-        if names.len() > options.limits.max_entries {
-            break;
-        }
+        Ok(())
+    })();
+    if listing.into_inner().limit() == 0 {
+        return Err(over_cap());
     }
+    listed?;
     let total = names.len();
     let root = common_root(names.iter().map(String::as_str));
     let mut collector = Collector::new(options, root).listing(list_only);
     let looked_at = total.min(options.limits.max_entries);
-    let mut archive = tar::Archive::new(Cursor::new(&data[..]));
+    let mut archive = tar::Archive::new(stream(bytes, gzipped, cap));
     let mut index = 0;
     for entry in archive.entries().map_err(|e| not_a_tar(e.to_string()))? {
         if index >= looked_at {
@@ -97,6 +99,16 @@ fn walk_tar(
     }
     progress(total, total);
     Ok(collector.finish())
+}
+
+/// The tar stream: the bytes as they are, or gunzipped as they are read; at
+/// most `cap + 1` bytes, so reading past the cap shows as an exhausted limit.
+fn stream(bytes: &[u8], gzipped: bool, cap: u64) -> Take<Box<dyn Read + '_>> {
+    let inner: Box<dyn Read + '_> = match gzipped {
+        true => Box::new(flate2::read::MultiGzDecoder::new(bytes)),
+        false => Box::new(bytes),
+    };
+    inner.take(cap + 1)
 }
 
 /// What an archive's first bytes say it is.

@@ -1,7 +1,7 @@
 //! `.tar.gz`, `.tar` and loose files read like a zip: the same files kept,
 //! the same root stripped, the same rules applied; damage and bombs named.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use fathom_archive::{Exclude, Format, Limits, ReadOptions, SkipReason, read_archive, read_files};
 
@@ -76,9 +76,16 @@ fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
     let err = read_archive("cut.tar.gz", truncated, &options(), &mut |_, _| {}).unwrap_err().to_string();
     assert!(err.contains("cut.tar.gz") && err.contains("not a readable tar"), "{err}");
 
-    // 64 MiB of zeros compress to about 64 KiB; with a 1 MiB budget the
-    // reader stops at 2 MiB decompressed and says so.
-    let bomb = gzip(&vec![0u8; 64 << 20]);
+    // A file of 64 MiB of zeros compresses to about 64 KiB; with a 1 MiB
+    // budget the reader stops at 2 MiB decompressed and says so.
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(64 << 20);
+    header.set_mode(0o644);
+    header.set_cksum();
+    builder.append_data(&mut header, "proj/zeros.py", std::io::repeat(0).take(64 << 20)).unwrap();
+    let bomb = gzip(&builder.into_inner().unwrap());
+    assert!(bomb.len() < 1 << 20);
     let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
     let small = ReadOptions { limits, accept: &accept, exclude: &NO_EXCLUDE };
     let err = read_archive("bomb.tar.gz", &bomb, &small, &mut |_, _| {}).unwrap_err().to_string();
