@@ -8,6 +8,7 @@ import { CALL_METHODS } from './protocol';
 import type {
   Backend,
   IndexSummary,
+  MemoryReport,
   EmbeddingProgress,
   ModelInfo,
   Progress,
@@ -73,14 +74,7 @@ function errorMessage(error: unknown): string {
 
 let pool: ParsePool | undefined;
 /** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
-let lastParse: ParseReport = { workers: 0, shares: 0, failedShares: 0, parseHeapBytes: [] };
-
-interface ParseReport {
-  workers: number;
-  shares: number;
-  failedShares: number;
-  parseHeapBytes: number[];
-}
+let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, parseHeapBytes: [] };
 
 async function indexStaged(ws: Workspace, bytes: number, onProgress: (progress: Progress) => void): Promise<IndexSummary> {
   const size = poolSize();
