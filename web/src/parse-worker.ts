@@ -1,7 +1,8 @@
 // A parse worker: its own wasm instance, which parses shares of a staged
 // repository for the indexing worker (web/src/parse-pool.ts) and answers
 // with compact facts. It holds no index; its memory is its parsers' only.
-import init, { heapBytes, parseShare } from '../../pkg/fathom_wasm.js';
+import init, { heapStats, parseShare } from '../../pkg/fathom_wasm.js';
+import type { HeapStats } from '../../pkg/fathom_wasm.js';
 import type { ParseReply, ParseRequest } from './parse-pool';
 
 interface ParseScope {
@@ -18,7 +19,7 @@ scope.addEventListener('message', (event) => {
   ready
     .then(() => {
       const parsed = parseShare(new Uint8Array(share));
-      scope.postMessage({ id, parsed, heapBytes: heapBytes() }, [parsed.buffer]);
+      scope.postMessage({ id, parsed, heapBytes: (heapStats() as HeapStats).linear_bytes }, [parsed.buffer]);
     })
     .catch((error: unknown) => {
       scope.postMessage({ id, error: error instanceof Error ? error.message : String(error) });

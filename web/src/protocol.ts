@@ -36,6 +36,7 @@ export type {
   Definition,
   Direction,
   FeatureCard,
+  HeapStats,
   Highlights,
   Reference,
   FileError,
@@ -122,6 +123,10 @@ export const CALL_METHODS = [
 export interface MemoryReport {
   /** The indexing worker's wasm linear memory, in bytes: its peak, as wasm memory never shrinks. */
   heapBytes: number;
+  /** Bytes the indexing worker's allocator holds now: the index itself, once indexing is done. */
+  liveBytes: number;
+  /** The most its allocator held at once, since the worker started. */
+  peakLiveBytes: number;
   parse: {
     /** Parse workers used (0: parsed in the indexing worker, a small repository). */
     workers: number;

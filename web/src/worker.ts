@@ -1,12 +1,13 @@
 // Module worker hosting the wasm engine. Requests are served one at a time, in
 // order; a failing request turns into an error reply and the worker keeps going.
-import init, { Workspace, heapBytes, planZip } from '../../pkg/fathom_wasm.js';
+import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
 import type {
   Backend,
+  HeapStats,
   IndexSummary,
   MemoryReport,
   EmbeddingProgress,
@@ -235,8 +236,11 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       await loadModel(ws, request.backend, request.modelBase);
       return { id, type: 'result', op: 'embedTexts', value: await ws.embedTexts(request.texts) };
     }
-    case 'memory':
-      return { id, type: 'result', op: 'memory', value: { heapBytes: heapBytes(), parse: lastParse } };
+    case 'memory': {
+      const heap = heapStats() as HeapStats;
+      const value = { heapBytes: heap.linear_bytes, liveBytes: heap.live_bytes, peakLiveBytes: heap.peak_live_bytes, parse: lastParse };
+      return { id, type: 'result', op: 'memory', value };
+    }
     case 'file':
       return { id, type: 'result', op: 'file', value: ws.file(request.path) };
     case 'callers':

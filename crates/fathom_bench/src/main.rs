@@ -119,13 +119,15 @@ fn main() {
     let b = &report["browser_index"];
     if b.is_object() {
         println!(
-            "  Chromium, {} ({} files): Fathom without embeddings {} s ({} parse workers, heap {} MB = {} per source MB) | web-tree-sitter parse alone {} s | native parse alone {} s",
+            "  Chromium, {} ({} files): Fathom without embeddings {} s ({} parse workers; wasm heap {} MB = {} per source MB, {} MB live after, {} MB live at most) | web-tree-sitter parse alone {} s | native parse alone {} s",
             b["corpus"].as_str().unwrap_or_default(),
             b["files"],
             b["fathom_s"],
             b["parse_workers"],
             b["heap_mb"],
             b["heap_mb_per_source_mb"],
+            b["heap_live_after_mb"],
+            b["heap_peak_live_mb"],
             b["web_tree_sitter_parse_s"],
             b["native_parse_only_s"]
         );

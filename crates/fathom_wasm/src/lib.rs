@@ -3,6 +3,8 @@
 //! plain serde value. If a method here grows past a screen, its logic
 //! belongs in a core crate.
 
+mod alloc;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -34,6 +36,8 @@ export interface Plan {
 }
 /** A repository read and held for parse workers: source files and their bytes. */
 export interface StagedInfo { files: number; bytes: number; }
+/** A wasm instance's memory: linear memory (its peak: it only grows) and the allocator's live bytes, now and at most. */
+export interface HeapStats { linear_bytes: number; live_bytes: number; peak_live_bytes: number; }
 
 export type SkipReason =
   | "vendored" | "generated" | "binary" | "too_large" | "unsupported"
@@ -808,18 +812,23 @@ fn options_excluding(patterns: &[String]) -> Result<Options, JsError> {
     Ok(Options { exclude, ..Options::default() })
 }
 
-/// The bytes this instance's linear memory holds: wasm memory only grows,
-/// so this is also its peak.
-#[wasm_bindgen(js_name = heapBytes)]
-pub fn heap_bytes() -> f64 {
+/// This instance's memory: its linear memory (which only grows, so also its
+/// peak), and the bytes the allocator holds live now and held at most.
+#[wasm_bindgen(js_name = heapStats, unchecked_return_type = "HeapStats")]
+pub fn heap_stats() -> Result<JsValue, JsError> {
     #[cfg(target_arch = "wasm32")]
-    {
-        (core::arch::wasm32::memory_size(0) * 65536) as f64
-    }
+    let linear_bytes = core::arch::wasm32::memory_size(0) * 65536;
     #[cfg(not(target_arch = "wasm32"))]
-    {
-        0.0
-    }
+    let linear_bytes = 0;
+    let (live_bytes, peak_live_bytes) = alloc::counts();
+    to_js(&HeapStats { linear_bytes, live_bytes, peak_live_bytes })
+}
+
+#[derive(Serialize)]
+struct HeapStats {
+    linear_bytes: usize,
+    live_bytes: usize,
+    peak_live_bytes: usize,
 }
 
 /// What `stageZip` read: source files to parse and their bytes.
