@@ -32,7 +32,6 @@ fn walk_tar(
 ) -> Result<Archive, ArchiveError> {
     let not_a_tar = |detail: String| ArchiveError::NotATar { name: name.to_owned(), detail };
     let cap = if gzipped { options.limits.max_total_bytes.saturating_mul(2) } else { u64::MAX - 1 };
-    let over_cap = || not_a_tar(format!("it decompresses to more than {cap} bytes"));
     let damaged = |e: std::io::Error| match gzipped {
         true => not_a_tar(format!("gzip data is damaged: {e}")),
         false => not_a_tar(e.to_string()),
@@ -56,7 +55,7 @@ fn walk_tar(
         Ok(())
     })();
     if listing.into_inner().limit() == 0 {
-        return Err(over_cap());
+        return Err(not_a_tar(format!("it decompresses to more than {cap} bytes")));
     }
     listed?;
     let total = names.len();

@@ -53,7 +53,7 @@ pub fn stage_zip(
     observer: &mut dyn Observer,
 ) -> Result<Staged, EngineError> {
     let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let read_options = read_options(options);
     let archive = fathom_archive::read_archive(name, bytes, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     })?;
@@ -69,7 +69,7 @@ pub fn stage_files(
     observer: &mut dyn Observer,
 ) -> Staged {
     let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let read_options = read_options(options);
     let archive = fathom_archive::read_files(files, &read_options, &mut |done, total| {
         observer.progress(Stage::Read, done, total)
     });
@@ -84,7 +84,7 @@ pub fn stage_dir(
     observer: &mut dyn Observer,
 ) -> Result<Staged, fathom_archive::ArchiveError> {
     let start = observer.now_ms();
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let read_options = read_options(options);
     let archive = fathom_archive::read_dir(path, &read_options)?;
     let files = archive.files.len();
     observer.progress(Stage::Read, files, files);
@@ -107,7 +107,8 @@ pub struct Plan {
     pub archive_bytes: u64,
     /// All of it indexed: `base_heap_bytes` plus every folder's.
     pub estimated_heap_bytes: u64,
-    /// What any subset needs: the archive itself (and a `.tar.gz`'s inflated copy).
+    /// What any subset needs: the archive's bytes, counted twice (held, and
+    /// as headroom for the entries inflated from it).
     pub base_heap_bytes: u64,
     /// What indexing each of `survey.folders` adds, in its order.
     pub folder_heap_bytes: Vec<u64>,
@@ -123,12 +124,18 @@ pub fn index_heap(files: usize, source_bytes: u64) -> u64 {
 /// analysis, by top-level folder, and the heap indexing it would need. The
 /// browser checks this against its memory budget before indexing.
 pub fn plan_zip(name: &str, bytes: &[u8], options: &Options) -> Result<Plan, EngineError> {
-    let read_options = ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude };
+    let read_options = read_options(options);
     let survey = fathom_archive::survey_archive(name, bytes, &read_options)?;
     let base_heap_bytes = 2 * bytes.len() as u64;
     let folder_heap_bytes: Vec<u64> = survey.folders.iter().map(|f| index_heap(f.files, f.bytes)).collect();
     let estimated_heap_bytes = base_heap_bytes + folder_heap_bytes.iter().sum::<u64>();
     Ok(Plan { survey, archive_bytes: bytes.len() as u64, estimated_heap_bytes, base_heap_bytes, folder_heap_bytes })
+}
+
+/// How every input is read: the caller's limits and exclusions, keeping
+/// what [`accept`] takes.
+fn read_options(options: &Options) -> ReadOptions<'_> {
+    ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude }
 }
 
 /// Source files in a supported language, and the project files that tell
@@ -232,16 +239,19 @@ impl Staged {
     }
 
     /// Takes the parses of the files at `positions` (as [`Staged::share`]
-    /// handed them out), checking that each is of its file's language.
+    /// handed them out), checking that each is of its file's language. An
+    /// answer with any wrong parse is refused whole: nothing of it is kept.
     pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
         if positions.len() != parsed.len() {
             return Err(format!("{} parses for {} files", parsed.len(), positions.len()));
         }
-        for (&at, parse) in positions.iter().zip(parsed) {
+        for (&at, parse) in positions.iter().zip(&parsed) {
             let file = self.files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
             if Language::from_path(&file.path) != Some(parse.language) {
                 return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
             }
+        }
+        for (&at, parse) in positions.iter().zip(parsed) {
             self.parsed[at as usize] = Some(parse);
         }
         Ok(())

@@ -3,7 +3,8 @@
 //! Workers: there the page splits the work instead). Results keep the
 //! input's order either way, so an index never depends on scheduling.
 
-/// `f` over `items`, with one `init()` state per worker thread.
+/// `f` over `items`, with one `init()` state per piece of work rayon makes
+/// (a few per thread, more when threads steal work), or one on one thread.
 pub fn map_init<T, S, R>(
     items: &[T],
     init: impl Fn() -> S + Sync + Send,
