@@ -54,6 +54,14 @@ describe('scale', () => {
       expect(await panel.isHidden()).toBe(true);
       expect(await page.locator('#status-line').textContent()).toContain("over this tab's memory budget");
 
+      // The drop zone's Cancel declines it the same way.
+      await uploadZip(page, FLASK, sdist);
+      await panel.waitFor();
+      await page.getByTestId('cancel-button').click();
+      await waitForState(page, 'idle');
+      expect(await panel.isHidden()).toBe(true);
+      expect(await page.locator('#status-line').textContent()).toContain("over this tab's memory budget");
+
       // Choosing: the largest folders that fit are offered checked; tests/ does not fit beside them.
       await uploadZip(page, FLASK, sdist);
       await panel.waitFor();

@@ -33,9 +33,18 @@ export class BudgetDeclined extends Error {
 
 export class BudgetView {
   readonly #root: HTMLElement;
+  /** Declines the choice on screen, if one is. */
+  #decline: (() => void) | undefined;
 
   constructor(root: HTMLElement) {
     this.#root = root;
+  }
+
+  /** Declines the choice on screen (as its Cancel does); false when none is. */
+  decline(): boolean {
+    if (!this.#decline) return false;
+    this.#decline();
+    return true;
   }
 
   /**
@@ -80,15 +89,17 @@ export class BudgetView {
       const close = (): void => {
         this.#root.replaceChildren();
         this.#root.hidden = true;
+        this.#decline = undefined;
       };
       start.addEventListener('click', () => {
         close();
         resolve(choosable.filter((f) => !chosen.has(f.path)).map((f) => `${f.path}/**`));
       });
-      cancel.addEventListener('click', () => {
+      this.#decline = () => {
         close();
         reject(new BudgetDeclined());
-      });
+      };
+      cancel.addEventListener('click', this.#decline);
       this.#root.replaceChildren(
         h('h3', { class: 'panel-title' }, 'Too large for this tab'),
         h(

@@ -226,6 +226,8 @@ function setBusy(value: boolean): void {
 /** Set by Cancel: the indexing under way was stopped on purpose. */
 let cancelled = false;
 cancelButton.addEventListener('click', () => {
+  // At the memory budget nothing has started: the open index stays.
+  if (budgetView.decline()) return;
   cancelled = true;
   client.cancel();
 });
