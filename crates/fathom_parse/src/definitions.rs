@@ -9,18 +9,18 @@
 //!
 //! Several patterns may match one node; their facts are merged by node.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use fathom_model::{BaseKind, BaseRef, ClassKind, Decorator, Definition, Parameter, Span, SymbolKind};
-use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor};
+use rustc_hash::FxHashMap;
+use tree_sitter::{Node, Query, QueryMatch};
 
 use crate::profile::{Docstrings, Profile, TestContext};
 use crate::text::{bare_type, collapse, collapse_to, comment_body, split_decorator, unquote};
 
 /// Everything the patterns said about one definition node.
 #[derive(Default)]
-struct Found<'t> {
+pub(crate) struct Found<'t> {
     kind: Option<String>,
     node: Option<Node<'t>>,
     name: Option<Node<'t>>,
@@ -45,8 +45,8 @@ enum Role {
     Drop,
 }
 
-pub(crate) fn extract(profile: &Profile, query: &Query, root: Node<'_>, text: &str, path: &str) -> Vec<Definition> {
-    let found = collect(query, root, text);
+/// Turns what a [`Collector`] found into definitions, nested by span.
+pub(crate) fn extract(profile: &Profile, found: Vec<Found<'_>>, text: &str, path: &str) -> Vec<Definition> {
     let mut spans: Vec<(Span, usize)> =
         found.iter().enumerate().map(|(at, f)| (span_of(outer(profile, f.node.expect("set"))), at)).collect();
     spans.sort_by_key(|(span, _)| (span.start_byte, std::cmp::Reverse(span.end_byte)));
@@ -100,17 +100,26 @@ pub(crate) fn extract(profile: &Profile, query: &Query, root: Node<'_>, text: &s
     out
 }
 
-fn collect<'t>(query: &Query, root: Node<'t>, text: &str) -> Vec<Found<'t>> {
-    let names = query.capture_names();
-    let mut index: HashMap<usize, usize> = HashMap::new();
-    let mut found: Vec<Found<'t>> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, root, text.as_bytes());
-    while let Some(m) = matches.next() {
+/// Gathers the matches of the definition patterns, merging the facts of
+/// every pattern that matched one node.
+pub(crate) struct Collector<'q, 't> {
+    names: &'q [&'q str],
+    index: FxHashMap<usize, usize>,
+    found: Vec<Found<'t>>,
+}
+
+impl<'q, 't> Collector<'q, 't> {
+    pub(crate) fn new(query: &'q Query) -> Self {
+        Collector { names: query.capture_names(), index: FxHashMap::default(), found: Vec::new() }
+    }
+
+    pub(crate) fn add(&mut self, m: &QueryMatch<'_, 't>) {
+        let names = self.names;
         let Some(target) = m.captures().iter().find(|c| names[c.index as usize].starts_with("definition")) else {
-            continue;
+            return;
         };
-        let at = *index.entry(target.node.id()).or_insert_with(|| {
+        let found = &mut self.found;
+        let at = *self.index.entry(target.node.id()).or_insert_with(|| {
             found.push(Found { node: Some(target.node), ..Found::default() });
             found.len() - 1
         });
@@ -141,8 +150,11 @@ fn collect<'t>(query: &Query, root: Node<'t>, text: &str) -> Vec<Found<'t>> {
             }
         }
     }
-    found.retain(|f| f.kind.is_some() && f.name.is_some());
-    found
+
+    pub(crate) fn finish(mut self) -> Vec<Found<'t>> {
+        self.found.retain(|f| f.kind.is_some() && f.name.is_some());
+        self.found
+    }
 }
 
 fn push_unique<'t>(nodes: &mut Vec<Node<'t>>, node: Node<'t>) {

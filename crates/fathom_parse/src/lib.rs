@@ -25,7 +25,8 @@ use fathom_model::Language;
 pub use fathom_model::{Definition, FileFacts};
 pub use highlight::{CLASSES, Highlights, highlight};
 pub use identifier::{IdentifierAt, byte_offset, identifier_at, utf16_len};
-use tree_sitter::{Parser, Query};
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Parser, Query, QueryCursor};
 
 /// A place where the parser had to recover from invalid syntax.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,8 +61,11 @@ pub struct Parsers {
 
 struct Loaded {
     parser: Parser,
-    definitions: Query,
-    references: Query,
+    /// `definitions.scm` and `references.scm` as one query, so that one
+    /// pass over the tree matches both; the definitions' patterns come first.
+    query: Query,
+    definition_patterns: usize,
+    vocabulary: references::Vocabulary,
     profile: &'static profile::Profile,
     branches: metrics::Branches,
 }
@@ -76,13 +80,24 @@ impl Parsers {
         let loaded = self.load(language)?;
         let tree = loaded.parser.parse(text, None).ok_or(ParseError::GaveUp { language: language.name() })?;
         let root = tree.root_node();
+        let mut found = definitions::Collector::new(&loaded.query);
+        let mut references = references::Matches::default();
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(&loaded.query, root, text.as_bytes());
+        while let Some(m) = matches.next() {
+            if m.pattern_index < loaded.definition_patterns {
+                found.add(m);
+            } else {
+                references.add(m);
+            }
+        }
         let mut facts = FileFacts {
-            definitions: definitions::extract(loaded.profile, &loaded.definitions, root, text, path),
+            definitions: definitions::extract(loaded.profile, found.finish(), text, path),
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
-        metrics::complexity(&loaded.branches, root, text, &mut facts.definitions);
-        references::extract(&loaded.references, root, text, &mut facts);
+        let members = metrics::walk(&loaded.branches, root, text, &mut facts.definitions);
+        references::extract(&loaded.vocabulary, &references, text, &members, &mut facts);
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
 
@@ -112,10 +127,20 @@ impl Loaded {
         let fail = |reason: String| ParseError::Grammar { language: language.name(), reason };
         let mut parser = Parser::new();
         parser.set_language(&grammar).map_err(|e| fail(e.to_string()))?;
-        let definitions =
-            Query::new(&grammar, profile.definitions).map_err(|e| fail(format!("definitions.scm: {e}")))?;
-        let references = Query::new(&grammar, profile.references).map_err(|e| fail(format!("references.scm: {e}")))?;
+        let query = Query::new(&grammar, &format!("{}\n{}", profile.definitions, profile.references)).map_err(|_| {
+            // Said against the file it is in, which compiling each alone tells.
+            let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
+            fail(
+                alone(profile.definitions, "definitions.scm")
+                    .or_else(|| alone(profile.references, "references.scm"))
+                    .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
+            )
+        })?;
+        let definition_patterns = (0..query.pattern_count())
+            .take_while(|&pattern| query.start_byte_for_pattern(pattern) < profile.definitions.len())
+            .count();
+        let vocabulary = references::Vocabulary::new(&query);
         let branches = metrics::Branches::new(profile, &grammar);
-        Ok(Loaded { parser, definitions, references, profile, branches })
+        Ok(Loaded { parser, query, definition_patterns, vocabulary, profile, branches })
     }
 }

@@ -1,7 +1,11 @@
-//! Cyclomatic complexity, from one iterative walk over the whole tree: no
-//! recursion, so deeply nested code cannot overflow the stack.
+//! The one walk over every node of a tree, iterative so that deeply nested
+//! code cannot overflow the stack. It yields cyclomatic complexity, and the
+//! nodes that stand in a member's place (`a.b`'s `b`), which name no variable.
+
+use std::num::NonZeroU16;
 
 use fathom_model::Definition;
+use rustc_hash::FxHashSet;
 use tree_sitter::{Node, TreeCursor};
 
 use crate::profile::Profile;
@@ -9,12 +13,17 @@ use crate::references::Scopes;
 
 const LOGICAL_OPERATORS: [&str; 5] = ["&&", "||", "and", "or", "??"];
 
-/// What each node kind of one grammar counts for, looked up by kind id: the
-/// walk visits every node of every file, so it compares no strings.
+/// The fields whose node is the member part of `a.b`, a keyword argument's
+/// name, a property key or an import's alias.
+const MEMBER_FIELDS: [&str; 6] = ["attribute", "property", "field", "name", "key", "alias"];
+
+/// What each node kind and field of one grammar counts for, looked up by id:
+/// the walk visits every node of every file, so it compares no strings.
 pub(crate) struct Branches {
     /// By kind id.
     kinds: Vec<Branch>,
-    operator: Option<std::num::NonZeroU16>,
+    operator: Option<NonZeroU16>,
+    member_fields: Vec<NonZeroU16>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -45,7 +54,8 @@ impl Branches {
                 }
             })
             .collect();
-        Branches { kinds, operator: grammar.field_id_for_name("operator") }
+        let member_fields = MEMBER_FIELDS.iter().filter_map(|field| grammar.field_id_for_name(field)).collect();
+        Branches { kinds, operator: grammar.field_id_for_name("operator"), member_fields }
     }
 
     fn is_branch(&self, cursor: &TreeCursor<'_>, text: &str) -> bool {
@@ -62,16 +72,24 @@ impl Branches {
     }
 }
 
-/// Sets `complexity` (1 + branch points) on every function and method.
-pub(crate) fn complexity(branches: &Branches, root: Node<'_>, text: &str, definitions: &mut [Definition]) {
+/// Nodes, by id, that stand in a member field of their parent.
+pub(crate) type Members = FxHashSet<usize>;
+
+/// Sets `complexity` (1 + branch points) on every function and method, and
+/// returns the nodes that are [`Members`].
+pub(crate) fn walk(branches: &Branches, root: Node<'_>, text: &str, definitions: &mut [Definition]) -> Members {
     let scopes = Scopes::new(definitions);
     let mut counts = vec![0u32; definitions.len()];
+    let mut members = Members::default();
     let mut cursor = root.walk();
     'walk: loop {
         if branches.is_branch(&cursor, text)
             && let Some(owner) = callable_around(&scopes, cursor.node().start_byte() as u32, definitions)
         {
             counts[owner] += 1;
+        }
+        if cursor.field_id().is_some_and(|field| branches.member_fields.contains(&field)) {
+            members.insert(cursor.node().id());
         }
         if cursor.goto_first_child() {
             continue;
@@ -87,6 +105,7 @@ pub(crate) fn complexity(branches: &Branches, root: Node<'_>, text: &str, defini
             definition.complexity = Some(1 + count);
         }
     }
+    members
 }
 
 /// The innermost function or method around `at`; a branch in a class body

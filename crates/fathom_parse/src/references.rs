@@ -6,90 +6,246 @@
 //! match is (`@call`, `@new`, `@import`, `@reexport`, `@use`, `@write`,
 //! `@local`, `@package`, `@impl`); inner captures give its parts.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use fathom_model::{
     BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, SymbolKind,
     TypeAlias, Use,
 };
-use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor};
+use rustc_hash::FxHashSet;
+use tree_sitter::{Node, Query, QueryMatch};
 
 use crate::definitions::{node_text, span_of};
-use crate::text::{bare_type, collapse, unquote};
+use crate::metrics::Members;
+use crate::text::{bare_type, collapse, collapsed, unquote};
 
-pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut FileFacts) {
-    let names = query.capture_names();
+/// What a match is: its outer capture.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outer {
+    Call,
+    New,
+    Import,
+    Reexport,
+    Use,
+    Write,
+    Local,
+    Callback,
+    Alias,
+    Package,
+    Impl,
+}
+
+/// The inner captures, which give a match's parts.
+#[derive(Clone, Copy)]
+enum Part {
+    CallName,
+    CallReceiver,
+    CallArguments,
+    ImportSource,
+    ImportDefault,
+    ImportAlias,
+    ImportWildcard,
+    ImportName,
+    UseName,
+    UseReceiver,
+    LocalName,
+    LocalType,
+    CallbackFunction,
+    CallbackArrow,
+    AliasName,
+    AliasType,
+    PackageName,
+    ImplType,
+    ImplTrait,
+}
+
+const PARTS: usize = Part::ImplTrait as usize + 1;
+
+enum Role {
+    /// An outer capture; `None` for a name outside the vocabulary, whose
+    /// matches are ignored.
+    Outer(Option<Outer>),
+    Part(Part),
+    /// `@_helpers` for predicates, and inner names outside the vocabulary.
+    Ignored,
+}
+
+/// The capture vocabulary, looked up once per query by capture index: every
+/// bare identifier is a match, so matching compares no strings.
+pub(crate) struct Vocabulary {
+    captures: Vec<Role>,
+}
+
+impl Vocabulary {
+    pub(crate) fn new(query: &Query) -> Self {
+        let captures = query.capture_names().iter().map(|name| capture(name)).collect();
+        Vocabulary { captures }
+    }
+}
+
+fn capture(name: &str) -> Role {
+    let outer = match name {
+        "call" => Some(Outer::Call),
+        "new" => Some(Outer::New),
+        "import" => Some(Outer::Import),
+        "reexport" => Some(Outer::Reexport),
+        "use" => Some(Outer::Use),
+        "write" => Some(Outer::Write),
+        "local" => Some(Outer::Local),
+        "callback" => Some(Outer::Callback),
+        "alias" => Some(Outer::Alias),
+        "package" => Some(Outer::Package),
+        "impl" => Some(Outer::Impl),
+        _ => None,
+    };
+    if !name.contains('.') && !name.starts_with('_') {
+        return Role::Outer(outer);
+    }
+    let part = match name {
+        "call.name" => Part::CallName,
+        "call.receiver" => Part::CallReceiver,
+        "call.arguments" => Part::CallArguments,
+        "import.source" => Part::ImportSource,
+        "import.default" => Part::ImportDefault,
+        "import.alias" => Part::ImportAlias,
+        "import.wildcard" => Part::ImportWildcard,
+        "import.name" => Part::ImportName,
+        "use.name" => Part::UseName,
+        "use.receiver" => Part::UseReceiver,
+        "local.name" => Part::LocalName,
+        "local.type" => Part::LocalType,
+        "callback.function" => Part::CallbackFunction,
+        "callback.arrow" => Part::CallbackArrow,
+        "alias.name" => Part::AliasName,
+        "alias.type" => Part::AliasType,
+        "package.name" => Part::PackageName,
+        "impl.type" => Part::ImplType,
+        "impl.trait" => Part::ImplTrait,
+        _ => return Role::Ignored,
+    };
+    Role::Part(part)
+}
+
+/// A use as found, before duplicates are dropped: its strings still borrow
+/// the file, so the many repeated ones are never copied.
+struct Found<'t> {
+    /// The start of its name node.
+    at: u32,
+    user: Option<usize>,
+    name: &'t str,
+    receiver: Option<Cow<'t, str>>,
+    write: bool,
+    span: fathom_model::Span,
+}
+
+/// The matches of the reference patterns, kept until the definitions they
+/// refer to are known: their captures in one flat list.
+#[derive(Default)]
+pub(crate) struct Matches<'t> {
+    captures: Vec<(u32, Node<'t>)>,
+    /// Where each match's captures end.
+    ends: Vec<usize>,
+}
+
+impl<'t> Matches<'t> {
+    pub(crate) fn add(&mut self, m: &QueryMatch<'_, 't>) {
+        self.captures.extend(m.captures().iter().map(|c| (c.index, c.node)));
+        self.ends.push(self.captures.len());
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[(u32, Node<'t>)]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(self.ends.iter().copied()).map(|(start, end)| &self.captures[start..end])
+    }
+}
+
+pub(crate) fn extract(
+    vocabulary: &Vocabulary,
+    matches: &Matches<'_>,
+    text: &str,
+    members: &Members,
+    facts: &mut FileFacts,
+) {
     let scopes = Scopes::new(&facts.definitions);
-    let declared: HashSet<u32> = facts.definitions.iter().map(|d| d.name_span.start_byte).collect();
-    // Uses by the start of their name node; a write target is not also a read.
-    let mut uses: Vec<(u32, Use)> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, root, text.as_bytes());
-    while let Some(m) = matches.next() {
-        let part = |name: &str| m.captures().iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
-        let Some((outer, node)) = m.captures().iter().find_map(|c| {
-            let name = names[c.index as usize];
-            (!name.contains('.') && !name.starts_with('_')).then_some((name, c.node))
-        }) else {
-            continue;
-        };
+    let declared: FxHashSet<u32> = facts.definitions.iter().map(|d| d.name_span.start_byte).collect();
+    // A write target is not also a read.
+    let mut uses: Vec<Found<'_>> = Vec::new();
+    let mut imported: Vec<Node<'_>> = Vec::new();
+    for captures in matches.iter() {
+        let mut outer: Option<(Option<Outer>, Node<'_>)> = None;
+        let mut parts: [Option<Node<'_>>; PARTS] = [None; PARTS];
+        imported.clear();
+        for &(index, node) in captures {
+            match vocabulary.captures[index as usize] {
+                Role::Outer(kind) => {
+                    outer.get_or_insert((kind, node));
+                }
+                Role::Part(Part::ImportName) => imported.push(node),
+                Role::Part(part) => {
+                    parts[part as usize].get_or_insert(node);
+                }
+                Role::Ignored => {}
+            }
+        }
+        let Some((Some(outer), node)) = outer else { continue };
+        let part = |part: Part| parts[part as usize];
         let span = span_of(node);
         match outer {
-            "call" | "new" => {
-                let Some(name) = part("call.name") else { continue };
-                let arguments = part("call.arguments").map_or(0, |args| {
+            Outer::Call | Outer::New => {
+                let Some(name) = part(Part::CallName) else { continue };
+                let arguments = part(Part::CallArguments).map_or(0, |args| {
                     let mut c = args.walk();
                     args.named_children(&mut c).filter(|a| !a.kind().contains("comment")).count() as u32
                 });
                 facts.calls.push(CallSite {
                     caller: scopes.innermost(span.start_byte, &facts.definitions),
                     name: node_text(name, text).to_owned(),
-                    receiver: part("call.receiver").map(|r| collapse(node_text(r, text))),
+                    receiver: part(Part::CallReceiver).map(|r| collapse(node_text(r, text))),
                     arguments,
-                    instantiates: outer == "new",
+                    instantiates: outer == Outer::New,
                     span,
                 });
             }
-            "import" | "reexport" => {
-                let Some(source) = part("import.source") else { continue };
+            Outer::Import | Outer::Reexport => {
+                let Some(source) = part(Part::ImportSource) else { continue };
                 let source = unquote(node_text(source, text));
-                let default = part("import.default").map(|n| node_text(n, text).to_owned());
-                let alias = part("import.alias").map(|n| node_text(n, text).to_owned()).or(default.clone());
-                let wildcard = part("import.wildcard").is_some();
-                let mut imported: Vec<Option<String>> = m
-                    .captures()
-                    .iter()
-                    .filter(|c| names[c.index as usize] == "import.name")
-                    .map(|c| Some(node_text(c.node, text).to_owned()))
-                    .collect();
-                if imported.is_empty() {
-                    imported.push(default.map(|_| "default".to_owned()));
+                let default = part(Part::ImportDefault).map(|n| node_text(n, text).to_owned());
+                let alias = part(Part::ImportAlias).map(|n| node_text(n, text).to_owned()).or(default.clone());
+                let wildcard = part(Part::ImportWildcard).is_some();
+                let mut names: Vec<Option<String>> =
+                    imported.iter().map(|&n| Some(node_text(n, text).to_owned())).collect();
+                if names.is_empty() {
+                    names.push(default.map(|_| "default".to_owned()));
                 }
-                for name in imported {
+                for name in names {
                     facts.imports.push(Import {
                         source: source.clone(),
                         name,
                         alias: alias.clone(),
                         wildcard,
-                        reexport: outer == "reexport",
+                        reexport: outer == Outer::Reexport,
                         span,
                     });
                 }
             }
-            "use" | "write" => {
-                let explicit = part("use.name");
+            Outer::Use | Outer::Write => {
+                let explicit = part(Part::UseName);
                 let name_node = explicit.unwrap_or(node);
-                if declared.contains(&(name_node.start_byte() as u32)) || (explicit.is_none() && is_member_name(node)) {
+                let at = name_node.start_byte() as u32;
+                if declared.contains(&at) || (explicit.is_none() && members.contains(&node.id())) {
                     continue;
                 }
-                let user = scopes.innermost(span.start_byte, &facts.definitions);
-                let name = node_text(name_node, text).to_owned();
-                let receiver = part("use.receiver").map(|r| collapse(node_text(r, text)));
-                uses.push((name_node.start_byte() as u32, Use { user, name, receiver, write: outer == "write", span }));
+                uses.push(Found {
+                    at,
+                    user: scopes.innermost(span.start_byte, &facts.definitions),
+                    name: node_text(name_node, text),
+                    receiver: part(Part::UseReceiver).map(|r| collapsed(node_text(r, text))),
+                    write: outer == Outer::Write,
+                    span,
+                });
             }
-            "local" => {
-                let (Some(name), Some(type_node)) = (part("local.name"), part("local.type")) else { continue };
+            Outer::Local => {
+                let (Some(name), Some(type_node)) = (part(Part::LocalName), part(Part::LocalType)) else { continue };
                 // `x = make()` is typed by what `make` returns, which only resolution knows.
                 let called = type_node
                     .parent()
@@ -104,28 +260,28 @@ pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut Fil
                     span,
                 });
             }
-            "callback" => {
-                let (Some(callee), Some(function)) = (part("callback.function"), part("callback.arrow")) else {
+            Outer::Callback => {
+                let (Some(callee), Some(function)) = (part(Part::CallbackFunction), part(Part::CallbackArrow)) else {
                     continue;
                 };
                 let scope = scopes.innermost(span.start_byte, &facts.definitions);
                 facts.locals.extend(callback_parameters(callee, function, text, scope));
             }
-            "alias" => {
-                let (Some(name), Some(written)) = (part("alias.name"), part("alias.type")) else { continue };
+            Outer::Alias => {
+                let (Some(name), Some(written)) = (part(Part::AliasName), part(Part::AliasType)) else { continue };
                 facts.aliases.push(TypeAlias {
                     name: node_text(name, text).to_owned(),
                     written: collapse(node_text(written, text)),
                     span,
                 });
             }
-            "package" => {
-                if let Some(name) = part("package.name") {
+            Outer::Package => {
+                if let Some(name) = part(Part::PackageName) {
                     facts.package.get_or_insert_with(|| collapse(node_text(name, text)));
                 }
             }
-            "impl" => {
-                let (Some(type_node), Some(base)) = (part("impl.type"), part("impl.trait")) else { continue };
+            Outer::Impl => {
+                let (Some(type_node), Some(base)) = (part(Part::ImplType), part(Part::ImplTrait)) else { continue };
                 facts.impls.push(Implementation {
                     type_name: bare_type(node_text(type_node, text)),
                     base: BaseRef {
@@ -135,14 +291,19 @@ pub(crate) fn extract(query: &Query, root: Node<'_>, text: &str, facts: &mut Fil
                     },
                 });
             }
-            _ => {}
         }
     }
-    let written: HashSet<u32> = uses.iter().filter(|(_, u)| u.write).map(|(at, _)| *at).collect();
-    let mut seen: HashSet<(Option<usize>, String, Option<String>, bool)> = HashSet::new();
-    for (at, u) in uses {
-        if (u.write || !written.contains(&at)) && seen.insert((u.user, u.name.clone(), u.receiver.clone(), u.write)) {
-            facts.uses.push(u);
+    let written: FxHashSet<u32> = uses.iter().filter(|u| u.write).map(|u| u.at).collect();
+    let mut seen: FxHashSet<(Option<usize>, &str, Option<&str>, bool)> = FxHashSet::default();
+    for u in &uses {
+        if (u.write || !written.contains(&u.at)) && seen.insert((u.user, u.name, u.receiver.as_deref(), u.write)) {
+            facts.uses.push(Use {
+                user: u.user,
+                name: u.name.to_owned(),
+                receiver: u.receiver.as_ref().map(|r| r.clone().into_owned()),
+                write: u.write,
+                span: u.span,
+            });
         }
     }
 }
@@ -184,28 +345,6 @@ fn callback_parameters(callee: Node<'_>, function: Node<'_>, text: &str, scope: 
             })
         })
         .collect()
-}
-
-/// Whether a bare name is really the member part of `a.b`, a keyword
-/// argument's name or a property key: then it names no variable.
-fn is_member_name(node: Node<'_>) -> bool {
-    const MEMBER_FIELDS: [&str; 6] = ["attribute", "property", "field", "name", "key", "alias"];
-    let Some(parent) = node.parent() else { return false };
-    // The node's own field, read off a cursor over its siblings: a field
-    // name from the cursor is a table lookup, where `child_by_field_name`
-    // compares the name with every field of the grammar.
-    let mut cursor = parent.walk();
-    if !cursor.goto_first_child() {
-        return false;
-    }
-    loop {
-        if cursor.node().id() == node.id() {
-            return cursor.field_name().is_some_and(|field| MEMBER_FIELDS.contains(&field));
-        }
-        if !cursor.goto_next_sibling() {
-            return false;
-        }
-    }
 }
 
 /// Finds the innermost function, method or class around a byte offset.

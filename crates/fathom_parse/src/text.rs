@@ -1,8 +1,23 @@
 //! Small text helpers for turning node text into property values.
 
+use std::borrow::Cow;
+
 /// Collapses runs of whitespace to one space and trims.
 pub(crate) fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    collapsed(text).into_owned()
+}
+
+/// [`collapse`], borrowing `text` when it is already collapsed, as most
+/// names and receivers are.
+pub(crate) fn collapsed(text: &str) -> Cow<'_, str> {
+    let mut previous_space = true; // no leading whitespace either
+    let tidy = text.chars().all(|c| {
+        let space = c.is_whitespace();
+        let fine = !space || (c == ' ' && !previous_space);
+        previous_space = space;
+        fine
+    }) && !previous_space || text.is_empty();
+    if tidy { Cow::Borrowed(text) } else { Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" ")) }
 }
 
 /// Like [`collapse`], cut to at most `max` characters with an ellipsis.
@@ -67,6 +82,16 @@ pub(crate) fn comment_body(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collapsed_borrows_only_what_is_already_collapsed() {
+        for text in ["", "self", "a b", "self.items[0]", "x  y", " a", "a ", "a\tb", "a\n  .b()", "\u{a0}x", "  "] {
+            let expected = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let got = collapsed(text);
+            assert_eq!(got, expected, "{text:?}");
+            assert_eq!(matches!(got, Cow::Borrowed(_)), text == expected, "{text:?} borrowed");
+        }
+    }
 
     #[test]
     fn helpers_strip_syntax_and_keep_meaning() {
