@@ -180,17 +180,41 @@ fn normalize(raw: &str) -> Result<String, &'static str> {
 
 /// The one top-level folder that every path lies under, if there is one.
 pub fn common_root<'p>(paths: impl IntoIterator<Item = &'p str>) -> Option<String> {
-    let mut root: Option<String> = None;
-    for raw in paths.into_iter().filter(|raw| !raw.ends_with('/')) {
-        let Ok(path) = normalize(raw) else { continue };
-        let (first, _) = path.split_once('/')?;
-        match &root {
-            None => root = Some(first.to_owned()),
-            Some(r) if r == first => {}
-            Some(_) => return None,
+    let mut root = CommonRoot::default();
+    for raw in paths {
+        if !root.add(raw) {
+            return None;
         }
     }
-    root
+    root.root
+}
+
+/// [`common_root`], one path at a time.
+#[derive(Default)]
+pub struct CommonRoot {
+    root: Option<String>,
+}
+
+impl CommonRoot {
+    /// Whether the paths so far, with `raw`, can still share one folder.
+    pub fn add(&mut self, raw: &str) -> bool {
+        if raw.ends_with('/') {
+            return true;
+        }
+        let Ok(path) = normalize(raw) else { return true };
+        let Some((first, _)) = path.split_once('/') else { return false };
+        match &self.root {
+            None => self.root = Some(first.to_owned()),
+            Some(r) if r == first => {}
+            Some(_) => return false,
+        }
+        true
+    }
+
+    /// The shared folder, if the paths added have one.
+    pub fn root(&self) -> Option<&str> {
+        self.root.as_deref()
+    }
 }
 
 fn too_large(size: u64, cap: u64) -> String {

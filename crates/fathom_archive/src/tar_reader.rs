@@ -2,9 +2,10 @@
 //! way) from memory, with the `tar` and `flate2` crates, inflating as the
 //! entries are read.
 
+use std::cell::Cell;
 use std::io::{Read, Take};
 
-use crate::collect::{Collector, Entry, common_root};
+use crate::collect::{Collector, CommonRoot, Entry, common_root};
 use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
 
 /// Reads a tar archive, gunzipping it as it goes when `gzipped`. The
@@ -22,6 +23,13 @@ pub fn read_tar(
 }
 
 /// Reads a tar, or only lists what it would keep (`list_only`, a survey).
+///
+/// The paths' shared top folder must be known before the first file is
+/// kept. Archives from registries and forges have one, named by their first
+/// entry: one pass reads them, guessing the folder from that entry. When the
+/// guess fails, or anything else is unusual (a damaged entry, the
+/// decompression cap, the entry limit), a second reading starts over in two
+/// passes, the first only for the names.
 fn walk_tar(
     name: &str,
     bytes: &[u8],
@@ -30,8 +38,98 @@ fn walk_tar(
     progress: &mut dyn FnMut(usize, usize),
     list_only: bool,
 ) -> Result<Archive, ArchiveError> {
+    match one_pass(bytes, gzipped, options, progress, list_only) {
+        Some(archive) => Ok(archive),
+        None => two_passes(name, bytes, gzipped, options, progress, list_only),
+    }
+}
+
+/// The cap on the inflated tar: the limit on kept bytes plus the same again
+/// for what is skipped.
+fn inflated_cap(gzipped: bool, options: &ReadOptions<'_>) -> u64 {
+    if gzipped { options.limits.max_total_bytes.saturating_mul(2) } else { u64::MAX - 1 }
+}
+
+/// One pass, with the first entry's folder as the guessed root; `None` when
+/// the archive needs [`two_passes`]. Progress counts the archive's bytes,
+/// as the number of entries is not known ahead.
+fn one_pass(
+    bytes: &[u8],
+    gzipped: bool,
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+    list_only: bool,
+) -> Option<Archive> {
+    let consumed = Cell::new(0);
+    let counted = Counted { bytes, consumed: &consumed };
+    let mut archive = tar::Archive::new(stream(counted, gzipped, inflated_cap(gzipped, options)));
+    let mut guess: Option<(Option<String>, Collector<'_>)> = None;
+    let mut seen = CommonRoot::default();
+    let mut shared = true; // whether every path so far is under one folder
+    let mut files = 0;
+    for entry in archive.entries().ok()? {
+        let mut entry = entry.ok()?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        files += 1;
+        if files > options.limits.max_entries {
+            return None;
+        }
+        progress(consumed.get(), bytes.len());
+        let raw_path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        shared &= seen.add(&raw_path);
+        if !shared && guess.as_ref().is_some_and(|(root, _)| root.is_some()) {
+            return None; // not every path is under the first one's folder
+        }
+        let (_, collector) = guess.get_or_insert_with(|| {
+            let root = seen.root().map(str::to_owned);
+            (root.clone(), Collector::new(options, root).listing(list_only))
+        });
+        let declared_size = entry.header().size().unwrap_or(0);
+        collector.offer(Entry { raw_path: &raw_path, declared_size, encrypted: false }, |cap| {
+            let mut buf = Vec::with_capacity(declared_size.min(cap + 1) as usize);
+            (&mut entry).take(cap + 1).read_to_end(&mut buf)?;
+            Ok(buf)
+        });
+    }
+    if archive.into_inner().limit() == 0 {
+        return None; // over the cap: the second reading names it
+    }
+    let root = if shared { seen.root() } else { None };
+    let collector = match guess {
+        Some((guessed, collector)) if guessed.as_deref() == root => collector,
+        Some(_) => return None, // the first path was unsafe, and the rest share a folder
+        None => Collector::new(options, None).listing(list_only),
+    };
+    progress(bytes.len(), bytes.len());
+    Some(collector.finish())
+}
+
+/// The archive's bytes, counting how many the reader has taken.
+struct Counted<'a> {
+    bytes: &'a [u8],
+    consumed: &'a Cell<usize>,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.bytes.read(buf)?;
+        self.consumed.set(self.consumed.get() + n);
+        Ok(n)
+    }
+}
+
+fn two_passes(
+    name: &str,
+    bytes: &[u8],
+    gzipped: bool,
+    options: &ReadOptions<'_>,
+    progress: &mut dyn FnMut(usize, usize),
+    list_only: bool,
+) -> Result<Archive, ArchiveError> {
     let not_a_tar = |detail: String| ArchiveError::NotATar { name: name.to_owned(), detail };
-    let cap = if gzipped { options.limits.max_total_bytes.saturating_mul(2) } else { u64::MAX - 1 };
+    let cap = inflated_cap(gzipped, options);
     let damaged = |e: std::io::Error| match gzipped {
         true => not_a_tar(format!("gzip data is damaged: {e}")),
         false => not_a_tar(e.to_string()),
@@ -102,8 +200,8 @@ fn walk_tar(
 
 /// The tar stream: the bytes as they are, or gunzipped as they are read; at
 /// most `cap + 1` bytes, so reading past the cap shows as an exhausted limit.
-fn stream(bytes: &[u8], gzipped: bool, cap: u64) -> Take<Box<dyn Read + '_>> {
-    let inner: Box<dyn Read + '_> = match gzipped {
+fn stream<'a>(bytes: impl Read + 'a, gzipped: bool, cap: u64) -> Take<Box<dyn Read + 'a>> {
+    let inner: Box<dyn Read + 'a> = match gzipped {
         true => Box::new(flate2::read::MultiGzDecoder::new(bytes)),
         false => Box::new(bytes),
     };

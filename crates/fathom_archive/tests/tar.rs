@@ -136,3 +136,51 @@ fn a_survey_lists_what_reading_keeps_without_reading_it() {
     let garbage = fathom_archive::survey_archive("bad.zip", b"PK\x03\x04 not really", &options()).unwrap_err();
     assert!(garbage.to_string().contains("bad.zip"), "{garbage}");
 }
+
+/// A tar of `paths`, each holding a line of Python; names are written raw,
+/// so an unsafe one (`../x.py`) is stored as it is.
+fn tar_of(paths: &[&str]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for path in paths {
+        let text = format!("# {path}\n");
+        let mut header = tar::Header::new_ustar();
+        header.as_old_mut().name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_cksum();
+        builder.append(&header, text.as_bytes()).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
+#[test]
+fn the_root_is_the_folder_every_path_shares_whichever_entry_comes_first() {
+    // (paths in archive order, the root, the kept paths)
+    let cases: &[(&[&str], Option<&str>, &[&str])] = &[
+        (&["r/a.py", "r/b/c.py"], Some("r"), &["a.py", "b/c.py"]),
+        (&["r/a.py", "s/b.py"], None, &["r/a.py", "s/b.py"]),
+        (&["r/a.py", "b.py"], None, &["b.py", "r/a.py"]),
+        (&["a.py", "r/b.py"], None, &["a.py", "r/b.py"]),
+        // An unsafe path is refused, and names no folder.
+        (&["../evil.py", "r/a.py", "r/b.py"], Some("r"), &["a.py", "b.py"]),
+        (&["r/a.py", "../evil.py", "r/b.py"], Some("r"), &["a.py", "b.py"]),
+    ];
+    for &(paths, root, expected) in cases {
+        assert_eq!(fathom_archive::common_root(paths.iter().copied()).as_deref(), root, "{paths:?}");
+        for bytes in [gzip(&tar_of(paths)), tar_of(paths)] {
+            let mut last = (0, 0);
+            let archive =
+                read_archive("x.tar.gz", &bytes, &options(), &mut |done, total| last = (done, total)).unwrap();
+            assert_eq!(archive.root.as_deref(), root, "{paths:?}");
+            let mut got: Vec<&str> = archive.files.iter().map(|f| f.path.as_str()).collect();
+            got.sort();
+            assert_eq!(got, expected, "{paths:?}");
+            assert!(archive.files.iter().all(|f| f.text.starts_with("# ")), "{paths:?}");
+            assert_eq!(last.0, last.1, "progress ends at its total: {paths:?}");
+            let unsafe_path = paths.iter().any(|p| p.starts_with(".."));
+            let refused = archive.skipped.iter().any(|s| s.path.contains("evil"));
+            assert_eq!(refused, unsafe_path, "{paths:?}: {:?}", archive.skipped);
+        }
+    }
+}

@@ -127,15 +127,16 @@ impl Loaded {
         let fail = |reason: String| ParseError::Grammar { language: language.name(), reason };
         let mut parser = Parser::new();
         parser.set_language(&grammar).map_err(|e| fail(e.to_string()))?;
-        let query = Query::new(&grammar, &format!("{}\n{}", profile.definitions, profile.references)).map_err(|_| {
-            // Said against the file it is in, which compiling each alone tells.
-            let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
-            fail(
-                alone(profile.definitions, "definitions.scm")
-                    .or_else(|| alone(profile.references, "references.scm"))
-                    .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
-            )
-        })?;
+        let query =
+            Query::new(&grammar, &format!("{}\n{}", profile.definitions, profile.references)).map_err(|_| {
+                // Said against the file it is in, which compiling each alone tells.
+                let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
+                fail(
+                    alone(profile.definitions, "definitions.scm")
+                        .or_else(|| alone(profile.references, "references.scm"))
+                        .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
+                )
+            })?;
         let definition_patterns = (0..query.pattern_count())
             .take_while(|&pattern| query.start_byte_for_pattern(pattern) < profile.definitions.len())
             .count();

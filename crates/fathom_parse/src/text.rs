@@ -16,7 +16,8 @@ pub(crate) fn collapsed(text: &str) -> Cow<'_, str> {
         let fine = !space || (c == ' ' && !previous_space);
         previous_space = space;
         fine
-    }) && !previous_space || text.is_empty();
+    }) && !previous_space
+        || text.is_empty();
     if tidy { Cow::Borrowed(text) } else { Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" ")) }
 }
 
