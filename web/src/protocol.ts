@@ -133,6 +133,8 @@ export interface MemoryReport {
     shares: number;
     /** Shares whose worker failed, parsed in the indexing worker instead. */
     failedShares: number;
+    /** Files of the archive's first bytes, parsed while the rest was read. */
+    sampledFiles: number;
     /** Each parse worker's peak linear memory, in bytes. */
     parseHeapBytes: number[];
   };

@@ -1,6 +1,7 @@
 // Module worker hosting the wasm engine. Requests are served one at a time, in
 // order; a failing request turns into an error reply and the worker keeps going.
 import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
+import type { StagedInfo } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
@@ -75,17 +76,64 @@ function errorMessage(error: unknown): string {
 
 let pool: ParsePool | undefined;
 /** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
-let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, parseHeapBytes: [] };
+let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [] };
 
-async function indexStaged(ws: Workspace, bytes: number, onProgress: (progress: Progress) => void): Promise<IndexSummary> {
+/**
+ * An archive's first files, this much per parse worker, are read ahead and
+ * parsed while the whole archive is read: the workers start, compile their
+ * languages' queries and warm up meanwhile, instead of after.
+ */
+const SAMPLE_BYTES_PER_WORKER = 192 << 10;
+
+/** A parse worker's answer for sampled files. */
+interface SampleAnswer {
+  positions: Uint32Array;
+  parsed: Uint8Array;
+}
+
+/**
+ * Hands an archive's first files to the parse workers, when the archive is
+ * worth a pool; returns a wait for their answers. The workers parse while
+ * this worker reads the archive (`stageZip`, which holds its thread).
+ */
+async function parseSample(ws: Workspace, bytes: Uint8Array, exclude: string[]): Promise<() => Promise<SampleAnswer[]>> {
   const size = poolSize();
-  lastParse = { workers: 0, shares: 0, failedShares: 0, parseHeapBytes: [] };
-  if (bytes >= POOL_MIN_BYTES && size > 1) {
+  if (bytes.byteLength < POOL_MIN_BYTES || size < 2) return async () => [];
+  pool ??= new ParsePool(await compileEngine(), size);
+  if (ws.sampleZip(bytes, exclude, SAMPLE_BYTES_PER_WORKER * pool.size) === 0) return async () => [];
+  const answers: SampleAnswer[] = [];
+  // `run` hands each worker its share before returning: they start now.
+  const running = pool.run(ws.sampleShares(pool.size), (share) => ws.sampleShare(share), (positions, result) => {
+    if ('parsed' in result) answers.push({ positions, parsed: result.parsed });
+  });
+  return async () => {
+    await running;
+    return answers;
+  };
+}
+
+async function indexStaged(
+  ws: Workspace,
+  staged: StagedInfo,
+  onProgress: (progress: Progress) => void,
+  sample: SampleAnswer[] = [],
+): Promise<IndexSummary> {
+  const size = poolSize();
+  lastParse = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [] };
+  let sampled = 0;
+  for (const { positions, parsed } of sample) {
+    try {
+      sampled += ws.acceptSample(positions, parsed);
+    } catch (error) {
+      console.warn(`a sampled share was not taken; its files are parsed again: ${errorMessage(error)}`);
+    }
+  }
+  if (staged.bytes >= POOL_MIN_BYTES && size > 1) {
     pool ??= new ParsePool(await compileEngine(), size);
     // More shares than workers: a worker that finishes early takes another.
     const shares = ws.stagedShares(pool.size * 4);
-    const total = shares.reduce((n, s) => n + s.length, 0);
-    let done = 0;
+    const total = staged.files;
+    let done = sampled;
     let failed = 0;
     onProgress({ stage: 'parse', done, total });
     await pool.run(
@@ -103,7 +151,9 @@ async function indexStaged(ws: Workspace, bytes: number, onProgress: (progress: 
         }
       },
     );
-    lastParse = { workers: pool.size, shares: shares.length, failedShares: failed, parseHeapBytes: pool.heapBytes };
+    lastParse = {
+      workers: pool.size, shares: shares.length, failedShares: failed, sampledFiles: sampled, parseHeapBytes: pool.heapBytes,
+    };
   }
   return ws.finishStaged(onProgress) as IndexSummary;
 }
@@ -214,15 +264,17 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const onProgress = throttledProgress((progress) =>
         scope.postMessage({ id, type: 'progress', progress }),
       );
-      const staged = ws.stageZip(request.name, new Uint8Array(request.bytes), request.exclude, onProgress);
-      const value = await indexStaged(ws, staged.bytes, onProgress);
+      const bytes = new Uint8Array(request.bytes);
+      const sample = await parseSample(ws, bytes, request.exclude);
+      const staged = ws.stageZip(request.name, bytes, request.exclude, onProgress);
+      const value = await indexStaged(ws, staged, onProgress, await sample());
       session += 1;
       return { id, type: 'result', op: 'indexZip', value };
     }
     case 'indexFiles': {
       const onProgress = throttledProgress((progress) => scope.postMessage({ id, type: 'progress', progress }));
       const staged = ws.stageFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
-      const value = await indexStaged(ws, staged.bytes, onProgress);
+      const value = await indexStaged(ws, staged, onProgress);
       session += 1;
       return { id, type: 'result', op: 'indexFiles', value };
     }

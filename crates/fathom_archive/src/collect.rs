@@ -21,6 +21,28 @@ pub(crate) struct Collector<'a> {
     /// sizes, never read.
     list_only: bool,
     listed: Vec<crate::Listed>,
+    /// A sample: reading stops once this many bytes are kept.
+    sample: Option<u64>,
+}
+
+/// What a walk over an archive does with the files it would keep.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Walk {
+    Read,
+    /// List them with their declared sizes (a survey).
+    List,
+    /// Read only the first ones, until about this many bytes (a sample).
+    Sample(u64),
+}
+
+impl Walk {
+    pub fn collector<'a>(self, options: &'a ReadOptions<'a>, root: Option<String>) -> Collector<'a> {
+        let sample = match self {
+            Walk::Sample(bytes) => Some(bytes),
+            Walk::Read | Walk::List => None,
+        };
+        Collector::new(options, root).listing(self == Walk::List).sampling(sample)
+    }
 }
 
 /// An entry as the input describes it, before anything is read.
@@ -43,7 +65,20 @@ impl<'a> Collector<'a> {
             full: false,
             list_only: false,
             listed: Vec::new(),
+            sample: None,
         }
+    }
+
+    /// Reads only the first files, until about `bytes` are kept (a
+    /// sample): the walk asks [`Collector::done`] and stops.
+    pub fn sampling(mut self, bytes: Option<u64>) -> Self {
+        self.sample = bytes;
+        self
+    }
+
+    /// Whether a sample holds all it wants.
+    pub fn done(&self) -> bool {
+        self.sample.is_some_and(|wanted| self.full || self.kept_bytes >= wanted)
     }
 
     /// Lists what would be kept instead of reading it.

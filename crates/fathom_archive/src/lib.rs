@@ -19,7 +19,7 @@ pub use collect::{common_root, human_bytes};
 pub use dir::read_dir;
 pub use exclude::{Exclude, ExcludeError};
 pub use rules::{generated_marker, vendored_component};
-pub use tar_reader::{Format, read_archive, read_files, read_tar, survey_archive};
+pub use tar_reader::{Format, read_archive, read_files, read_tar, sample_archive, survey_archive};
 pub use zip_reader::read_zip;
 
 use serde::{Deserialize, Serialize};

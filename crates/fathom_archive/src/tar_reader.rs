@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::io::{Read, Take};
 
-use crate::collect::{Collector, CommonRoot, Entry, common_root};
+use crate::collect::{Collector, CommonRoot, Entry, Walk, common_root};
 use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
 
 /// Reads a tar archive, gunzipping it as it goes when `gzipped`. The
@@ -19,10 +19,11 @@ pub fn read_tar(
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Archive, ArchiveError> {
-    walk_tar(name, bytes, gzipped, options, progress, false)
+    walk_tar(name, bytes, gzipped, options, progress, Walk::Read)
 }
 
-/// Reads a tar, or only lists what it would keep (`list_only`, a survey).
+/// Reads a tar, or only lists what it would keep (a survey), or reads only
+/// its first files (a sample).
 ///
 /// The paths' shared top folder must be known before the first file is
 /// kept. Archives from registries and forges have one, named by their first
@@ -30,17 +31,21 @@ pub fn read_tar(
 /// guess fails, or anything else is unusual (a damaged entry, the
 /// decompression cap, the entry limit), a second reading starts over in two
 /// passes, the first only for the names.
+///
+/// A sample reads the first files in one pass and stops: its root is the
+/// guess, unchecked, and any damage just ends it.
 fn walk_tar(
     name: &str,
     bytes: &[u8],
     gzipped: bool,
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
-    list_only: bool,
+    walk: Walk,
 ) -> Result<Archive, ArchiveError> {
-    match one_pass(bytes, gzipped, options, progress, list_only) {
+    match one_pass(bytes, gzipped, options, progress, walk) {
         Some(archive) => Ok(archive),
-        None => two_passes(name, bytes, gzipped, options, progress, list_only),
+        None if matches!(walk, Walk::Sample(_)) => Ok(walk.collector(options, None).finish()),
+        None => two_passes(name, bytes, gzipped, options, progress, walk == Walk::List),
     }
 }
 
@@ -58,8 +63,9 @@ fn one_pass(
     gzipped: bool,
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
-    list_only: bool,
+    walk: Walk,
 ) -> Option<Archive> {
+    let sample = matches!(walk, Walk::Sample(_));
     let consumed = Cell::new(0);
     let counted = Counted { bytes, consumed: &consumed };
     let mut archive = tar::Archive::new(stream(counted, gzipped, inflated_cap(gzipped, options)));
@@ -79,12 +85,12 @@ fn one_pass(
         progress(consumed.get(), bytes.len());
         let raw_path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         shared &= seen.add(&raw_path);
-        if !shared && guess.as_ref().is_some_and(|(root, _)| root.is_some()) {
+        if !shared && !sample && guess.as_ref().is_some_and(|(root, _)| root.is_some()) {
             return None; // not every path is under the first one's folder
         }
         let (_, collector) = guess.get_or_insert_with(|| {
             let root = seen.root().map(str::to_owned);
-            (root.clone(), Collector::new(options, root).listing(list_only))
+            (root.clone(), walk.collector(options, root))
         });
         let declared_size = entry.header().size().unwrap_or(0);
         collector.offer(Entry { raw_path: &raw_path, declared_size, encrypted: false }, |cap| {
@@ -92,15 +98,19 @@ fn one_pass(
             (&mut entry).take(cap + 1).read_to_end(&mut buf)?;
             Ok(buf)
         });
+        if collector.done() {
+            break;
+        }
     }
     if archive.into_inner().limit() == 0 {
         return None; // over the cap: the second reading names it
     }
     let root = if shared { seen.root() } else { None };
     let collector = match guess {
+        Some((_, collector)) if sample => collector,
         Some((guessed, collector)) if guessed.as_deref() == root => collector,
         Some(_) => return None, // the first path was unsafe, and the rest share a folder
-        None => Collector::new(options, None).listing(list_only),
+        None => walk.collector(options, None),
     };
     progress(bytes.len(), bytes.len());
     Some(collector.finish())
@@ -237,14 +247,25 @@ pub fn read_archive(
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Archive, ArchiveError> {
-    walk_archive(name, bytes, options, progress, false)
+    walk_archive(name, bytes, options, progress, Walk::Read)
 }
 
 /// Lists what reading the archive would keep, by declared size, without
 /// reading any file: what a memory budget is checked against.
 pub fn survey_archive(name: &str, bytes: &[u8], options: &ReadOptions<'_>) -> Result<crate::Survey, ArchiveError> {
-    let archive = walk_archive(name, bytes, options, &mut |_, _| {}, true)?;
+    let archive = walk_archive(name, bytes, options, &mut |_, _| {}, Walk::List)?;
     Ok(crate::Survey::new(&archive.listed))
+}
+
+/// The first files reading the archive would keep, about `bytes_wanted` of
+/// them, read without inflating the rest: what parse workers can start on
+/// while the whole archive is read. The paths are under the first entry's
+/// folder, a guess that the full read may prove wrong; a damaged or unusual
+/// archive gives a smaller sample, or none, never an error.
+pub fn sample_archive(bytes: &[u8], options: &ReadOptions<'_>, bytes_wanted: u64) -> Archive {
+    let walk = Walk::Sample(bytes_wanted);
+    walk_archive("sample", bytes, options, &mut |_, _| {}, walk)
+        .unwrap_or_else(|_| walk.collector(options, None).finish())
 }
 
 fn walk_archive(
@@ -252,12 +273,12 @@ fn walk_archive(
     bytes: &[u8],
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
-    list_only: bool,
+    walk: Walk,
 ) -> Result<Archive, ArchiveError> {
     match Format::sniff(bytes) {
-        Format::Zip => crate::zip_reader::walk_zip(name, bytes, options, progress, list_only),
-        Format::TarGz => walk_tar(name, bytes, true, options, progress, list_only),
-        Format::Tar => walk_tar(name, bytes, false, options, progress, list_only),
+        Format::Zip => crate::zip_reader::walk_zip(name, bytes, options, progress, walk),
+        Format::TarGz => walk_tar(name, bytes, true, options, progress, walk),
+        Format::Tar => walk_tar(name, bytes, false, options, progress, walk),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::io::{Cursor, Read};
 
-use crate::collect::{Collector, Entry, common_root};
+use crate::collect::{Entry, Walk, common_root};
 use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
 
 /// Reads a zip archive held in memory. `progress(done, total)` is called as
@@ -14,23 +14,24 @@ pub fn read_zip(
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Archive, ArchiveError> {
-    walk_zip(name, bytes, options, progress, false)
+    walk_zip(name, bytes, options, progress, Walk::Read)
 }
 
-/// Reads a zip, or only lists what it would keep (`list_only`, a survey).
+/// Reads a zip, or only lists what it would keep (a survey), or reads only
+/// its first files (a sample).
 pub(crate) fn walk_zip(
     name: &str,
     bytes: &[u8],
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
-    list_only: bool,
+    walk: Walk,
 ) -> Result<Archive, ArchiveError> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|source| ArchiveError::NotAZip { name: name.to_owned(), source })?;
     let total = zip.len();
     let names: Vec<String> = zip.file_names().filter_map(|name| name.ok().map(|n| n.into_owned())).collect();
     let root = common_root(names.iter().map(String::as_str));
-    let mut collector = Collector::new(options, root).listing(list_only);
+    let mut collector = walk.collector(options, root);
     let looked_at = total.min(options.limits.max_entries);
     for index in 0..looked_at {
         progress(index, total);
@@ -55,6 +56,9 @@ pub(crate) fn walk_zip(
             file.take(cap + 1).read_to_end(&mut buf)?;
             Ok(buf)
         });
+        if collector.done() {
+            break;
+        }
     }
     if total > looked_at {
         collector.skip(

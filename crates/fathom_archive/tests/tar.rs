@@ -184,3 +184,18 @@ fn the_root_is_the_folder_every_path_shares_whichever_entry_comes_first() {
         }
     }
 }
+
+/// A sample is the start of what a full read keeps, under the same root,
+/// stopping once it holds the bytes wanted.
+#[test]
+fn a_sample_is_the_first_files_a_read_keeps() {
+    let tgz = gzip(&tar_bytes());
+    let full = read_archive("proj.tar.gz", &tgz, &options(), &mut |_, _| {}).unwrap();
+    let all = fathom_archive::sample_archive(&tgz, &options(), u64::MAX);
+    assert_eq!(kept(&all), kept(&full));
+    assert_eq!(all.root, full.root);
+    let first = fathom_archive::sample_archive(&tgz, &options(), 1);
+    assert_eq!(kept(&first), vec![("src/app.py", "def main():\n    return 1\n")]);
+    assert_eq!(first.root.as_deref(), Some("proj-1.0"));
+    assert!(fathom_archive::sample_archive(b"not an archive at all", &options(), 1 << 20).files.is_empty());
+}

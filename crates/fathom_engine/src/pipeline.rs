@@ -10,6 +10,8 @@
 //! resolves it and indexes it. Either way the index is the same: parses are
 //! merged in the files' order, not the order they arrive in.
 
+use std::collections::HashMap;
+
 use fathom_archive::{Archive, ReadOptions, SourceFile};
 use fathom_graph::{CodeGraph, FileInput};
 use fathom_model::{FileFacts, Language};
@@ -35,6 +37,8 @@ pub struct Staged {
     options: Options,
     start: f64,
     timings: Timings,
+    /// The folder stripped from every path.
+    root: Option<String>,
     /// Sources in a supported language, in the archive's order.
     files: Vec<SourceFile>,
     /// The project files that tell how imports resolve.
@@ -182,17 +186,84 @@ fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
     Parsed { language, facts, errors }
 }
 
+/// Splits `positions` of `files` into `n` shares of about equal size (by
+/// bytes, the largest first, each to the lightest share), as lists of
+/// positions in order. Empty shares are left out.
+fn balance(files: &[SourceFile], positions: impl Iterator<Item = u32>, n: usize) -> Vec<Vec<u32>> {
+    let n = n.max(1);
+    let mut order: Vec<u32> = positions.collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(files[i as usize].text.len()));
+    let mut shares = vec![(0usize, Vec::new()); n];
+    for i in order {
+        let lightest = shares.iter_mut().min_by_key(|(bytes, _)| *bytes).expect("n >= 1");
+        lightest.0 += files[i as usize].text.len() + 1;
+        lightest.1.push(i);
+    }
+    shares
+        .into_iter()
+        .filter(|(_, share)| !share.is_empty())
+        .map(|(_, mut share)| {
+            share.sort_unstable();
+            share
+        })
+        .collect()
+}
+
+/// The files at `positions`, encoded for a parse worker.
+fn encode_share(files: &[SourceFile], positions: &[u32]) -> Result<Vec<u8>, String> {
+    let files: Vec<&SourceFile> = positions
+        .iter()
+        .map(|&i| files.get(i as usize).ok_or_else(|| format!("no file at position {i}")))
+        .collect::<Result<_, _>>()?;
+    postcard::to_allocvec(&files).map_err(|e| e.to_string())
+}
+
+/// An archive's first source files, read ahead of the rest ([`sample_zip`]),
+/// so that parse workers start on them, compiling their queries and warming
+/// up, while the whole archive is read. [`Staged::accept_sample`] keeps
+/// their parses.
+pub struct Sample {
+    root: Option<String>,
+    files: Vec<SourceFile>,
+}
+
+/// Reads about `bytes_wanted` of an archive's first source files, under the
+/// same rules as [`stage_zip`], without inflating the rest.
+pub fn sample_zip(bytes: &[u8], options: &Options, bytes_wanted: u64) -> Sample {
+    let read_options = read_options(options);
+    let archive = fathom_archive::sample_archive(bytes, &read_options, bytes_wanted);
+    let files = archive.files.into_iter().filter(|f| Language::from_path(&f.path).is_some()).collect();
+    Sample { root: archive.root, files }
+}
+
+impl Sample {
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// The sampled files in `n` shares (see [`balance`]).
+    pub fn shares(&self, n: usize) -> Vec<Vec<u32>> {
+        balance(&self.files, 0..self.files.len() as u32, n)
+    }
+
+    /// The sampled files at `positions`, encoded for a parse worker.
+    pub fn share(&self, positions: &[u32]) -> Result<Vec<u8>, String> {
+        encode_share(&self.files, positions)
+    }
+}
+
 /// Files parsed (per thread) between two progress reports when parsing here.
 const PARSE_BATCH: usize = 256;
 
 impl Staged {
     fn new(name: &str, archive: Archive, options: &Options, start: f64, observer: &mut dyn Observer) -> Staged {
-        let Archive { files, skipped, .. } = archive;
+        let Archive { files, skipped, root, .. } = archive;
         let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
             files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
         let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
         let parsed = vec![None; files.len()];
-        Staged { name: name.to_owned(), options: options.clone(), start, timings, files, configs, skipped, parsed }
+        let name = name.to_owned();
+        Staged { name, options: options.clone(), start, timings, root, files, configs, skipped, parsed }
     }
 
     /// The files to parse, in the order of their positions.
@@ -205,37 +276,55 @@ impl Staged {
         self.files.iter().map(|f| f.text.len()).sum()
     }
 
-    /// Splits the files into `n` shares of about equal size (by bytes, the
-    /// largest first, each to the lightest share), as lists of file
-    /// positions in order. Empty shares are left out.
+    /// Splits the files with no parse yet into `n` shares of about equal
+    /// size, as lists of file positions in order (see [`balance`]).
     pub fn shares(&self, n: usize) -> Vec<Vec<u32>> {
-        let n = n.max(1);
-        let mut order: Vec<u32> = (0..self.files.len() as u32).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.files[i as usize].text.len()));
-        let mut shares = vec![(0usize, Vec::new()); n];
-        for i in order {
-            let lightest = shares.iter_mut().min_by_key(|(bytes, _)| *bytes).expect("n >= 1");
-            lightest.0 += self.files[i as usize].text.len() + 1;
-            lightest.1.push(i);
-        }
-        shares
-            .into_iter()
-            .filter(|(_, share)| !share.is_empty())
-            .map(|(_, mut share)| {
-                share.sort_unstable();
-                share
-            })
-            .collect()
+        let unparsed = (0..self.files.len() as u32).filter(|&i| self.parsed[i as usize].is_none());
+        balance(&self.files, unparsed, n)
     }
 
     /// The files at `positions`, encoded for a parse worker's
     /// [`parse_share_bytes`].
     pub fn share(&self, positions: &[u32]) -> Result<Vec<u8>, String> {
-        let files: Vec<&SourceFile> = positions
-            .iter()
-            .map(|&i| self.files.get(i as usize).ok_or_else(|| format!("no file at position {i}")))
-            .collect::<Result<_, _>>()?;
-        postcard::to_allocvec(&files).map_err(|e| e.to_string())
+        encode_share(&self.files, positions)
+    }
+
+    /// Takes the parses of the files at `positions` of `sample` (as
+    /// [`Sample::share`] handed them out): each goes to the file read here
+    /// with the same path and text, under the same root. The rest are
+    /// dropped, as a sample's guessed root may prove wrong. Returns how many
+    /// were taken.
+    pub fn accept_sample(&mut self, sample: &Sample, positions: &[u32], parsed: Vec<Parsed>) -> Result<usize, String> {
+        if positions.len() != parsed.len() {
+            return Err(format!("{} parses for {} files", parsed.len(), positions.len()));
+        }
+        if sample.root != self.root {
+            return Ok(0);
+        }
+        let by_path: HashMap<&str, usize> =
+            self.files.iter().enumerate().map(|(at, f)| (f.path.as_str(), at)).collect();
+        let mut taken = Vec::new();
+        for (&at, parse) in positions.iter().zip(parsed) {
+            let file = sample.files.get(at as usize).ok_or_else(|| format!("no sampled file at position {at}"))?;
+            if Language::from_path(&file.path) != Some(parse.language) {
+                return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
+            }
+            if let Some(&here) = by_path.get(file.path.as_str())
+                && self.files[here].text == file.text
+            {
+                taken.push((here, parse));
+            }
+        }
+        let count = taken.len();
+        for (here, parse) in taken {
+            self.parsed[here] = Some(parse);
+        }
+        Ok(count)
+    }
+
+    /// How many files have their parse.
+    pub fn parsed_count(&self) -> usize {
+        self.parsed.iter().filter(|p| p.is_some()).count()
     }
 
     /// Takes the parses of the files at `positions` (as [`Staged::share`]
@@ -280,7 +369,7 @@ impl Staged {
     /// time is the time since reading ended.
     pub fn index(mut self, observer: &mut dyn Observer) -> Index {
         self.parse_missing(observer);
-        let Staged { name, options, start, mut timings, files, configs, skipped, parsed } = self;
+        let Staged { name, options, start, mut timings, files, configs, skipped, parsed, .. } = self;
         timings.parse = observer.now_ms() - start - timings.read;
         let mut errors: Vec<FileError> = Vec::new();
         let parsed: Vec<(Language, FileFacts)> = parsed

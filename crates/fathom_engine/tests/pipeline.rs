@@ -197,3 +197,63 @@ fn a_plan_counts_what_indexing_keeps_and_sums_its_estimate() {
     assert_eq!(plan.base_heap_bytes, 2 * bytes.len() as u64);
     assert!(plan.estimated_heap_bytes > 8 * source, "about 9 bytes of heap per byte of source");
 }
+
+/// An archive's first files, read and parsed ahead while the whole archive
+/// is read, are taken by the staged files with their path and text; what
+/// was read under another root, or reads otherwise, is not.
+#[test]
+fn a_sample_parsed_ahead_is_taken_where_path_and_text_agree() {
+    use fathom_engine::pipeline::{Sample, Staged, decode_parsed, parse_share_bytes, sample_zip, stage_zip};
+
+    fn take(staged: &mut Staged, sample: &Sample) -> usize {
+        let mut taken = 0;
+        for share in sample.shares(2) {
+            let parsed = decode_parsed(&parse_share_bytes(&sample.share(&share).unwrap()).unwrap()).unwrap();
+            taken += staged.accept_sample(sample, &share, parsed).unwrap();
+        }
+        taken
+    }
+
+    let bytes = zip_folder(&fixture("mini-py-js"), "root");
+    let whole = index_zip("mini", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let sample = sample_zip(&bytes, &Options::default(), 1000);
+    let sampled = sample.files().len();
+    assert!(sampled > 0 && sampled < whole.summary().files, "{sampled} of {}", whole.summary().files);
+    let sizes: Vec<usize> = sample.files().iter().map(|f| f.text.len()).collect();
+    let before_last: usize = sizes[..sizes.len() - 1].iter().sum();
+    assert!(
+        before_last < 1000 && before_last + sizes[sizes.len() - 1] >= 1000,
+        "it stops once it has 1000 bytes: {sizes:?}"
+    );
+
+    let mut staged = stage_zip("mini", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    assert_eq!(take(&mut staged, &sample), sampled);
+    assert_eq!(staged.parsed_count(), sampled);
+    let left: usize = staged.shares(3).iter().map(Vec::len).sum();
+    assert_eq!(left, staged.files().len() - sampled, "shares hold only what is left to parse");
+    assert_eq!(outline(&staged.index(&mut Recorder::new())), outline(&whole));
+
+    // The same files under another folder: their paths are the same once
+    // stripped, but the sample is of another reading.
+    let elsewhere = sample_zip(&zip_folder(&fixture("mini-py-js"), "elsewhere"), &Options::default(), 1000);
+    let mut staged = stage_zip("mini", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    assert_eq!(take(&mut staged, &elsewhere), 0);
+    assert_eq!(outline(&staged.index(&mut Recorder::new())), outline(&whole));
+
+    // One file's text differs: only the other is taken.
+    let zip_of = |files: &[(&str, &str)]| {
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (path, text) in files {
+            writer.start_file(*path, SimpleFileOptions::default()).unwrap();
+            writer.write_all(text.as_bytes()).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    };
+    let before = zip_of(&[("r/a.py", "def f():\n    pass\n"), ("r/b.py", "def g():\n    f()\n")]);
+    let after = zip_of(&[("r/a.py", "def f(x):\n    pass\n"), ("r/b.py", "def g():\n    f()\n")]);
+    let sample = sample_zip(&before, &Options::default(), 1 << 20);
+    let mut staged = stage_zip("after", &after, &Options::default(), &mut Recorder::new()).unwrap();
+    assert_eq!(take(&mut staged, &sample), 1);
+    let fresh = index_zip("after", &after, &Options::default(), &mut Recorder::new()).unwrap();
+    assert_eq!(outline(&staged.index(&mut Recorder::new())), outline(&fresh));
+}

@@ -310,6 +310,8 @@ struct State {
     index: Option<Index>,
     /// A repository read and waiting for its parses (`stageZip`).
     staged: Option<pipeline::Staged>,
+    /// The first files of the archive being read, parsed ahead (`sampleZip`).
+    sample: Option<pipeline::Sample>,
     embedder: Option<Rc<Embedder>>,
     /// Bumped by every new index, so an embedding batch that finishes after
     /// its index was replaced is dropped.
@@ -344,6 +346,47 @@ impl Workspace {
         self.hold(staged)
     }
 
+    /// Reads about `bytes_wanted` of an archive's first source files, under
+    /// the rules `stageZip` applies, and holds them for parse workers to
+    /// start on while `stageZip` reads the rest: `sampleShares`,
+    /// `sampleShare`, then, once staged, `acceptSample`. Returns how many
+    /// files it holds; an archive it cannot sample gives none.
+    #[wasm_bindgen(js_name = sampleZip)]
+    pub fn sample_zip(&mut self, bytes: &[u8], exclude: Vec<String>, bytes_wanted: u32) -> Result<usize, JsError> {
+        let options = options_excluding(&exclude)?;
+        let sample = pipeline::sample_zip(bytes, &options, bytes_wanted.into());
+        let files = sample.files().len();
+        self.state.borrow_mut().sample = Some(sample);
+        Ok(files)
+    }
+
+    /// The sampled files in `n` shares of about equal bytes, as lists of positions.
+    #[wasm_bindgen(js_name = sampleShares, unchecked_return_type = "Uint32Array[]")]
+    pub fn sample_shares(&self, n: usize) -> Result<JsValue, JsError> {
+        let state = self.state.borrow();
+        let sample = state.sample.as_ref().ok_or_else(no_sample)?;
+        Ok(position_lists(sample.shares(n)))
+    }
+
+    /// The sampled files at `positions`, encoded for `parseShare`.
+    #[wasm_bindgen(js_name = sampleShare)]
+    pub fn sample_share(&self, positions: Vec<u32>) -> Result<Vec<u8>, JsError> {
+        let state = self.state.borrow();
+        state.sample.as_ref().ok_or_else(no_sample)?.share(&positions).map_err(|e| JsError::new(&e))
+    }
+
+    /// Takes a parse worker's answer for the sampled files at `positions`
+    /// into the staged repository, where path and text agree; returns how
+    /// many it took.
+    #[wasm_bindgen(js_name = acceptSample)]
+    pub fn accept_sample(&self, positions: Vec<u32>, parsed: &[u8]) -> Result<usize, JsError> {
+        let parsed = pipeline::decode_parsed(parsed).map_err(|e| JsError::new(&e))?;
+        let mut state = self.state.borrow_mut();
+        let State { staged, sample, .. } = &mut *state;
+        let sample = sample.as_ref().ok_or_else(no_sample)?;
+        staged.as_mut().ok_or_else(no_staged)?.accept_sample(sample, &positions, parsed).map_err(|e| JsError::new(&e))
+    }
+
     /// Reads a dropped folder and holds it, unparsed: file `i` is
     /// `paths[i]`, its bytes `data[ends[i-1]..ends[i]]` (one buffer crosses
     /// into wasm, not one per file).
@@ -366,12 +409,7 @@ impl Workspace {
     #[wasm_bindgen(js_name = stagedShares, unchecked_return_type = "Uint32Array[]")]
     pub fn staged_shares(&self, n: usize) -> Result<JsValue, JsError> {
         let state = self.state.borrow();
-        let staged = state.staged.as_ref().ok_or_else(no_staged)?;
-        let shares = js_sys::Array::new();
-        for share in staged.shares(n) {
-            shares.push(&js_sys::Uint32Array::from(share.as_slice()));
-        }
-        Ok(shares.into())
+        Ok(position_lists(state.staged.as_ref().ok_or_else(no_staged)?.shares(n)))
     }
 
     /// The held files at `positions`, encoded for `parseShare`.
@@ -396,7 +434,11 @@ impl Workspace {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
     ) -> Result<JsValue, JsError> {
-        let staged = self.state.borrow_mut().staged.take().ok_or_else(no_staged)?;
+        let staged = {
+            let mut state = self.state.borrow_mut();
+            state.sample = None;
+            state.staged.take().ok_or_else(no_staged)?
+        };
         let index = staged.index(&mut JsObserver { on_progress });
         self.replace(index)
     }
@@ -840,6 +882,19 @@ struct StagedInfo {
 
 fn no_staged() -> JsError {
     JsError::new("no repository is staged: call stageZip or stageFiles first")
+}
+
+fn no_sample() -> JsError {
+    JsError::new("no archive is sampled: call sampleZip first")
+}
+
+/// Lists of file positions, as the page's typed arrays.
+fn position_lists(lists: Vec<Vec<u32>>) -> JsValue {
+    let out = js_sys::Array::new();
+    for list in lists {
+        out.push(&js_sys::Uint32Array::from(list.as_slice()));
+    }
+    out.into()
 }
 
 /// A dropped folder's files: file `i` is `paths[i]`, its bytes
