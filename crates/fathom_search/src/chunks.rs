@@ -87,8 +87,8 @@ pub fn content_hash(text: &str) -> String {
     Sha256::digest(text.as_bytes())[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Cuts every definition of the graph into chunks.
-pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
+/// Cuts every definition of the graph into chunks, each with its text.
+pub fn chunk_all(sources: &dyn Sources) -> Vec<(Chunk, String)> {
     let graph = sources.graph();
     let mut chunks = Vec::new();
     for (id, node) in graph.nodes() {
@@ -109,8 +109,9 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
         };
         for (part, start_line, end_line) in parts {
             let mut chunk = Chunk { node: id, part, start_line, end_line, hash: String::new() };
-            chunk.hash = content_hash(&text(sources, &chunk));
-            chunks.push(chunk);
+            let text = text(sources, &chunk);
+            chunk.hash = content_hash(&text);
+            chunks.push((chunk, text));
         }
     }
     chunks

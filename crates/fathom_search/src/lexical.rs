@@ -1,14 +1,15 @@
-//! BM25 over chunks, through the `bm25` crate, with Fathom's own terms
-//! ([`crate::tokens`]).
+//! BM25 over chunks, with Fathom's own terms ([`crate::tokens`]) and the
+//! `bm25` crate's formulas: its embedder's term weights and its scorer's
+//! IDF, over postings lists held here (see [`Inverted`]).
 //!
 //! A chunk's document is its text with the symbol's name repeated
 //! [`NAME_BOOST`] times and its path's segments added, so a name or a path
 //! that matches outweighs a passing mention in a body.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use bm25::{Embedder, EmbedderBuilder, Embedding, Scorer, TokenEmbedder, TokenEmbedding, Tokenizer};
+use bm25::{Embedder, EmbedderBuilder, Embedding, TokenEmbedder, Tokenizer};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::tokens::{TERMS_VERSION, Terms};
@@ -67,13 +68,51 @@ impl StoredLexical<'_> {
 
 pub struct Lexical {
     embedder: Embedder<u32, TermTokenizer>,
-    scorer: Scorer<u32, u32>,
+    inverted: Inverted,
     terms: Terms,
-    /// Each document's postings, as the scorer was given them. The scorer
-    /// keeps its copy private; this one lets a bundle store them without
-    /// tokenising every chunk again (on Django, 5 s of 6 s of writing), for
-    /// about 12 MB there.
+    /// Each document's postings (its distinct terms and their weights),
+    /// from which [`Inverted`] is built; kept so that a bundle stores them
+    /// without tokenising every chunk again (on Django, 5 s of 6 s of
+    /// writing), for about 12 MB there.
     postings: Vec<Vec<(u32, f32)>>,
+}
+
+/// The documents holding each term, with the term's weight in each, in
+/// document order. The `bm25` crate's own scorer keeps a hash set of
+/// documents per term and a hash map of documents, and finds a term's
+/// weight in a document by scanning it; built for Django, it took longer
+/// than splitting the documents into terms.
+struct Inverted {
+    documents: usize,
+    terms: FxHashMap<u32, Vec<(u32, f32)>>,
+}
+
+impl Inverted {
+    fn new(postings: &[Vec<(u32, f32)>]) -> Inverted {
+        let mut terms: FxHashMap<u32, Vec<(u32, f32)>> = FxHashMap::default();
+        for (document, postings) in postings.iter().enumerate() {
+            for &(term, weight) in postings {
+                terms.entry(term).or_default().push((document as u32, weight));
+            }
+        }
+        Inverted { documents: postings.len(), terms }
+    }
+
+    /// Every document holding a query term, with its BM25 score: the sum,
+    /// over the query's terms in order, of the term's IDF times its weight
+    /// in the document, as the `bm25` crate's scorer sums them.
+    fn scores(&self, query: &[u32]) -> FxHashMap<u32, f32> {
+        let mut scores: FxHashMap<u32, f32> = FxHashMap::default();
+        for term in query {
+            let Some(holding) = self.terms.get(term) else { continue };
+            let frequency = holding.len() as f32;
+            let idf = (1.0 + (self.documents as f32 - frequency + 0.5) / (frequency + 0.5)).ln();
+            for &(document, weight) in holding {
+                *scores.entry(document).or_insert(0.0) += idf * weight;
+            }
+        }
+        scores
+    }
 }
 
 impl Lexical {
@@ -86,10 +125,21 @@ impl Lexical {
     /// embedder would split every document twice (once to fit the average
     /// length) and stem every word afresh.
     pub fn build(documents: &[String]) -> Lexical {
-        let terms: Vec<Vec<u32>> =
-            crate::parallel::map_init(documents, WordTerms::default, |cache, doc| cache.terms(doc));
+        Lexical::build_from(documents.len(), |i, piece| piece(&documents[i]))
+    }
+
+    /// [`Lexical::build`] over `count` documents that `pieces(i, piece)`
+    /// hands over in pieces, each a separate run of words: document `i` is
+    /// the pieces joined with spaces, never built.
+    pub fn build_from(count: usize, pieces: impl Fn(usize, &mut dyn FnMut(&str)) + Sync + Send) -> Lexical {
+        let documents: Vec<usize> = (0..count).collect();
+        let terms: Vec<Vec<u32>> = crate::parallel::map_init(&documents, WordTerms::default, |cache, &i| {
+            let mut terms = Vec::new();
+            pieces(i, &mut |piece| cache.extend(piece, &mut terms));
+            terms
+        });
         let total: usize = terms.iter().map(Vec::len).sum();
-        let avgdl = if documents.is_empty() { FALLBACK_AVGDL } else { (total as f64 / documents.len() as f64) as f32 };
+        let avgdl = if count == 0 { FALLBACK_AVGDL } else { (total as f64 / count as f64) as f32 };
         let embedder: Embedder<u32, TermTokenizer> = EmbedderBuilder::with_avgdl(avgdl).k1(K1).b(B).build();
         let postings = crate::parallel::map(&terms, |terms| weigh(terms, avgdl));
         drop(terms);
@@ -97,12 +147,7 @@ impl Lexical {
     }
 
     fn with_postings(embedder: Embedder<u32, TermTokenizer>, postings: Vec<Vec<(u32, f32)>>) -> Lexical {
-        let mut scorer = Scorer::new();
-        for (i, postings) in postings.iter().enumerate() {
-            let embedding = postings.iter().map(|&(index, value)| TokenEmbedding { index, value }).collect();
-            scorer.upsert(&(i as u32), Embedding(embedding));
-        }
-        Lexical { embedder, scorer, terms: Terms::default(), postings }
+        Lexical { embedder, inverted: Inverted::new(&postings), terms: Terms::default(), postings }
     }
 
     /// The postings, for storing.
@@ -136,13 +181,13 @@ impl Lexical {
 
     /// Chunks by BM25 score, best first, at most `limit`.
     pub fn search(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
-        let query = dedup(self.embedder.embed(query));
-        let mut matches = self.scorer.matches(&query);
-        // The scorer lists equal scores in hash order, which differs between
-        // two copies of one index; the chunk order breaks ties instead.
-        matches.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+        let query: Vec<u32> = dedup(self.embedder.embed(query)).0.iter().map(|t| t.index).collect();
+        let mut matches: Vec<(u32, f32)> = self.inverted.scores(&query).into_iter().collect();
+        // Equal scores in chunk order, not hash order, which could differ
+        // between two copies of one index.
+        matches.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         matches.truncate(limit);
-        matches.into_iter().map(|m| (m.id, m.score)).collect()
+        matches
     }
 
     /// The query's terms, as the index reads them.
@@ -158,7 +203,8 @@ const FALLBACK_AVGDL: f32 = 256.0;
 /// its BM25 weight: the `bm25` crate's embedder's formula, term frequency
 /// saturated by `K1` and normalised by length with `B`.
 fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
-    let mut counts: HashMap<u32, u32> = HashMap::with_capacity(terms.len());
+    let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+    counts.reserve(terms.len());
     let mut order = Vec::new();
     for &term in terms {
         let count = counts.entry(term).or_insert(0);
@@ -181,13 +227,13 @@ fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
 #[derive(Default)]
 struct WordTerms {
     terms: Terms,
-    words: HashMap<String, Box<[u32]>>,
+    words: FxHashMap<String, Box<[u32]>>,
 }
 
 impl WordTerms {
-    fn terms(&mut self, document: &str) -> Vec<u32> {
-        let mut out = Vec::new();
-        for word in crate::tokens::words(document) {
+    /// Adds the hashed terms of `text` to `out`.
+    fn extend(&mut self, text: &str, out: &mut Vec<u32>) {
+        for word in crate::tokens::words(text) {
             if let Some(cached) = self.words.get(word) {
                 out.extend_from_slice(cached);
                 continue;
@@ -197,7 +243,6 @@ impl WordTerms {
             out.extend_from_slice(&hashed);
             self.words.insert(word.to_owned(), hashed.into_boxed_slice());
         }
-        out
     }
 }
 
@@ -205,7 +250,7 @@ impl WordTerms {
 /// weight each time; scoring reads the first, so the rest only cost memory
 /// (and, in a query, would count a repeated word twice).
 fn dedup(embedding: Embedding<u32>) -> Embedding<u32> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = FxHashSet::default();
     Embedding(embedding.0.into_iter().filter(|t| seen.insert(t.index)).collect())
 }
 
@@ -239,5 +284,45 @@ mod tests {
         }
         let hits = lexical.search("authenticate user", 5);
         assert_eq!(hits[0].0, 4, "the document that says it four times comes first");
+    }
+
+    /// Scores are the `bm25` crate's scorer's, to the bit, for every
+    /// document it finds, and for no other.
+    #[test]
+    fn scores_are_the_bm25_crates_scorers() {
+        use bm25::{Scorer, TokenEmbedding};
+        let documents: Vec<String> = [
+            "def save(self, user): self.users[user.id] = user",
+            "class UserRepository: saves users and finds users by id",
+            "def find_user(user_id): return repository.get(user_id)",
+            "parse the HTTP date of a header, or return None",
+            "users users users",
+            "",
+        ]
+        .map(String::from)
+        .to_vec();
+        let lexical = Lexical::build(&documents);
+        let mut scorer: Scorer<u32, u32> = Scorer::new();
+        for (i, postings) in lexical.postings.iter().enumerate() {
+            let embedding = postings.iter().map(|&(index, value)| TokenEmbedding { index, value }).collect();
+            scorer.upsert(&(i as u32), Embedding(embedding));
+        }
+        for query in ["user", "find users by id", "save user repository", "http date", "nothing here", ""] {
+            let mut expected: Vec<(u32, f32)> =
+                scorer.matches(&dedup(lexical.embedder.embed(query))).into_iter().map(|m| (m.id, m.score)).collect();
+            expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            assert_eq!(lexical.search(query, 100), expected, "{query:?}");
+        }
+    }
+
+    /// A document given in pieces is the pieces joined by spaces.
+    #[test]
+    fn a_document_in_pieces_is_its_pieces_joined() {
+        let pieces = [["getUser", "getUser", "src/users/api.py", "def getUser(id):\n    return USERS[id]"]];
+        let joined: Vec<String> = pieces.iter().map(|p| p.join(" ")).collect();
+        let whole = Lexical::build(&joined);
+        let parts = Lexical::build_from(pieces.len(), |i, piece| pieces[i].iter().for_each(|p| piece(p)));
+        assert_eq!(parts.postings, whole.postings);
+        assert_eq!(parts.embedder.avgdl(), whole.embedder.avgdl());
     }
 }

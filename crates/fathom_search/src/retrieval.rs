@@ -351,10 +351,10 @@ impl Retrieval {
     /// Chunks the graph and builds the lexical index; the dense index waits
     /// for vectors.
     pub fn build(sources: &dyn Sources) -> Retrieval {
-        let chunks = chunks::chunk_all(sources);
-        let documents: Vec<String> = chunks.iter().map(|c| lexical_document(sources, c)).collect();
-        let lexical = Lexical::build(&documents);
-        drop(documents);
+        let (chunks, texts): (Vec<Chunk>, Vec<String>) = chunks::chunk_all(sources).into_iter().unzip();
+        let graph = sources.graph();
+        let lexical = Lexical::build_from(chunks.len(), |i, piece| lexical_pieces(graph, &chunks[i], &texts[i], piece));
+        drop(texts);
         let vectors = vec![None; chunks.len()];
         Retrieval { chunks, lexical, names: NameIndex::build(sources.graph()), vectors, dense: None }
     }
@@ -416,8 +416,8 @@ impl Retrieval {
         let lexical = if lexical.is_current() {
             Lexical::from_stored(lexical)
         } else {
-            let documents: Vec<String> = chunks.iter().map(|c| lexical_document(sources, c)).collect();
-            Lexical::build(&documents)
+            let texts: Vec<String> = chunks.iter().map(|c| chunks::text(sources, c)).collect();
+            Lexical::build_from(chunks.len(), |i, piece| lexical_pieces(graph, &chunks[i], &texts[i], piece))
         };
         Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense })
     }
@@ -671,19 +671,24 @@ fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
-/// What BM25 reads for a chunk: the name, boosted; the path's segments;
-/// then the chunk's text.
-fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
-    let graph = sources.graph();
+/// What BM25 reads for a chunk, in pieces: the name, boosted; the path's
+/// segments; then the chunk's text (`text`).
+fn lexical_pieces(graph: &CodeGraph, chunk: &Chunk, text: &str, piece: &mut dyn FnMut(&str)) {
     let node = graph.node(chunk.node);
-    let mut doc = String::new();
     for _ in 0..NAME_BOOST {
-        doc.push_str(&node.name);
-        doc.push(' ');
+        piece(&node.name);
     }
-    doc.push_str(graph.path_of(chunk.node).unwrap_or_default());
-    doc.push('\n');
-    doc.push_str(&chunks::text(sources, chunk));
+    piece(graph.path_of(chunk.node).unwrap_or_default());
+    piece(text);
+}
+
+/// The pieces of [`lexical_pieces`] as one document.
+fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
+    let mut doc = String::new();
+    lexical_pieces(sources.graph(), chunk, &chunks::text(sources, chunk), &mut |piece| {
+        doc.push_str(piece);
+        doc.push(' ');
+    });
     doc
 }
 
