@@ -16,7 +16,12 @@ mod modules;
 mod tables;
 mod types;
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
 
 use fathom_graph::{Access, CodeGraph, Edge, EdgeKind, FileNodes, NodeId, Reason};
 use fathom_model::{BaseKind, CallSite, FileFacts, Language, LocalType, SymbolKind};
@@ -89,7 +94,15 @@ impl Found {
 /// Adds every inferred edge to `graph`.
 pub fn resolve(graph: &mut CodeGraph, files: &[SourceFile<'_>], config: &ProjectConfig) -> Stats {
     let tables = Tables::build(graph, files);
-    let mut resolver = Resolver { graph, files, config, tables, bindings: Vec::new(), stats: Stats::default() };
+    let mut resolver = Resolver {
+        graph,
+        files,
+        config,
+        tables,
+        bindings: Vec::new(),
+        ancestry: RefCell::default(),
+        stats: Stats::default(),
+    };
     resolver.attach_owned_methods();
     resolver.bind_imports();
     resolver.inheritance();
@@ -107,6 +120,8 @@ struct Resolver<'g, 'f> {
     tables: Tables,
     /// Per file: local name → what it stands for; `""` keys wildcard imports.
     bindings: Vec<HashMap<String, Vec<Target>>>,
+    /// Each class's supertypes, once asked for ([`Resolver::ancestors`]).
+    ancestry: RefCell<FxHashMap<NodeId, Rc<[NodeId]>>>,
     stats: Stats,
 }
 
@@ -388,7 +403,18 @@ impl Resolver<'_, '_> {
     }
 
     /// The supertypes of a class, nearest first, each once.
-    fn ancestors(&self, class: NodeId) -> Vec<NodeId> {
+    /// `class`'s supertypes, nearest first, at most 64: looked up once per
+    /// class, as inheritance is complete before anything asks.
+    fn ancestors(&self, class: NodeId) -> Rc<[NodeId]> {
+        if let Some(known) = self.ancestry.borrow().get(&class) {
+            return known.clone();
+        }
+        let found: Rc<[NodeId]> = self.find_ancestors(class).into();
+        self.ancestry.borrow_mut().insert(class, found.clone());
+        found
+    }
+
+    fn find_ancestors(&self, class: NodeId) -> Vec<NodeId> {
         let mut seen = HashSet::from([class]);
         let mut queue = VecDeque::from([class]);
         let mut out = Vec::new();
@@ -410,8 +436,8 @@ impl Resolver<'_, '_> {
             return Some((found.clone(), false));
         }
         self.ancestors(class)
-            .into_iter()
-            .find_map(|base| self.tables.members.get(&base).and_then(|m| m.get(name)).cloned())
+            .iter()
+            .find_map(|base| self.tables.members.get(base).and_then(|m| m.get(name)).cloned())
             .map(|found| (found, true))
     }
 
@@ -698,7 +724,7 @@ impl Resolver<'_, '_> {
         }
         if matches!(receiver, "super" | "super()" | "parent" | "base") {
             let bases = class.map(|c| self.ancestors(c)).unwrap_or_default();
-            return (!bases.is_empty()).then_some(Receiver::Class(bases, Reason::Inherited, 0.9));
+            return (!bases.is_empty()).then_some(Receiver::Class(bases.to_vec(), Reason::Inherited, 0.9));
         }
         // `self.repo`, `this.repo`: the declared type of a field.
         if let Some(field) =
@@ -878,7 +904,7 @@ impl Resolver<'_, '_> {
                     matches!(graph.node(*id).kind, SymbolKind::Field | SymbolKind::GlobalVariable)
                 };
                 let found = match u.receiver.as_deref().map(normalize_receiver) {
-                    Some(r) if matches!(r.as_str(), "self" | "this") => class.and_then(|c| {
+                    Some(r) if matches!(r.as_ref(), "self" | "this") => class.and_then(|c| {
                         let (targets, _) = self.member(c, &u.name)?;
                         let targets: Vec<NodeId> = targets.into_iter().filter(|id| is_state(self.graph, id)).collect();
                         (!targets.is_empty()).then_some(Found {
@@ -936,8 +962,12 @@ enum Receiver {
 
 /// One spelling for receivers across languages: `$this->x` and `@x` become
 /// `this.x` and `self.x`; `::` and `->` become `.`; `x!` and `x?.y` lose their marks.
-fn normalize_receiver(receiver: &str) -> String {
+fn normalize_receiver(receiver: &str) -> Cow<'_, str> {
     let r = receiver.trim();
+    // Most receivers (`self`, `request.user`) have nothing to respell.
+    if !r.contains(['?', '!', '$', '-', ':', '@', '&', '*']) {
+        return Cow::Borrowed(r);
+    }
     // TypeScript's non-null (`x!`) and optional-chaining (`x?.y`) marks change no type.
     let r = r.replace("?.", ".").trim_end_matches(['?', '!']).replace("!.", ".");
     let r = r.replace("$this->", "this.").replace("->", ".").replace("::", ".");
@@ -945,7 +975,7 @@ fn normalize_receiver(receiver: &str) -> String {
         Some(ivar) if !ivar.starts_with('@') => format!("self.{ivar}"),
         _ => r,
     };
-    r.trim_start_matches('$').trim_start_matches('&').trim_start_matches('*').to_owned()
+    Cow::Owned(r.trim_start_matches('$').trim_start_matches('&').trim_start_matches('*').to_owned())
 }
 
 /// The local name an import binds.
