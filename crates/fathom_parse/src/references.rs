@@ -7,6 +7,7 @@
 //! `@local`, `@package`, `@impl`); inner captures give its parts.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use fathom_model::{
     BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, SymbolKind,
@@ -294,7 +295,9 @@ pub(crate) fn extract(
         }
     }
     let written: FxHashSet<u32> = uses.iter().filter(|u| u.write).map(|u| u.at).collect();
-    let mut seen: FxHashSet<(Option<usize>, &str, Option<&str>, bool)> = FxHashSet::default();
+    // Keyed by names from the file: a hasher with random keys, so a hostile
+    // file cannot choose names that collide.
+    let mut seen: HashSet<(Option<usize>, &str, Option<&str>, bool), ahash::RandomState> = HashSet::default();
     for u in &uses {
         if (u.write || !written.contains(&u.at)) && seen.insert((u.user, u.name, u.receiver.as_deref(), u.write)) {
             facts.uses.push(Use {

@@ -8,8 +8,10 @@
 
 use std::borrow::Cow;
 
+use std::collections::{HashMap, HashSet};
+
+use ahash::RandomState;
 use bm25::{Embedder, EmbedderBuilder, Embedding, TokenEmbedder, Tokenizer};
-use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::tokens::{TERMS_VERSION, Terms};
@@ -82,14 +84,17 @@ pub struct Lexical {
 /// documents per term and a hash map of documents, and finds a term's
 /// weight in a document by scanning it; built for Django, it took longer
 /// than splitting the documents into terms.
+///
+/// Its maps are keyed by words of the repository (or their hashes), so they
+/// hash with random keys: a hostile file cannot choose words that collide.
 struct Inverted {
     documents: usize,
-    terms: FxHashMap<u32, Vec<(u32, f32)>>,
+    terms: HashMap<u32, Vec<(u32, f32)>, RandomState>,
 }
 
 impl Inverted {
     fn new(postings: &[Vec<(u32, f32)>]) -> Inverted {
-        let mut terms: FxHashMap<u32, Vec<(u32, f32)>> = FxHashMap::default();
+        let mut terms: HashMap<u32, Vec<(u32, f32)>, RandomState> = HashMap::default();
         for (document, postings) in postings.iter().enumerate() {
             for &(term, weight) in postings {
                 terms.entry(term).or_default().push((document as u32, weight));
@@ -101,8 +106,8 @@ impl Inverted {
     /// Every document holding a query term, with its BM25 score: the sum,
     /// over the query's terms in order, of the term's IDF times its weight
     /// in the document, as the `bm25` crate's scorer sums them.
-    fn scores(&self, query: &[u32]) -> FxHashMap<u32, f32> {
-        let mut scores: FxHashMap<u32, f32> = FxHashMap::default();
+    fn scores(&self, query: &[u32]) -> HashMap<u32, f32, RandomState> {
+        let mut scores: HashMap<u32, f32, RandomState> = HashMap::default();
         for term in query {
             let Some(holding) = self.terms.get(term) else { continue };
             let frequency = holding.len() as f32;
@@ -203,7 +208,7 @@ const FALLBACK_AVGDL: f32 = 256.0;
 /// its BM25 weight: the `bm25` crate's embedder's formula, term frequency
 /// saturated by `K1` and normalised by length with `B`.
 fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
-    let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut counts: HashMap<u32, u32, RandomState> = HashMap::default();
     counts.reserve(terms.len());
     let mut order = Vec::new();
     for &term in terms {
@@ -227,7 +232,7 @@ fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
 #[derive(Default)]
 struct WordTerms {
     terms: Terms,
-    words: FxHashMap<String, Box<[u32]>>,
+    words: HashMap<String, Box<[u32]>, RandomState>,
 }
 
 impl WordTerms {
@@ -250,7 +255,7 @@ impl WordTerms {
 /// weight each time; scoring reads the first, so the rest only cost memory
 /// (and, in a query, would count a repeated word twice).
 fn dedup(embedding: Embedding<u32>) -> Embedding<u32> {
-    let mut seen = FxHashSet::default();
+    let mut seen: HashSet<u32, RandomState> = HashSet::default();
     Embedding(embedding.0.into_iter().filter(|t| seen.insert(t.index)).collect())
 }
 

@@ -23,6 +23,8 @@ pub mod recommend;
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use fathom_graph::{CodeGraph, Edge, EdgeKind, FileId, NodeId, Reason};
 use fathom_model::{Language, SymbolKind};
 use fathom_search::retrieval::{TEST_DIRS, is_test_path};
@@ -64,7 +66,7 @@ pub fn link<S: AsRef<str>>(graph: &mut CodeGraph, texts: &[S]) -> LinkStats {
     let found = linker.evidence();
     let tests = linker.tests.len();
     let mut stats = LinkStats { tests, ..LinkStats::default() };
-    let mut linked: HashSet<NodeId> = HashSet::new();
+    let mut linked: FxHashSet<NodeId> = FxHashSet::default();
     let mut pairs: Vec<((NodeId, NodeId), Vec<Evidence>)> = found.into_iter().collect();
     pairs.sort_by_key(|((test, target), _)| (test.index(), target.index()));
     for ((test, target), evidence) in pairs {
@@ -149,8 +151,9 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             && !node.details.as_ref().is_some_and(|d| d.is_test)
     }
 
-    fn evidence(&self) -> HashMap<(NodeId, NodeId), Vec<Evidence>> {
-        let mut found: HashMap<(NodeId, NodeId), Vec<Evidence>> = HashMap::new();
+    /// Keyed by node ids, not by anything the repository spells: FxHash.
+    fn evidence(&self) -> FxHashMap<(NodeId, NodeId), Vec<Evidence>> {
+        let mut found: FxHashMap<(NodeId, NodeId), Vec<Evidence>> = FxHashMap::default();
         let mut add = |test: NodeId, target: NodeId, evidence: Evidence| {
             if evidence.confidence >= MIN_CONFIDENCE && test != target {
                 found.entry((test, target)).or_default().push(evidence);
@@ -188,7 +191,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     /// Definitions the test reaches through calls, each by its most
     /// confident path of at most [`MAX_CALL_HOPS`] hops.
     fn calls(&self, test: NodeId) -> Vec<(NodeId, Evidence)> {
-        let mut best: HashMap<NodeId, (f32, Option<u32>)> = HashMap::new();
+        let mut best: FxHashMap<NodeId, (f32, Option<u32>)> = FxHashMap::default();
         let mut frontier: Vec<(NodeId, f32, Option<u32>)> = vec![(test, 1.0, None)];
         let mut visited = 0usize;
         for hop in 1..=MAX_CALL_HOPS {
