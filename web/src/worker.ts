@@ -332,3 +332,8 @@ scope.addEventListener('message', (event) => {
     }
   });
 });
+
+// The engine compiles as soon as the page starts its worker, not at the first
+// request: a person takes longer to pick an archive than compiling takes. A
+// failure is reported by the first request, which awaits the same promise.
+getWorkspace().catch(() => undefined);
