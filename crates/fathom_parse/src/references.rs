@@ -160,6 +160,9 @@ impl<'t> Matches<'t> {
     }
 }
 
+/// What makes two uses the same: user, name, receiver, and whether it writes.
+type UseKey<'t> = (Option<usize>, &'t str, Option<&'t str>, bool);
+
 pub(crate) fn extract(
     vocabulary: &Vocabulary,
     matches: &Matches<'_>,
@@ -297,7 +300,7 @@ pub(crate) fn extract(
     let written: FxHashSet<u32> = uses.iter().filter(|u| u.write).map(|u| u.at).collect();
     // Keyed by names from the file: a hasher with random keys, so a hostile
     // file cannot choose names that collide.
-    let mut seen: HashSet<(Option<usize>, &str, Option<&str>, bool), ahash::RandomState> = HashSet::default();
+    let mut seen: HashSet<UseKey<'_>, ahash::RandomState> = HashSet::default();
     for u in &uses {
         if (u.write || !written.contains(&u.at)) && seen.insert((u.user, u.name, u.receiver.as_deref(), u.write)) {
             facts.uses.push(Use {
