@@ -18,6 +18,8 @@ const DJANGO = 'Django-5.0.6';
 const MB = 1 << 20;
 const QUERY =
   "MATCH (c:CLASS {name: 'QuerySet'})-[:HAS_METHOD]->(m:METHOD) MATCH (caller)-[:CALLS]->(m) RETURN m.name, count(caller) AS n ORDER BY n DESC, m.name LIMIT 15";
+/** Every edge of the graph, counted by type. */
+const EDGES = 'MATCH (a)-[r]->(b) RETURN type(r) AS t, count(r) AS n ORDER BY t';
 
 describe('scale', () => {
   test('an archive over the memory budget is caught before indexing, and a chosen subset is indexed', async () => {
@@ -86,17 +88,20 @@ describe('scale', () => {
       await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
       expect(await page.getByTestId('budget').isHidden()).toBe(true);
       await waitForState(page, 'ready', 300_000);
-      const { memory, summary, rows } = await page.evaluate(async (query) => {
+      const { memory, summary, rows, edges } = await page.evaluate(async ({ query, edges }) => {
         const client = (globalThis as unknown as { fathom: FathomClient }).fathom;
         return {
           memory: await client.memory(),
           summary: await client.files().then((f) => f.length),
           rows: (await client.query(query)).rows,
+          edges: (await client.query(edges)).rows,
         };
-      }, QUERY);
+      }, { query: QUERY, edges: EDGES });
       const cores = await page.evaluate(() => navigator.hardwareConcurrency);
       expect(memory.parse.workers).toBe(cores > 1 ? Math.min(cores, 8) : 0);
       expect(memory.parse.failedShares).toBe(0);
+      // The archive's first files were parsed while the rest was read.
+      if (memory.parse.workers > 1) expect(memory.parse.sampledFiles).toBeGreaterThan(50);
       expect(memory.parse.parseHeapBytes.length).toBe(memory.parse.workers);
       expect(memory.parse.parseHeapBytes.every((b) => b > 0)).toBe(true);
 
@@ -106,6 +111,9 @@ describe('scale', () => {
       const native = JSON.parse(fathom(['query', bundle, QUERY, '--json']));
       expect(rows.length).toBe(15);
       expect(rows).toEqual(native.rows);
+      const nativeEdges = JSON.parse(fathom(['query', bundle, EDGES, '--json']));
+      expect(edges.length).toBeGreaterThan(8);
+      expect(edges).toEqual(nativeEdges.rows);
       expect(summary).toBe(stats.files);
     });
   }, 600_000);
