@@ -42,9 +42,8 @@ impl Tokenizer for TermTokenizer {
 }
 
 /// The lexical index as an index bundle stores it: each chunk's postings
-/// (term hash and BM25 weight, as the scorer holds them) and what they were
-/// computed with. Loading them only fills the scorer's tables; nothing is
-/// tokenised again. Written from the index's own postings, read back owned.
+/// (term hash and BM25 weight, by term) and what they were computed with.
+/// Loading them only fills the postings lists; nothing is tokenised again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoredLexical<'a> {
     pub k1: f32,
@@ -70,13 +69,12 @@ impl StoredLexical<'_> {
 
 pub struct Lexical {
     embedder: Embedder<u32, TermTokenizer>,
+    /// The only copy of the postings: a bundle stores them turned back into
+    /// each document's list ([`Lexical::stored`]), so writing one does not
+    /// tokenise every chunk again (on Django, 5 s of 6 s of writing), and
+    /// no second copy is held for it (12 MB there).
     inverted: Inverted,
     terms: Terms,
-    /// Each document's postings (its distinct terms and their weights),
-    /// from which [`Inverted`] is built; kept so that a bundle stores them
-    /// without tokenising every chunk again (on Django, 5 s of 6 s of
-    /// writing), for about 12 MB there.
-    postings: Vec<Vec<(u32, f32)>>,
 }
 
 /// The documents holding each term, with the term's weight in each, in
@@ -93,14 +91,31 @@ struct Inverted {
 }
 
 impl Inverted {
-    fn new(postings: &[Vec<(u32, f32)>]) -> Inverted {
+    /// Takes each document's postings, freeing each list once it is in.
+    fn new(postings: Vec<Vec<(u32, f32)>>) -> Inverted {
+        let documents = postings.len();
         let mut terms: HashMap<u32, Vec<(u32, f32)>, RandomState> = HashMap::default();
-        for (document, postings) in postings.iter().enumerate() {
-            for &(term, weight) in postings {
+        for (document, postings) in postings.into_iter().enumerate() {
+            for (term, weight) in postings {
                 terms.entry(term).or_default().push((document as u32, weight));
             }
         }
-        Inverted { documents: postings.len(), terms }
+        Inverted { documents, terms }
+    }
+
+    /// Each document's postings, by term hash: what [`Inverted::new`] was
+    /// given, in a fixed order.
+    fn by_document(&self) -> Vec<Vec<(u32, f32)>> {
+        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); self.documents];
+        for (&term, holding) in &self.terms {
+            for &(document, weight) in holding {
+                postings[document as usize].push((term, weight));
+            }
+        }
+        for list in &mut postings {
+            list.sort_unstable_by_key(|&(term, _)| term);
+        }
+        postings
     }
 
     /// Every document holding a query term, with its BM25 score: the sum,
@@ -152,7 +167,7 @@ impl Lexical {
     }
 
     fn with_postings(embedder: Embedder<u32, TermTokenizer>, postings: Vec<Vec<(u32, f32)>>) -> Lexical {
-        Lexical { embedder, inverted: Inverted::new(&postings), terms: Terms::default(), postings }
+        Lexical { embedder, inverted: Inverted::new(postings), terms: Terms::default() }
     }
 
     /// The postings, for storing.
@@ -163,7 +178,7 @@ impl Lexical {
             name_boost: NAME_BOOST as u32,
             terms_version: TERMS_VERSION,
             avgdl: self.embedder.avgdl(),
-            postings: Cow::Borrowed(&self.postings),
+            postings: Cow::Owned(self.inverted.by_document()),
         }
     }
 
@@ -180,7 +195,7 @@ impl Lexical {
     }
 
     pub fn params(&self) -> Bm25Params {
-        let documents = self.postings.len();
+        let documents = self.inverted.documents;
         Bm25Params { k1: K1, b: B, avgdl: self.embedder.avgdl(), name_boost: NAME_BOOST, documents }
     }
 
@@ -265,7 +280,7 @@ mod tests {
 
     /// The postings built through the word cache are the ones the `bm25`
     /// crate's own embedder computes, fitted to the same corpus: the same
-    /// term hashes, in the same order, with the same weights.
+    /// term hashes with the same weights.
     #[test]
     fn postings_match_the_bm25_crates_own_embedder() {
         let documents: Vec<String> = [
@@ -282,9 +297,10 @@ mod tests {
         let reference: Embedder<u32, TermTokenizer> =
             EmbedderBuilder::with_tokenizer_and_fit_to_corpus(TermTokenizer::default(), &refs).k1(K1).b(B).build();
         assert_eq!(lexical.embedder.avgdl(), reference.avgdl());
-        for (doc, postings) in refs.iter().zip(&lexical.postings) {
-            let expected: Vec<(u32, f32)> =
+        for (doc, postings) in refs.iter().zip(&lexical.inverted.by_document()) {
+            let mut expected: Vec<(u32, f32)> =
                 dedup(reference.embed(doc)).0.into_iter().map(|t| (t.index, t.value)).collect();
+            expected.sort_by_key(|&(term, _)| term);
             assert_eq!(postings, &expected, "{doc:?}");
         }
         let hits = lexical.search("authenticate user", 5);
@@ -308,7 +324,7 @@ mod tests {
         .to_vec();
         let lexical = Lexical::build(&documents);
         let mut scorer: Scorer<u32, u32> = Scorer::new();
-        for (i, postings) in lexical.postings.iter().enumerate() {
+        for (i, postings) in lexical.inverted.by_document().iter().enumerate() {
             let embedding = postings.iter().map(|&(index, value)| TokenEmbedding { index, value }).collect();
             scorer.upsert(&(i as u32), Embedding(embedding));
         }
@@ -327,7 +343,7 @@ mod tests {
         let joined: Vec<String> = pieces.iter().map(|p| p.join(" ")).collect();
         let whole = Lexical::build(&joined);
         let parts = Lexical::build_from(pieces.len(), |i, piece| pieces[i].iter().for_each(|p| piece(p)));
-        assert_eq!(parts.postings, whole.postings);
+        assert_eq!(parts.inverted.by_document(), whole.inverted.by_document());
         assert_eq!(parts.embedder.avgdl(), whole.embedder.avgdl());
     }
 }
