@@ -144,6 +144,15 @@ impl CodeGraph {
         self.graph.add_edge(from, to, edge)
     }
 
+    /// Gives back the room the node and edge lists grew into beyond what
+    /// they hold: once a graph is complete, up to half of each (1.3 million
+    /// edges for 50,000 files).
+    pub fn shrink_to_fit(&mut self) {
+        self.graph.shrink_to_fit();
+        self.files.shrink_to_fit();
+        self.externals.shrink_to_fit();
+    }
+
     /// The node standing for something outside the archive, created once.
     pub fn external(&mut self, kind: SymbolKind, qualified_name: &str, language: Language) -> NodeId {
         if let Some(&id) = self.externals.get(&(kind, qualified_name.to_owned())) {
