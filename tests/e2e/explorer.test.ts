@@ -212,10 +212,13 @@ describe('opening repositories', () => {
       expect(await page.getByTestId('search-result').first().locator('.cite').textContent()).toBe('pkg/calc.py:36-40');
 
       // Cancel stops a long indexing run; the next archive still indexes.
+      // The run must outlast the click by far: 6,000 files once indexed
+      // before a click on a busy machine, and the click then waited for a
+      // button that was gone.
       const files: Record<string, string> = {};
-      for (let i = 0; i < 6000; i++) files[`big/m${i}.py`] = `def f${i}(x):\n    return g${i}(x) + ${i}\n`;
+      for (let i = 0; i < 40_000; i++) files[`big/m${i}.py`] = `def f${i}(x):\n    return g${i}(x) + ${i}\n`;
       await uploadZip(page, 'big.zip', zipFiles(files));
-      await page.getByTestId('cancel-button').click();
+      await page.getByTestId('cancel-button').click({ timeout: 10_000 });
       await waitForState(page, 'idle');
       expect(await page.locator('#status-line').textContent()).toBe('Cancelled indexing big.zip');
       await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));

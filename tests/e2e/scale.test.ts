@@ -85,6 +85,14 @@ describe('scale', () => {
   test('Django is parsed by the pool of parse workers, in one tab, and answers as the CLI does', async () => {
     const sdist = readFileSync(`${corpora}/${DJANGO}.tar.gz`);
     await withApp(browser(), baseUrl, async ({ page }) => {
+      // Cancel while the parse workers are at work stops them all; the
+      // same archive then indexes from the start.
+      await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
+      await page.locator('[data-testid="progress-parse"][data-status="active"]').waitFor({ timeout: 120_000 });
+      await page.getByTestId('cancel-button').click({ timeout: 10_000 });
+      await waitForState(page, 'idle', 30_000);
+      expect(await page.locator('#status-line').textContent()).toBe(`Cancelled indexing ${DJANGO}.tar.gz`);
+
       await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
       expect(await page.getByTestId('budget').isHidden()).toBe(true);
       await waitForState(page, 'ready', 300_000);

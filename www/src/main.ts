@@ -318,6 +318,9 @@ function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
     }
     // Over the memory budget, the user chooses what to index before anything starts.
     const plan = await client.plan(blob, name).catch(() => undefined);
+    // Cancel while the archive was surveyed rejects the survey, which is
+    // otherwise optional: it must not go on to index.
+    if (cancelled) throw new Error('cancelled');
     const exclude = plan ? await budgetView.choose(name, plan, budget) : [];
     return client.indexZip(blob, name, onProgress, exclude);
   }, how);
