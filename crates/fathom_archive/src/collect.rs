@@ -76,6 +76,11 @@ impl<'a> Collector<'a> {
         self
     }
 
+    /// The folder stripped from every path.
+    pub fn root(&self) -> Option<&str> {
+        self.root.as_deref()
+    }
+
     /// Whether a sample holds all it wants.
     pub fn done(&self) -> bool {
         self.sample.is_some_and(|wanted| self.full || self.kept_bytes >= wanted)

@@ -45,7 +45,7 @@ fn walk_tar(
     match one_pass(bytes, gzipped, options, progress, walk) {
         Some(archive) => Ok(archive),
         None if matches!(walk, Walk::Sample(_)) => Ok(walk.collector(options, None).finish()),
-        None => two_passes(name, bytes, gzipped, options, progress, walk == Walk::List),
+        None => two_passes(name, bytes, gzipped, options, progress, walk),
     }
 }
 
@@ -69,7 +69,7 @@ fn one_pass(
     let consumed = Cell::new(0);
     let counted = Counted { bytes, consumed: &consumed };
     let mut archive = tar::Archive::new(stream(counted, gzipped, inflated_cap(gzipped, options)));
-    let mut guess: Option<(Option<String>, Collector<'_>)> = None;
+    let mut guess: Option<Collector<'_>> = None;
     let mut seen = CommonRoot::default();
     let mut shared = true; // whether every path so far is under one folder
     let mut files = 0;
@@ -85,19 +85,11 @@ fn one_pass(
         progress(consumed.get(), bytes.len());
         let raw_path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         shared &= seen.add(&raw_path);
-        if !shared && !sample && guess.as_ref().is_some_and(|(root, _)| root.is_some()) {
+        if !shared && !sample && guess.as_ref().is_some_and(|c| c.root().is_some()) {
             return None; // not every path is under the first one's folder
         }
-        let (_, collector) = guess.get_or_insert_with(|| {
-            let root = seen.root().map(str::to_owned);
-            (root.clone(), walk.collector(options, root))
-        });
-        let declared_size = entry.header().size().unwrap_or(0);
-        collector.offer(Entry { raw_path: &raw_path, declared_size, encrypted: false }, |cap| {
-            let mut buf = Vec::with_capacity(declared_size.min(cap + 1) as usize);
-            (&mut entry).take(cap + 1).read_to_end(&mut buf)?;
-            Ok(buf)
-        });
+        let collector = guess.get_or_insert_with(|| walk.collector(options, seen.root().map(str::to_owned)));
+        offer(collector, &raw_path, &mut entry);
         if collector.done() {
             break;
         }
@@ -107,13 +99,23 @@ fn one_pass(
     }
     let root = if shared { seen.root() } else { None };
     let collector = match guess {
-        Some((_, collector)) if sample => collector,
-        Some((guessed, collector)) if guessed.as_deref() == root => collector,
+        Some(collector) if sample || collector.root() == root => collector,
         Some(_) => return None, // the first path was unsafe, and the rest share a folder
         None => walk.collector(options, None),
     };
     progress(bytes.len(), bytes.len());
     Some(collector.finish())
+}
+
+/// Offers a tar entry to the collector, which reads its body only if it
+/// keeps it, and at most its cap and one byte more.
+fn offer(collector: &mut Collector<'_>, raw_path: &str, entry: &mut tar::Entry<'_, impl Read>) {
+    let declared_size = entry.header().size().unwrap_or(0);
+    collector.offer(Entry { raw_path, declared_size, encrypted: false }, |cap| {
+        let mut buf = Vec::with_capacity(declared_size.min(cap + 1) as usize);
+        entry.take(cap + 1).read_to_end(&mut buf)?;
+        Ok(buf)
+    });
 }
 
 /// The archive's bytes, counting how many the reader has taken.
@@ -136,7 +138,7 @@ fn two_passes(
     gzipped: bool,
     options: &ReadOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
-    list_only: bool,
+    walk: Walk,
 ) -> Result<Archive, ArchiveError> {
     let not_a_tar = |detail: String| ArchiveError::NotATar { name: name.to_owned(), detail };
     let cap = inflated_cap(gzipped, options);
@@ -168,7 +170,7 @@ fn two_passes(
     listed?;
     let total = names.len();
     let root = common_root(names.iter().map(String::as_str));
-    let mut collector = Collector::new(options, root).listing(list_only);
+    let mut collector = walk.collector(options, root);
     let looked_at = total.min(options.limits.max_entries);
     let mut archive = tar::Archive::new(stream(bytes, gzipped, cap));
     let mut index = 0;
@@ -190,12 +192,7 @@ fn two_passes(
         progress(index, total);
         index += 1;
         let raw_path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        let declared_size = entry.header().size().unwrap_or(0);
-        collector.offer(Entry { raw_path: &raw_path, declared_size, encrypted: false }, |cap| {
-            let mut buf = Vec::with_capacity(declared_size.min(cap + 1) as usize);
-            (&mut entry).take(cap + 1).read_to_end(&mut buf)?;
-            Ok(buf)
-        });
+        offer(&mut collector, &raw_path, &mut entry);
     }
     if total > looked_at {
         collector.skip(

@@ -218,6 +218,25 @@ fn encode_share(files: &[SourceFile], positions: &[u32]) -> Result<Vec<u8>, Stri
     postcard::to_allocvec(&files).map_err(|e| e.to_string())
 }
 
+/// The files at `positions` that a parse worker's answer `parsed` is for,
+/// once it is checked: one parse per file, each of its file's language.
+fn answered<'f>(files: &'f [SourceFile], positions: &[u32], parsed: &[Parsed]) -> Result<Vec<&'f SourceFile>, String> {
+    if positions.len() != parsed.len() {
+        return Err(format!("{} parses for {} files", parsed.len(), positions.len()));
+    }
+    positions
+        .iter()
+        .zip(parsed)
+        .map(|(&at, parse)| {
+            let file = files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
+            if Language::from_path(&file.path) != Some(parse.language) {
+                return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
+            }
+            Ok(file)
+        })
+        .collect()
+}
+
 /// An archive's first source files, read ahead of the rest ([`sample_zip`]),
 /// so that parse workers start on them, compiling their queries and warming
 /// up, while the whole archive is read. [`Staged::accept_sample`] keeps
@@ -295,20 +314,14 @@ impl Staged {
     /// dropped, as a sample's guessed root may prove wrong. Returns how many
     /// were taken.
     pub fn accept_sample(&mut self, sample: &Sample, positions: &[u32], parsed: Vec<Parsed>) -> Result<usize, String> {
-        if positions.len() != parsed.len() {
-            return Err(format!("{} parses for {} files", parsed.len(), positions.len()));
-        }
+        let files = answered(&sample.files, positions, &parsed)?;
         if sample.root != self.root {
             return Ok(0);
         }
         let by_path: HashMap<&str, usize> =
             self.files.iter().enumerate().map(|(at, f)| (f.path.as_str(), at)).collect();
         let mut taken = Vec::new();
-        for (&at, parse) in positions.iter().zip(parsed) {
-            let file = sample.files.get(at as usize).ok_or_else(|| format!("no sampled file at position {at}"))?;
-            if Language::from_path(&file.path) != Some(parse.language) {
-                return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
-            }
+        for (file, parse) in files.into_iter().zip(parsed) {
             if let Some(&here) = by_path.get(file.path.as_str())
                 && self.files[here].text == file.text
             {
@@ -331,15 +344,7 @@ impl Staged {
     /// handed them out), checking that each is of its file's language. An
     /// answer with any wrong parse is refused whole: nothing of it is kept.
     pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
-        if positions.len() != parsed.len() {
-            return Err(format!("{} parses for {} files", parsed.len(), positions.len()));
-        }
-        for (&at, parse) in positions.iter().zip(&parsed) {
-            let file = self.files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
-            if Language::from_path(&file.path) != Some(parse.language) {
-                return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
-            }
-        }
+        answered(&self.files, positions, &parsed)?;
         for (&at, parse) in positions.iter().zip(parsed) {
             self.parsed[at as usize] = Some(parse);
         }

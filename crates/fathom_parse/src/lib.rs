@@ -67,7 +67,7 @@ struct Loaded {
     definition_patterns: usize,
     vocabulary: references::Vocabulary,
     profile: &'static profile::Profile,
-    branches: metrics::Branches,
+    table: metrics::NodeTable,
 }
 
 impl Parsers {
@@ -96,7 +96,7 @@ impl Parsers {
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
-        let members = metrics::walk(&loaded.branches, root, text, &mut facts.definitions);
+        let members = metrics::walk(&loaded.table, root, text, &mut facts.definitions);
         references::extract(&loaded.vocabulary, &references, text, &members, &mut facts);
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
@@ -141,7 +141,7 @@ impl Loaded {
             .take_while(|&pattern| query.start_byte_for_pattern(pattern) < profile.definitions.len())
             .count();
         let vocabulary = references::Vocabulary::new(&query);
-        let branches = metrics::Branches::new(profile, &grammar);
-        Ok(Loaded { parser, query, definition_patterns, vocabulary, profile, branches })
+        let table = metrics::NodeTable::new(profile, &grammar);
+        Ok(Loaded { parser, query, definition_patterns, vocabulary, profile, table })
     }
 }

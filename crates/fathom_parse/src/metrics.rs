@@ -19,7 +19,7 @@ const MEMBER_FIELDS: [&str; 6] = ["attribute", "property", "field", "name", "key
 
 /// What each node kind and field of one grammar counts for, looked up by id:
 /// the walk visits every node of every file, so it compares no strings.
-pub(crate) struct Branches {
+pub(crate) struct NodeTable {
     /// By kind id.
     kinds: Vec<Branch>,
     operator: Option<NonZeroU16>,
@@ -34,7 +34,7 @@ enum Branch {
     IfLogical,
 }
 
-impl Branches {
+impl NodeTable {
     pub(crate) fn new(profile: &Profile, grammar: &tree_sitter::Language) -> Self {
         let kinds = (0..grammar.node_kind_count() as u16)
             .map(|id| {
@@ -55,7 +55,7 @@ impl Branches {
             })
             .collect();
         let member_fields = MEMBER_FIELDS.iter().filter_map(|field| grammar.field_id_for_name(field)).collect();
-        Branches { kinds, operator: grammar.field_id_for_name("operator"), member_fields }
+        NodeTable { kinds, operator: grammar.field_id_for_name("operator"), member_fields }
     }
 
     fn is_branch(&self, cursor: &TreeCursor<'_>, text: &str) -> bool {
@@ -77,18 +77,18 @@ pub(crate) type Members = FxHashSet<usize>;
 
 /// Sets `complexity` (1 + branch points) on every function and method, and
 /// returns the nodes that are [`Members`].
-pub(crate) fn walk(branches: &Branches, root: Node<'_>, text: &str, definitions: &mut [Definition]) -> Members {
+pub(crate) fn walk(table: &NodeTable, root: Node<'_>, text: &str, definitions: &mut [Definition]) -> Members {
     let scopes = Scopes::new(definitions);
     let mut counts = vec![0u32; definitions.len()];
     let mut members = Members::default();
     let mut cursor = root.walk();
     'walk: loop {
-        if branches.is_branch(&cursor, text)
+        if table.is_branch(&cursor, text)
             && let Some(owner) = callable_around(&scopes, cursor.node().start_byte() as u32, definitions)
         {
             counts[owner] += 1;
         }
-        if cursor.field_id().is_some_and(|field| branches.member_fields.contains(&field)) {
+        if cursor.field_id().is_some_and(|field| table.member_fields.contains(&field)) {
             members.insert(cursor.node().id());
         }
         if cursor.goto_first_child() {

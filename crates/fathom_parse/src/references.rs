@@ -306,7 +306,7 @@ pub(crate) fn extract(
             facts.uses.push(Use {
                 user: u.user,
                 name: u.name.to_owned(),
-                receiver: u.receiver.as_ref().map(|r| r.clone().into_owned()),
+                receiver: u.receiver.as_deref().map(str::to_owned),
                 write: u.write,
                 span: u.span,
             });

@@ -402,9 +402,8 @@ impl Resolver<'_, '_> {
         }
     }
 
-    /// The supertypes of a class, nearest first, each once.
-    /// `class`'s supertypes, nearest first, at most 64: looked up once per
-    /// class, as inheritance is complete before anything asks.
+    /// `class`'s supertypes, nearest first, each once, at most 64: looked
+    /// up once per class, as inheritance is complete before anything asks.
     fn ancestors(&self, class: NodeId) -> Rc<[NodeId]> {
         if let Some(known) = self.ancestry.borrow().get(&class) {
             return known.clone();

@@ -356,7 +356,7 @@ impl Retrieval {
         let lexical = Lexical::build_from(chunks.len(), |i, piece| lexical_pieces(graph, &chunks[i], &texts[i], piece));
         drop(texts);
         let vectors = vec![None; chunks.len()];
-        Retrieval { chunks, lexical, names: NameIndex::build(sources.graph()), vectors, dense: None }
+        Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense: None }
     }
 
     /// The lexical index's postings, for storing.
