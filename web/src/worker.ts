@@ -78,6 +78,14 @@ let pool: ParsePool | undefined;
 /** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
 let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [] };
 
+/** The parse workers, started on first use, for this many bytes; none for fewer than are worth them, or on one core. */
+async function poolFor(bytes: number): Promise<ParsePool | undefined> {
+  const size = poolSize();
+  if (bytes < POOL_MIN_BYTES || size < 2) return undefined;
+  pool ??= new ParsePool(await compileEngine(), size);
+  return pool;
+}
+
 /**
  * An archive's first files, this much per parse worker, are read ahead and
  * parsed while the whole archive is read: the workers start, compile their
@@ -97,13 +105,12 @@ interface SampleAnswer {
  * this worker reads the archive (`stageZip`, which holds its thread).
  */
 async function parseSample(ws: Workspace, bytes: Uint8Array, exclude: string[]): Promise<() => Promise<SampleAnswer[]>> {
-  const size = poolSize();
-  if (bytes.byteLength < POOL_MIN_BYTES || size < 2) return async () => [];
-  pool ??= new ParsePool(await compileEngine(), size);
-  if (ws.sampleZip(bytes, exclude, SAMPLE_BYTES_PER_WORKER * pool.size) === 0) return async () => [];
+  const workers = await poolFor(bytes.byteLength);
+  if (!workers) return async () => [];
+  if (ws.sampleZip(bytes, exclude, SAMPLE_BYTES_PER_WORKER * workers.size) === 0) return async () => [];
   const answers: SampleAnswer[] = [];
   // `run` hands each worker its share before returning: they start now.
-  const running = pool.run(ws.sampleShares(pool.size), (share) => ws.sampleShare(share), (positions, result) => {
+  const running = workers.run(ws.sampleShares(workers.size), (share) => ws.sampleShare(share), (positions, result) => {
     if ('parsed' in result) answers.push({ positions, parsed: result.parsed });
   });
   return async () => {
@@ -118,7 +125,6 @@ async function indexStaged(
   onProgress: (progress: Progress) => void,
   sample: SampleAnswer[] = [],
 ): Promise<IndexSummary> {
-  const size = poolSize();
   lastParse = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [] };
   let sampled = 0;
   for (const { positions, parsed } of sample) {
@@ -128,15 +134,15 @@ async function indexStaged(
       console.warn(`a sampled share was not taken; its files are parsed again: ${errorMessage(error)}`);
     }
   }
-  if (staged.bytes >= POOL_MIN_BYTES && size > 1) {
-    pool ??= new ParsePool(await compileEngine(), size);
+  const workers = await poolFor(staged.bytes);
+  if (workers) {
     // More shares than workers: a worker that finishes early takes another.
-    const shares = ws.stagedShares(pool.size * 4);
+    const shares = ws.stagedShares(workers.size * 4);
     const total = staged.files;
     let done = sampled;
     let failed = 0;
     onProgress({ stage: 'parse', done, total });
-    await pool.run(
+    await workers.run(
       shares,
       (share) => ws.stagedShare(share),
       (share, result) => {
@@ -152,7 +158,7 @@ async function indexStaged(
       },
     );
     lastParse = {
-      workers: pool.size, shares: shares.length, failedShares: failed, sampledFiles: sampled, parseHeapBytes: pool.heapBytes,
+      workers: workers.size, shares: shares.length, failedShares: failed, sampledFiles: sampled, parseHeapBytes: workers.heapBytes,
     };
   }
   return ws.finishStaged(onProgress) as IndexSummary;
