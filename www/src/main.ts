@@ -307,10 +307,17 @@ void renderRecent();
 function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
   const how = { saved: false };
   return indexWith(name, async (onProgress) => {
+    // Cancel pressed while this runs outside the worker (hashing, the
+    // library), or while the optional survey runs, must stop it before the
+    // next request starts work on the fresh worker.
+    const stopIfCancelled = (): void => {
+      if (cancelled) throw new Error('cancelled');
+    };
     const blob = await load();
     const key = await sha256(await blob.arrayBuffer());
     currentKey = key;
     const kept = await (await library)?.get(key).catch(() => undefined);
+    stopIfCancelled();
     if (kept) {
       // Indexed before: reopen from the library, no parsing.
       how.saved = true;
@@ -318,9 +325,7 @@ function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
     }
     // Over the memory budget, the user chooses what to index before anything starts.
     const plan = await client.plan(blob, name).catch(() => undefined);
-    // Cancel while the archive was surveyed rejects the survey, which is
-    // otherwise optional: it must not go on to index.
-    if (cancelled) throw new Error('cancelled');
+    stopIfCancelled();
     const exclude = plan ? await budgetView.choose(name, plan, budget) : [];
     return client.indexZip(blob, name, onProgress, exclude);
   }, how);
