@@ -3,6 +3,13 @@
 // the containment tree); ForceAtlas2 refines them in a web worker. The map
 // shows directories and files when zoomed out and definitions as you zoom in,
 // so it stays readable and smooth at 100,000 nodes.
+//
+// Two graphs: `#graph` holds every node and edge (the layout runs on it);
+// sigma draws `#shown`, the nodes of the current level of detail inside the
+// viewport (plus the focus and the hovered node), at most `SHOWN_BUDGET` of
+// them. sigma writes every node of its graph into its WebGL buffers and draws
+// them all on each frame, hidden or not, so hiding nodes alone saves nothing:
+// a frame's cost follows what is on screen only if the graph holds only that.
 import Graph from 'graphology';
 import FA2Layout from 'graphology-layout-forceatlas2/worker';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
@@ -18,6 +25,19 @@ export interface MapTarget {
 }
 
 type ColourBy = 'kind' | 'group';
+
+/** A rectangle in graph coordinates. */
+interface Area {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
+/** A stable number in [0, 1) for a node, so thinning keeps the same nodes as the view moves. */
+function spread(node: string): number {
+  return ((Number(node) * 2654435761) >>> 0) / 4294967296;
+}
 
 const KIND_COLOURS: Record<string, string> = {
   directory: '#6b7280',
@@ -51,6 +71,10 @@ const EDGE_COLOURS: Record<string, string> = {
 const DEFAULT_EDGES = new Set(['CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS']);
 /** Camera ratio (1 = whole map) under which each level of detail appears. */
 const LEVEL_RATIOS = [Infinity, Infinity, 0.45, 0.15];
+/** The most nodes handed to sigma at once; past it the finest level shown is thinned evenly. */
+const SHOWN_BUDGET = 20_000;
+/** How far past each side of the viewport nodes are drawn, in viewports: small pans draw nothing new. */
+const VIEW_MARGIN = 0.25;
 /** How long ForceAtlas2 refines the layout, by graph size. */
 const LAYOUT_MS = (nodes: number) => Math.min(8000, 1500 + nodes / 20);
 
@@ -72,20 +96,24 @@ export class GraphMapView {
   readonly #legend: HTMLElement;
   readonly #status: HTMLElement;
   readonly #onOpen: (target: MapTarget) => void;
+  /** Every node and edge of the repository. */
   #graph: Graph | undefined;
+  /** What sigma draws: see the top of this file. */
+  #shown: Graph | undefined;
+  /** The widened viewport and the level the shown graph was last chosen for. */
+  #shownFor: { area: Area | undefined; level: number } | undefined;
   #sigma: Sigma | undefined;
   #layout: FA2Layout | undefined;
   #map: GraphMap | undefined;
   #colourBy: ColourBy = 'kind';
   #edgeTypes = new Set(DEFAULT_EDGES);
-  #level = 1;
   /** Draws every level whatever the zoom: the reference that `make bench` compares the level of detail with. */
   #allLevels = false;
   /** Nodes in focus (a symbol's neighbourhood, a search, a query's rows); empty: no focus. */
   #focus = new Set<string>();
   #hovered: string | undefined;
-  /** The nodes at each level of detail, so a zoom past a level reprocesses only them. */
-  #byLevel: string[][] = [];
+  /** A frame is asked for to follow the layout's moves. */
+  #layoutFrame = 0;
   #theme = themeColours();
 
   constructor(root: HTMLElement, onOpen: (target: MapTarget) => void) {
@@ -137,7 +165,8 @@ export class GraphMapView {
     }
     this.#graph = graph;
     this.#focus.clear();
-    this.#sigma = new Sigma(graph, this.#canvas, {
+    this.#shown = new Graph({ type: 'directed', multi: false, allowSelfLoops: false });
+    this.#sigma = new Sigma(this.#shown, this.#canvas, {
       renderEdgeLabels: false,
       labelRenderedSizeThreshold: 6,
       labelColor: { color: this.#theme.label },
@@ -150,21 +179,22 @@ export class GraphMapView {
       nodeReducer: (node, data) => this.#reduceNode(node, data),
       edgeReducer: (edge, data) => this.#reduceEdge(edge, data),
     });
+    // The shown graph is a part of the whole: frame it by the whole's extent,
+    // so nodes keep their place on screen as they come and go.
+    this.#frame();
     this.#sigma.on('clickNode', ({ node }) => this.#open(node));
-    // Hover and zoom reprocess only what they change: a full pass over a
-    // 100,000-node map's reducers costs about a second of main thread.
+    // Hover reprocesses only what it changes.
     this.#sigma.on('enterNode', ({ node }) => this.#hover(node));
     this.#sigma.on('leaveNode', () => this.#hover(undefined));
-    this.#byLevel = LEVEL_RATIOS.map(() => [] as string[]);
-    graph.forEachNode((node, attributes) => this.#byLevel[attributes.level as number]?.push(node));
-    this.#sigma.getCamera().on('updated', ({ ratio }) => {
-      const level = LEVEL_RATIOS.filter((r) => ratio < r).length - 1;
-      if (level !== this.#level) {
-        const [low, high] = level < this.#level ? [level, this.#level] : [this.#level, level];
-        this.#level = level;
-        this.#refreshNodes(this.#byLevel.slice(low + 1, high + 1).flat());
-      }
+    this.#sigma.getCamera().on('updated', () => this.#follow());
+    // The layout moves nodes of the whole graph: follow it once a frame.
+    graph.on('eachNodeAttributesUpdated', () => {
+      this.#layoutFrame ||= requestAnimationFrame(() => {
+        this.#layoutFrame = 0;
+        this.#followLayout();
+      });
     });
+    this.#sync();
     this.#renderLegend();
     this.#startLayout();
     this.#status.textContent = `${graph.order.toLocaleString('en-US')} nodes, ${graph.size.toLocaleString('en-US')} edges`;
@@ -183,7 +213,9 @@ export class GraphMapView {
       if (wanted.has(key)) this.#focus.add(String(i));
     });
     this.#root.dataset.focus = String(this.#focus.size);
-    this.#sigma?.refresh({ skipIndexation: true });
+    this.#sync();
+    // Drawn now, so that the focus's framed positions are known to zoom to.
+    this.#sigma?.refresh();
     if (this.#focus.size > 0) this.#zoomTo([...this.#focus]);
     return this.#focus.size;
   }
@@ -212,7 +244,7 @@ export class GraphMapView {
   /** Draws every node at every zoom (true), or by level of detail (false, the default). */
   showAllLevels(all: boolean): void {
     this.#allLevels = all;
-    this.#sigma?.refresh({ skipIndexation: true });
+    this.#sync();
   }
 
   /** Re-reads the theme's colours (after a switch between dark and light). */
@@ -225,16 +257,115 @@ export class GraphMapView {
   /** Called when the map becomes visible: sigma needs its container's size. */
   resize(): void {
     this.#sigma?.resize();
+    this.#sync();
     this.#sigma?.refresh();
   }
 
   dispose(): void {
     this.#layout?.kill();
     this.#layout = undefined;
+    cancelAnimationFrame(this.#layoutFrame);
+    this.#layoutFrame = 0;
     this.#sigma?.kill();
     this.#sigma = undefined;
+    this.#graph?.removeAllListeners();
     this.#graph = undefined;
+    this.#shown = undefined;
+    this.#shownFor = undefined;
     this.#map = undefined;
+  }
+
+  /** The level of detail for the camera's zoom. */
+  #levelFor(ratio: number): number {
+    return LEVEL_RATIOS.filter((r) => ratio < r).length - 1;
+  }
+
+  /** The viewport in graph coordinates, widened by `margin` viewports on each side; undefined while the map has no size. */
+  #viewport(margin: number): Area | undefined {
+    const sigma = this.#sigma;
+    if (!sigma) return undefined;
+    const { width, height } = sigma.getDimensions();
+    if (width === 0 || height === 0) return undefined;
+    const a = sigma.viewportToGraph({ x: -width * margin, y: -height * margin });
+    const b = sigma.viewportToGraph({ x: width * (1 + margin), y: height * (1 + margin) });
+    return { minX: Math.min(a.x, b.x), minY: Math.min(a.y, b.y), maxX: Math.max(a.x, b.x), maxY: Math.max(a.y, b.y) };
+  }
+
+  /** On a camera move: chooses the shown nodes again once the view leaves the area they were chosen for, or the level changes. */
+  #follow(): void {
+    const sigma = this.#sigma;
+    const last = this.#shownFor;
+    if (!sigma || !last) return;
+    const level = this.#levelFor(sigma.getCamera().getState().ratio);
+    const view = this.#viewport(0);
+    const inside =
+      !last.area || (view !== undefined && view.minX >= last.area.minX && view.maxX <= last.area.maxX && view.minY >= last.area.minY && view.maxY <= last.area.maxY);
+    if (level !== last.level || !inside) this.#sync();
+  }
+
+  /** Frames the map by the whole graph's extent. */
+  #frame(): void {
+    const graph = this.#graph;
+    if (!graph || graph.order === 0) return;
+    const x: [number, number] = [Infinity, -Infinity];
+    const y: [number, number] = [Infinity, -Infinity];
+    graph.forEachNode((_, a) => {
+      x[0] = Math.min(x[0], a.x as number);
+      x[1] = Math.max(x[1], a.x as number);
+      y[0] = Math.min(y[0], a.y as number);
+      y[1] = Math.max(y[1], a.y as number);
+    });
+    this.#sigma?.setCustomBBox({ x, y });
+  }
+
+  /** Draws the layout's latest positions: the frame, then the shown nodes chosen again where they now lie. */
+  #followLayout(): void {
+    this.#frame();
+    this.#sync();
+  }
+
+  /**
+   * Chooses the nodes sigma draws: the levels of detail the zoom asks for,
+   * inside the widened viewport, plus the focus and the hovered node. When
+   * more than `SHOWN_BUDGET` qualify, the finest level that fits only in part
+   * is thinned evenly and the finer ones are left out.
+   */
+  #sync(): void {
+    const graph = this.#graph;
+    const sigma = this.#sigma;
+    if (!graph || !sigma) return;
+    const level = this.#levelFor(sigma.getCamera().getState().ratio);
+    const area = this.#allLevels ? undefined : this.#viewport(VIEW_MARGIN);
+    this.#shownFor = { area, level };
+    const byLevel: string[][] = LEVEL_RATIOS.map(() => []);
+    const always = new Set<string>(this.#focus);
+    if (this.#hovered !== undefined) always.add(this.#hovered);
+    graph.forEachNode((node, a) => {
+      if (always.has(node)) return;
+      const nodeLevel = a.level as number;
+      if (!this.#allLevels && nodeLevel > level) return;
+      if (area && ((a.x as number) < area.minX || (a.x as number) > area.maxX || (a.y as number) < area.minY || (a.y as number) > area.maxY)) return;
+      byLevel[nodeLevel]?.push(node);
+    });
+    const wanted = new Set(always);
+    for (const nodes of byLevel) {
+      const room = this.#allLevels ? nodes.length : SHOWN_BUDGET - wanted.size;
+      if (room <= 0) break;
+      const share = Math.min(1, room / nodes.length);
+      for (const node of nodes) if (share === 1 || spread(node) < share) wanted.add(node);
+    }
+    // A new graph for sigma, not edits to the one it draws: sigma reindexes
+    // its whole graph after each node dropped from it.
+    const next = new Graph({ type: 'directed', multi: false, allowSelfLoops: false });
+    for (const node of wanted) next.addNode(node, { ...graph.getNodeAttributes(node) });
+    for (const node of wanted) {
+      graph.forEachOutEdge(node, (edge, attributes, source, target) => {
+        if (next.hasNode(target)) next.addEdgeWithKey(edge, source, target, attributes);
+      });
+    }
+    this.#shown = next;
+    sigma.setGraph(next);
+    this.#root.dataset.shown = String(next.order);
   }
 
   /** Keyboard: arrows pan, + and - zoom, 0 shows the whole map. */
@@ -259,18 +390,16 @@ export class GraphMapView {
     move();
   }
 
+  /** Reprocesses the node entered and the node left, and their edges, only. */
   #hover(node: string | undefined): void {
+    const shown = this.#shown;
     const previous = this.#hovered;
     this.#hovered = node;
-    this.#refreshNodes([previous, node].filter((n): n is string => n !== undefined));
-  }
-
-  /** Reprocesses these nodes and their edges only. */
-  #refreshNodes(nodes: string[]): void {
-    const graph = this.#graph;
-    if (!graph || nodes.length === 0) return;
+    if (!shown) return;
+    const nodes = [previous, node].filter((n): n is string => n !== undefined && shown.hasNode(n));
+    if (nodes.length === 0) return;
     const edges = new Set<string>();
-    for (const node of nodes) graph.forEachEdge(node, (edge) => void edges.add(edge));
+    for (const n of nodes) shown.forEachEdge(n, (edge) => void edges.add(edge));
     this.#sigma?.refresh({ partialGraph: { nodes, edges: [...edges] }, skipIndexation: true });
   }
 
@@ -309,8 +438,6 @@ export class GraphMapView {
   #reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
     const focused = this.#focus.size > 0;
     const inFocus = this.#focus.has(node);
-    const visible = this.#allLevels || (data.level as number) <= this.#level || inFocus || node === this.#hovered;
-    if (!visible) return { ...data, hidden: true };
     const colour = focused && !inFocus ? this.#theme.dim : this.#colour(data);
     return {
       ...data,
@@ -322,7 +449,7 @@ export class GraphMapView {
   }
 
   #reduceEdge(edge: string, data: Record<string, unknown>): Record<string, unknown> {
-    const graph = this.#graph;
+    const graph = this.#shown;
     const type = data.edgeType as string;
     if (!graph || !this.#edgeTypes.has(type)) return { ...data, hidden: true };
     const [source, target] = graph.extremities(edge);
