@@ -157,6 +157,29 @@ fn a_bundle_keeps_vectors_and_the_dense_index() {
     }
 }
 
+/// Each vector is in memory once: the table of vectors by chunk and the
+/// HNSW graph's points share their allocations, when built and when loaded.
+#[test]
+fn vectors_are_held_once_beside_the_dense_index() {
+    let mut index = index_dir(&fixture("mini-py-js"));
+    for chunk in 0..index.chunks().len() {
+        index.set_vector(chunk, unit(chunk as u64, 8));
+    }
+    index.build_dense();
+    let loaded = Index::from_bundle(&index.to_bundle()).unwrap();
+    for (name, index) in [("built", &index), ("loaded", &loaded)] {
+        let retrieval = index.retrieval();
+        let dense = retrieval.dense().expect("a dense index");
+        let mut points = 0;
+        for (chunk, point) in dense.points() {
+            let vector = retrieval.vector(chunk as usize).expect("a vector");
+            assert!(std::ptr::eq(vector.as_ptr(), point.0.as_ptr()), "{name}: chunk {chunk}'s vector is a copy");
+            points += 1;
+        }
+        assert_eq!(points, index.chunks().len(), "{name}");
+    }
+}
+
 #[test]
 fn clearing_embeddings_leaves_a_lexical_index() {
     let mut index = index_dir(&fixture("mini-py-js"));

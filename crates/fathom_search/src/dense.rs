@@ -1,6 +1,8 @@
 //! Nearest neighbours over chunk embeddings: an HNSW graph built with
 //! `instant-distance`, and exact search beside it for measuring recall.
 
+use std::sync::Arc;
+
 use instant_distance::{Builder, HnswMap, Point, Search};
 use serde::{Deserialize, Serialize};
 
@@ -20,9 +22,24 @@ pub struct HnswParams {
     pub dim: usize,
 }
 
-/// A unit vector; distance is `1 - cosine`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Vector(pub Box<[f32]>);
+/// A unit vector; distance is `1 - cosine`. Shared: the HNSW graph and the
+/// retrieval index's table of vectors by chunk hold the same allocation, so an
+/// embedded repository's vectors are in memory once (serde writes it as the
+/// plain list of numbers, so bundles do not change).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vector(pub Arc<[f32]>);
+
+impl Serialize for Vector {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Vector {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vector, D::Error> {
+        Vec::<f32>::deserialize(deserializer).map(|v| Vector(v.into()))
+    }
+}
 
 impl Point for Vector {
     fn distance(&self, other: &Self) -> f32 {
@@ -63,8 +80,8 @@ impl Dense {
     }
 
     /// Every point with its chunk, in the graph's own order.
-    pub fn points(&self) -> impl Iterator<Item = (u32, &[f32])> {
-        self.map.iter().map(|(id, vector)| (self.map.values[id.into_inner() as usize], &*vector.0))
+    pub fn points(&self) -> impl Iterator<Item = (u32, &Vector)> {
+        self.map.iter().map(|(id, vector)| (self.map.values[id.into_inner() as usize], vector))
     }
 
     pub fn dim(&self) -> usize {

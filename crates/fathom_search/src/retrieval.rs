@@ -3,6 +3,7 @@
 //! graph, and explained.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::SymbolKind;
@@ -343,7 +344,9 @@ pub struct Retrieval {
     chunks: Vec<Chunk>,
     lexical: Lexical,
     names: NameIndex,
-    vectors: Vec<Option<Box<[f32]>>>,
+    /// Each chunk's vector; once the dense index is built, the same
+    /// allocations as its points.
+    vectors: Vec<Option<Arc<[f32]>>>,
     dense: Option<Dense>,
 }
 
@@ -373,7 +376,7 @@ impl Retrieval {
         if let Some(dense) = &self.dense {
             for (chunk, point) in dense.points() {
                 let chunk = chunk as usize;
-                held[chunk] = self.vectors[chunk].as_deref() == Some(point);
+                held[chunk] = self.vectors[chunk].as_ref().is_some_and(|v| Arc::ptr_eq(v, &point.0) || **v == *point.0);
             }
         }
         self.vectors
@@ -401,17 +404,17 @@ impl Retrieval {
         if lexical.postings.len() != chunks.len() {
             return Err(format!("{} chunks have {} postings lists", chunks.len(), lexical.postings.len()));
         }
-        let mut vectors: Vec<Option<Box<[f32]>>> = vec![None; chunks.len()];
+        let mut vectors: Vec<Option<Arc<[f32]>>> = vec![None; chunks.len()];
         if let Some(dense) = &dense {
             dense.check(chunks.len())?;
             for (chunk, point) in dense.points() {
-                vectors[chunk as usize] = Some(point.into());
+                vectors[chunk as usize] = Some(Arc::clone(&point.0));
             }
         }
         for (chunk, vector) in loose {
             let slot =
                 vectors.get_mut(chunk as usize).ok_or(format!("a vector is of chunk {chunk} of {}", chunks.len()))?;
-            *slot = Some(vector.into_boxed_slice());
+            *slot = Some(vector.into());
         }
         let lexical = if lexical.is_current() {
             Lexical::from_stored(lexical)
@@ -443,7 +446,7 @@ impl Retrieval {
     /// [`Retrieval::build_dense`].
     pub fn set_vector(&mut self, chunk: usize, vector: Vec<f32>) {
         if let Some(slot) = self.vectors.get_mut(chunk) {
-            *slot = Some(vector.into_boxed_slice());
+            *slot = Some(vector.into());
         }
     }
 
@@ -471,7 +474,7 @@ impl Retrieval {
     }
 
     pub fn points(&self) -> Vec<(u32, Vector)> {
-        self.vectors.iter().enumerate().filter_map(|(i, v)| Some((i as u32, Vector(v.clone()?)))).collect()
+        self.vectors.iter().enumerate().filter_map(|(i, v)| Some((i as u32, Vector(Arc::clone(v.as_ref()?))))).collect()
     }
 
     pub fn dense(&self) -> Option<&Dense> {
