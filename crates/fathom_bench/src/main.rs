@@ -194,11 +194,12 @@ fn main() {
     } else {
         let frames = |f: &serde_json::Value| {
             format!(
-                "frame p50 {} ms  p95 {} ms  {} fps  {} drawn  hover {} ms (JS {} ms)  full refresh {} ms (JS {} ms)",
+                "frame p50 {} ms  p95 {} ms  {} fps  {} drawn (at most {} held)  hover {} ms (JS {} ms)  full refresh {} ms (JS {} ms)",
                 f["p50_ms"],
                 f["p95_ms"],
                 f["fps"],
                 f["drawn_nodes"],
+                f["most_nodes_given_to_sigma"],
                 f["hover_ms"],
                 f["hover_js_ms"],
                 f["full_refresh_ms"],
