@@ -20,8 +20,10 @@ WASM_OUT := $(CARGO_TARGET_DIR)/$(WASM_TARGET)/release/fathom_wasm.wasm
 TS_INCLUDE = $(shell cargo metadata --format-version 1 --locked | python3 -c 'import json,sys,os; m=json.load(sys.stdin); print(next(os.path.join(os.path.dirname(p["manifest_path"]), "wasm", "include") for p in m["packages"] if p["name"] == "tree-sitter-language"))')
 # scripts/wasm-cc is clang, minus the libc shims that tree-sitter >= 0.27 makes redundant.
 # tree-sitter-language's headers lack wchar_t and C11's static_assert, which the C++ scanner uses.
+# The C code gets the wasm features rustc already enables for wasm32 (clang-19 does not): bulk memory
+# lets tree-sitter's memcpy and memset use memory.copy and memory.fill; no browser loses by it.
 WASM_ENV = CC_wasm32_unknown_unknown=$(CURDIR)/scripts/wasm-cc LLVM_VERSION=$(LLVM) AR_wasm32_unknown_unknown=llvm-ar-$(LLVM) \
-	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE) -include stddef.h -Dstatic_assert=_Static_assert" \
+	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE) -include stddef.h -Dstatic_assert=_Static_assert -mbulk-memory -mnontrapping-fptoint" \
 	RUSTFLAGS='--cfg getrandom_backend="wasm_js"'
 
 .PHONY: run build setup model wasm demo cli corpora bench eval test test-native test-e2e clean
