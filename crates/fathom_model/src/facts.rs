@@ -20,6 +20,21 @@ pub struct FileFacts {
     pub impls: Vec<Implementation>,
     /// Type aliases: `type PartialObserver<T> = NextObserver<T> | ...`.
     pub aliases: Vec<TypeAlias>,
+    /// The names and receivers that calls and uses spell, each once: they
+    /// hold a [`Name`] into this list. A file says `self` or `request`
+    /// hundreds of times; it is kept, and sent between workers, once.
+    pub names: Vec<String>,
+}
+
+/// A name or receiver of a call or use: its place in [`FileFacts::names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Name(pub u32);
+
+impl FileFacts {
+    /// How `name` is spelled.
+    pub fn name(&self, name: Name) -> &str {
+        &self.names[name.0 as usize]
+    }
 }
 
 /// A named type that stands for another written type.
@@ -181,9 +196,9 @@ pub struct CallSite {
     /// The innermost enclosing definition (`None` at module level).
     pub caller: Option<usize>,
     /// The called name: `add` in `calc.add(1)`.
-    pub name: String,
+    pub name: Name,
     /// The receiver expression as written: `calc`, `self`, `this.repo`.
-    pub receiver: Option<String>,
+    pub receiver: Option<Name>,
     /// Argument count, for telling overloads apart.
     pub arguments: u32,
     /// `new Foo()`, or a struct literal: the callee is a type.
@@ -195,9 +210,9 @@ pub struct CallSite {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Use {
     pub user: Option<usize>,
-    pub name: String,
+    pub name: Name,
     /// `self`, `this` or another receiver, for member accesses.
-    pub receiver: Option<String>,
+    pub receiver: Option<Name>,
     pub write: bool,
     pub span: Span,
 }

@@ -7,8 +7,8 @@ mod language;
 mod symbol;
 
 pub use facts::{
-    BaseKind, BaseRef, CallSite, Decorator, Definition, FileFacts, Implementation, Import, Local, LocalType, Parameter,
-    Synthesized, TypeAlias, Use,
+    BaseKind, BaseRef, CallSite, Decorator, Definition, FileFacts, Implementation, Import, Local, LocalType, Name,
+    Parameter, Synthesized, TypeAlias, Use,
 };
 pub use language::Language;
 pub use symbol::{ClassKind, Span, SymbolKind, Visibility};

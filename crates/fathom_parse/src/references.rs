@@ -7,10 +7,10 @@
 //! `@local`, `@package`, `@impl`); inner captures give its parts.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use fathom_model::{
-    BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, SymbolKind,
+    BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, Name, SymbolKind,
     TypeAlias, Use,
 };
 use rustc_hash::FxHashSet;
@@ -163,6 +163,27 @@ impl<'t> Matches<'t> {
 /// What makes two uses the same: user, name, receiver, and whether it writes.
 type UseKey<'t> = (Option<usize>, &'t str, Option<&'t str>, bool);
 
+/// The file's names and receivers, each spelled once: [`FileFacts::names`].
+/// Keyed by names from the file: a hasher with random keys, so a hostile
+/// file cannot choose names that collide.
+#[derive(Default)]
+struct Names<'t> {
+    ids: HashMap<Cow<'t, str>, Name, ahash::RandomState>,
+    spelled: Vec<String>,
+}
+
+impl<'t> Names<'t> {
+    fn id(&mut self, name: Cow<'t, str>) -> Name {
+        if let Some(&id) = self.ids.get(name.as_ref()) {
+            return id;
+        }
+        let id = Name(self.spelled.len() as u32);
+        self.spelled.push(name.as_ref().to_owned());
+        self.ids.insert(name, id);
+        id
+    }
+}
+
 pub(crate) fn extract(
     vocabulary: &Vocabulary,
     matches: &Matches<'_>,
@@ -174,6 +195,7 @@ pub(crate) fn extract(
     let declared: FxHashSet<u32> = facts.definitions.iter().map(|d| d.name_span.start_byte).collect();
     // A write target is not also a read.
     let mut uses: Vec<Found<'_>> = Vec::new();
+    let mut names = Names::default();
     let mut imported: Vec<Node<'_>> = Vec::new();
     for captures in matches.iter() {
         let mut outer: Option<(Option<Outer>, Node<'_>)> = None;
@@ -203,8 +225,8 @@ pub(crate) fn extract(
                 });
                 facts.calls.push(CallSite {
                     caller: scopes.innermost(span.start_byte, &facts.definitions),
-                    name: node_text(name, text).to_owned(),
-                    receiver: part(Part::CallReceiver).map(|r| collapse(node_text(r, text))),
+                    name: names.id(Cow::Borrowed(node_text(name, text))),
+                    receiver: part(Part::CallReceiver).map(|r| names.id(collapsed(node_text(r, text)))),
                     arguments,
                     instantiates: outer == Outer::New,
                     span,
@@ -305,13 +327,14 @@ pub(crate) fn extract(
         if (u.write || !written.contains(&u.at)) && seen.insert((u.user, u.name, u.receiver.as_deref(), u.write)) {
             facts.uses.push(Use {
                 user: u.user,
-                name: u.name.to_owned(),
-                receiver: u.receiver.as_deref().map(str::to_owned),
+                name: names.id(Cow::Borrowed(u.name)),
+                receiver: u.receiver.clone().map(|r| names.id(r)),
                 write: u.write,
                 span: u.span,
             });
         }
     }
+    facts.names = names.spelled;
 }
 
 /// The untyped parameters of a function passed as an argument, each typed

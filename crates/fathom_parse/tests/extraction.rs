@@ -149,3 +149,22 @@ fn every_language_query_compiles_against_its_grammar() {
         parsers.parse(language, "empty", "").unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+#[test]
+fn names_and_receivers_are_spelled_once_per_file() {
+    let source = "class Cart:\n    def add(self, item):\n        self.items.append(item)\n        self.total += item.price\n        self.save()\n\n    def save(self):\n        self.store.put(self.items)\n";
+    let facts = parse(Language::Python, "cart.py", source).facts;
+    // Every spelling is in the table once, and every name points into it.
+    let mut spelled = facts.names.clone();
+    spelled.sort();
+    spelled.dedup();
+    assert_eq!(spelled.len(), facts.names.len(), "a name is spelled twice: {:?}", facts.names);
+    let selves = facts.uses.iter().filter_map(|u| u.receiver).chain(facts.calls.iter().filter_map(|c| c.receiver));
+    let selves: Vec<_> = selves.filter(|&r| facts.name(r) == "self").collect();
+    assert!(selves.len() >= 5, "{selves:?}");
+    assert!(selves.windows(2).all(|w| w[0] == w[1]), "`self` has one Name: {selves:?}");
+    let calls: Vec<(Option<&str>, &str)> =
+        facts.calls.iter().map(|c| (c.receiver.map(|r| facts.name(r)), facts.name(c.name))).collect();
+    assert!(calls.contains(&(Some("self.items"), "append")), "{calls:?}");
+    assert!(calls.contains(&(Some("self"), "save")), "{calls:?}");
+}

@@ -57,7 +57,7 @@ fn php_bare_uses_and_typed_locals() {
     let locals: Vec<(&str, String)> = billing.locals.iter().map(|l| (l.name.as_str(), l.type_of.to_string())).collect();
     assert_eq!(locals, [("invoice", "Invoice".to_owned())]);
     let calls: Vec<(Option<&str>, &str)> =
-        billing.calls.iter().map(|c| (c.receiver.as_deref(), c.name.as_str())).collect();
+        billing.calls.iter().map(|c| (c.receiver.map(|r| billing.name(r)), billing.name(c.name))).collect();
     assert!(calls.contains(&(Some("invoice"), "addLine")), "a plain variable receiver loses its `$`: {calls:?}");
     assert!(calls.contains(&(Some("record"), "total")));
 }

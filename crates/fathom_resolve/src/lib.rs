@@ -558,6 +558,8 @@ impl Resolver<'_, '_> {
     /// What a call site calls.
     fn callee(&mut self, index: usize, call: &CallSite) -> Option<Found> {
         let file = &self.files[index];
+        let facts = file.facts;
+        let name = facts.name(call.name);
         let family = Family::of(file.language);
         let class = self.enclosing_class(index, call.caller);
         // A bare name calls a function or a class; methods are reached
@@ -574,12 +576,14 @@ impl Resolver<'_, '_> {
                 _ => false,
             }
         };
-        let found = match call.receiver.as_deref().map(normalize_receiver) {
+        let found = match call.receiver.map(|r| normalize_receiver(facts.name(r))) {
             None => {
-                let implicit = class.filter(|_| family.implicit_this()).and_then(|c| self.member_call(c, call, 0.9));
-                implicit.or_else(|| self.nested_definition(index, call.caller, &call.name)).or_else(|| {
+                let implicit = class
+                    .filter(|_| family.implicit_this())
+                    .and_then(|c| self.member_call(c, name, call.arguments, 0.9));
+                implicit.or_else(|| self.nested_definition(index, call.caller, name)).or_else(|| {
                     let graph = &*self.graph;
-                    self.lookup(index, &call.name, &|id| callable(graph, id))
+                    self.lookup(index, name, &|id| callable(graph, id))
                 })
             }
             Some(receiver) => match self.receiver_type(index, call.caller, class, &receiver) {
@@ -587,7 +591,7 @@ impl Resolver<'_, '_> {
                     let mut targets = Vec::new();
                     let mut inherited = false;
                     for class in &types {
-                        if let Some((found, from_base)) = self.member(*class, &call.name) {
+                        if let Some((found, from_base)) = self.member(*class, name) {
                             inherited |= from_base;
                             targets.extend(filter_arity(self.graph, found, call.arguments));
                         }
@@ -602,28 +606,25 @@ impl Resolver<'_, '_> {
                     }
                 }
                 Some(Receiver::Module(module)) => {
-                    self.export_of(&Place::Module(module), &call.name, 0).and_then(|t| match t {
+                    self.export_of(&Place::Module(module), name, 0).and_then(|t| match t {
                         Target::Node(id) => Some(Found::one(id, Reason::ImportResolved, 0.95)),
                         _ => None,
                     })
                 }
                 Some(Receiver::External(qualified)) => {
                     let sep = fathom_graph::separator(file.language);
-                    let id = self.graph.external(
-                        SymbolKind::Function,
-                        &format!("{qualified}{sep}{}", call.name),
-                        file.language,
-                    );
+                    let id =
+                        self.graph.external(SymbolKind::Function, &format!("{qualified}{sep}{name}"), file.language);
                     Some(Found::one(id, Reason::External, 0.9))
                 }
                 // Unknown receiver: a core-library method name is not guessed at.
-                None if types::is_core_method(&call.name) => None,
+                None if types::is_core_method(name) => None,
                 None => {
                     // Unknown receiver: any method of that name, never silently one of many.
                     let candidates: Vec<NodeId> = self
                         .tables
                         .by_name
-                        .get(&(family, call.name.clone()))
+                        .get(&(family, name.to_owned()))
                         .into_iter()
                         .flatten()
                         .copied()
@@ -687,9 +688,9 @@ impl Resolver<'_, '_> {
     }
 
     /// A member of the caller's own class, called without a receiver.
-    fn member_call(&self, class: NodeId, call: &CallSite, confidence: f32) -> Option<Found> {
-        let (found, inherited) = self.member(class, &call.name)?;
-        let targets = filter_arity(self.graph, found, call.arguments);
+    fn member_call(&self, class: NodeId, name: &str, arguments: u32, confidence: f32) -> Option<Found> {
+        let (found, inherited) = self.member(class, name)?;
+        let targets = filter_arity(self.graph, found, arguments);
         let reason = if inherited { Reason::Inherited } else { Reason::ReceiverTyped };
         (!targets.is_empty()).then_some(Found { targets, reason, confidence })
     }
@@ -895,16 +896,18 @@ impl Resolver<'_, '_> {
             let file = &self.files[index];
             let family = Family::of(file.language);
             let mut edges: Vec<(NodeId, NodeId, Found, u32, Access)> = Vec::new();
-            for u in &file.facts.uses {
+            let facts = file.facts;
+            for u in &facts.uses {
                 let Some(user_index) = u.user else { continue };
+                let name = facts.name(u.name);
                 let user = file.nodes.definitions[user_index];
                 let class = self.enclosing_class(index, u.user);
                 let is_state = |graph: &CodeGraph, id: &NodeId| {
                     matches!(graph.node(*id).kind, SymbolKind::Field | SymbolKind::GlobalVariable)
                 };
-                let found = match u.receiver.as_deref().map(normalize_receiver) {
+                let found = match u.receiver.map(|r| normalize_receiver(facts.name(r))) {
                     Some(r) if matches!(r.as_ref(), "self" | "this") => class.and_then(|c| {
-                        let (targets, _) = self.member(c, &u.name)?;
+                        let (targets, _) = self.member(c, name)?;
                         let targets: Vec<NodeId> = targets.into_iter().filter(|id| is_state(self.graph, id)).collect();
                         (!targets.is_empty()).then_some(Found {
                             targets,
@@ -914,9 +917,9 @@ impl Resolver<'_, '_> {
                     }),
                     Some(_) => None,
                     None => {
-                        let shadowed = self.is_local(index, u.user, &u.name);
+                        let shadowed = self.is_local(index, u.user, name);
                         let member = class.filter(|_| family.implicit_this() && !shadowed).and_then(|c| {
-                            let (targets, _) = self.member(c, &u.name)?;
+                            let (targets, _) = self.member(c, name)?;
                             let targets: Vec<NodeId> =
                                 targets.into_iter().filter(|id| is_state(self.graph, id)).collect();
                             (!targets.is_empty()).then_some(Found {
@@ -931,7 +934,7 @@ impl Resolver<'_, '_> {
                             }
                             let graph = &*self.graph;
                             let found =
-                                self.lookup(index, &u.name, &|id| graph.node(*id).kind == SymbolKind::GlobalVariable)?;
+                                self.lookup(index, name, &|id| graph.node(*id).kind == SymbolKind::GlobalVariable)?;
                             matches!(found.reason, Reason::SameFile | Reason::ImportResolved | Reason::SamePackage)
                                 .then_some(found)
                         })

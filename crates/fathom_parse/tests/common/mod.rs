@@ -94,15 +94,16 @@ pub fn render(parsed: &ParsedFile) -> String {
     }
     for c in &facts.calls {
         let caller = c.caller.map_or("<module>".to_owned(), |i| facts.definitions[i].name.clone());
-        let receiver = c.receiver.as_ref().map_or(String::new(), |r| format!("{r}."));
+        let receiver = c.receiver.map_or(String::new(), |r| format!("{}.", facts.name(r)));
         let new = if c.instantiates { "new " } else { "" };
-        writeln!(out, "call {caller} -> {new}{receiver}{}/{} L{}", c.name, c.arguments, c.span.start_line).unwrap();
+        let name = facts.name(c.name);
+        writeln!(out, "call {caller} -> {new}{receiver}{name}/{} L{}", c.arguments, c.span.start_line).unwrap();
     }
     for u in facts.uses.iter().filter(|u| u.receiver.is_some()) {
         let user = u.user.map_or("<module>".to_owned(), |i| facts.definitions[i].name.clone());
         let access = if u.write { "writes" } else { "reads" };
-        writeln!(out, "use {user} {access} {}.{} L{}", u.receiver.as_deref().unwrap_or(""), u.name, u.span.start_line)
-            .unwrap();
+        let receiver = u.receiver.map_or("", |r| facts.name(r));
+        writeln!(out, "use {user} {access} {receiver}.{} L{}", facts.name(u.name), u.span.start_line).unwrap();
     }
     for l in &facts.locals {
         let scope = l.scope.map_or("<module>".to_owned(), |i| facts.definitions[i].name.clone());
@@ -125,7 +126,7 @@ pub fn render_bare_uses(facts: &FileFacts) -> String {
     let mut out = String::new();
     for u in facts.uses.iter().filter(|u| u.receiver.is_none()) {
         let user = u.user.map_or("<module>".to_owned(), |i| facts.definitions[i].name.clone());
-        writeln!(out, "{user}: {}", u.name).unwrap();
+        writeln!(out, "{user}: {}", facts.name(u.name)).unwrap();
     }
     out
 }
