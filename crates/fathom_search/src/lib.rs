@@ -49,10 +49,33 @@ pub struct NameIndex {
     entries: Vec<Entry>,
 }
 
+/// A node's names in lower case, for matching: the qualified name, with the
+/// simple name read off its end, where a name almost always is, so that each
+/// node holds one copy, not two.
 struct Entry {
     node: NodeId,
-    name: String,
-    qualified: String,
+    /// Where the simple name starts in `qualified`, or `u32::MAX` when it is
+    /// not its end (then `apart` holds it).
+    name_at: u32,
+    qualified: Box<str>,
+    apart: Option<Box<str>>,
+}
+
+impl Entry {
+    fn new(node: NodeId, name: &str, qualified: &str) -> Entry {
+        let (name, qualified) = (name.to_lowercase(), qualified.to_lowercase());
+        match qualified.strip_suffix(name.as_str()) {
+            Some(head) => Entry { node, name_at: head.len() as u32, qualified: qualified.into(), apart: None },
+            None => Entry { node, name_at: u32::MAX, qualified: qualified.into(), apart: Some(name.into()) },
+        }
+    }
+
+    fn name(&self) -> &str {
+        match &self.apart {
+            Some(name) => name,
+            None => &self.qualified[self.name_at as usize..],
+        }
+    }
 }
 
 impl NameIndex {
@@ -60,7 +83,7 @@ impl NameIndex {
         let entries = graph
             .nodes()
             .filter(|(_, n)| !n.is_external)
-            .map(|(node, n)| Entry { node, name: n.name.to_lowercase(), qualified: n.qualified_name.to_lowercase() })
+            .map(|(node, n)| Entry::new(node, &n.name, &n.qualified_name))
             .collect();
         NameIndex { entries }
     }
@@ -79,7 +102,7 @@ impl NameIndex {
             .filter_map(|entry| {
                 let node = graph.node(entry.node);
                 let (haystack, original) =
-                    if dotted { (&entry.qualified, &node.qualified_name) } else { (&entry.name, &node.name) };
+                    if dotted { (&*entry.qualified, &node.qualified_name) } else { (entry.name(), &node.name) };
                 let match_kind = match_kind(haystack, &lowered, dotted)?;
                 let coverage = lowered.len() as f64 / haystack.len().max(1) as f64;
                 let same_case = if original.contains(query) { 1.0 } else { 0.0 };
@@ -203,5 +226,15 @@ mod tests {
     #[test]
     fn an_empty_query_finds_nothing() {
         assert!(ranked(&graph(), "   ").is_empty());
+    }
+
+    #[test]
+    fn a_name_is_read_off_the_end_of_its_qualified_name_or_kept_apart() {
+        let node = NodeId::new(0);
+        let tail = Entry::new(node, "Add", "calc.Calculator.Add");
+        assert_eq!((tail.name(), &*tail.qualified, tail.apart.is_none()), ("add", "calc.calculator.add", true));
+        // An overload's qualified name ends in its parameters, not its name.
+        let overload = Entry::new(node, "findBy", "repo.Users.findBy(String)");
+        assert_eq!((overload.name(), overload.apart.is_some()), ("findby", true));
     }
 }
