@@ -122,12 +122,12 @@ impl CodeGraph {
                 span: definition.span,
                 is_external: false,
                 details: Some(Box::new(Details {
-                    signature: definition.signature.clone(),
-                    docstring: definition.docstring.clone(),
-                    parameters: definition.parameters.clone(),
-                    return_type: definition.return_type.clone(),
-                    type_name: definition.type_name.clone(),
-                    modifiers: definition.modifiers.clone(),
+                    signature: definition.signature.as_deref().map(Box::from),
+                    docstring: definition.docstring.as_deref().map(Box::from),
+                    parameters: definition.parameters.as_slice().into(),
+                    return_type: definition.return_type.as_deref().map(Box::from),
+                    type_name: definition.type_name.as_deref().map(Box::from),
+                    modifiers: definition.modifiers.as_slice().into(),
                     visibility: definition.visibility,
                     decorators: definition.decorators.iter().map(|d| d.name.clone()).collect(),
                     is_test: definition.is_test,
@@ -135,7 +135,7 @@ impl CodeGraph {
                     complexity: definition.complexity,
                     loc: definition.loc,
                     synthesized: definition.synthesized.map(fathom_model::Synthesized::as_str),
-                    owner: definition.owner.clone(),
+                    owner: definition.owner.as_deref().map(Box::from),
                 })),
             });
             let container = parent.unwrap_or(module_node);

@@ -52,19 +52,22 @@ pub struct Node {
 /// `'static` field cannot; `synthesizer` reads it instead.
 pub type StaticName = &'static str;
 
-/// The properties of a definition beyond its identity.
+/// The properties of a definition beyond its identity. Boxed strings and
+/// slices, not `String`s and `Vec`s: most definitions leave most of these
+/// empty, and a large repository has hundreds of thousands of them (serde
+/// writes both forms alike).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Details {
-    pub signature: Option<String>,
-    pub docstring: Option<String>,
-    pub parameters: Vec<Parameter>,
-    pub return_type: Option<String>,
+    pub signature: Option<Box<str>>,
+    pub docstring: Option<Box<str>>,
+    pub parameters: Box<[Parameter]>,
+    pub return_type: Option<Box<str>>,
     /// The declared type of a field or global.
-    pub type_name: Option<String>,
-    pub modifiers: Vec<String>,
+    pub type_name: Option<Box<str>>,
+    pub modifiers: Box<[String]>,
     pub visibility: Option<Visibility>,
     /// Decorator and annotation names as written.
-    pub decorators: Vec<String>,
+    pub decorators: Box<[String]>,
     pub is_test: bool,
     pub is_constructor: bool,
     pub complexity: Option<u32>,
@@ -72,7 +75,7 @@ pub struct Details {
     #[serde(deserialize_with = "synthesizer")]
     pub synthesized: Option<StaticName>,
     /// Go receiver or Rust `impl` type, for methods declared outside their type.
-    pub owner: Option<String>,
+    pub owner: Option<Box<str>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -761,7 +761,7 @@ impl Exec<'_> {
         let graph = self.graph();
         let node = graph.node(id);
         let details = node.details.as_deref();
-        let text = |s: Option<&String>| s.map_or(Value::Null, |s| Value::Str(s.clone()));
+        let text = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Str(s.to_owned()));
         let list = |items: Vec<String>| Value::List(items.into_iter().map(Value::Str).collect());
         match key {
             "name" => Value::Str(node.name.clone()),
@@ -782,13 +782,13 @@ impl Exec<'_> {
             _ => match details {
                 None => Value::Null,
                 Some(d) => match key {
-                    "signature" => text(d.signature.as_ref()),
-                    "docstring" => text(d.docstring.as_ref()),
+                    "signature" => text(d.signature.as_deref()),
+                    "docstring" => text(d.docstring.as_deref()),
                     "parameters" => list(d.parameters.iter().map(|p| p.text.clone()).collect()),
-                    "return_type" => text(d.return_type.as_ref()),
-                    "type" => text(d.type_name.as_ref()),
-                    "modifiers" => list(d.modifiers.clone()),
-                    "decorators" => list(d.decorators.clone()),
+                    "return_type" => text(d.return_type.as_deref()),
+                    "type" => text(d.type_name.as_deref()),
+                    "modifiers" => list(d.modifiers.to_vec()),
+                    "decorators" => list(d.decorators.to_vec()),
                     "visibility" => d.visibility.map_or(Value::Null, |v| Value::Str(format!("{v:?}").to_lowercase())),
                     "is_test" => Value::Bool(d.is_test),
                     "is_constructor" => Value::Bool(d.is_constructor),
