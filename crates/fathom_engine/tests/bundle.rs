@@ -161,11 +161,7 @@ fn a_bundle_keeps_vectors_and_the_dense_index() {
 /// HNSW graph's points share their allocations, when built and when loaded.
 #[test]
 fn vectors_are_held_once_beside_the_dense_index() {
-    let mut index = index_dir(&fixture("mini-py-js"));
-    for chunk in 0..index.chunks().len() {
-        index.set_vector(chunk, unit(chunk as u64, 8));
-    }
-    index.build_dense();
+    let index = embedded("mini-py-js");
     let loaded = Index::from_bundle(&index.to_bundle()).unwrap();
     for (name, index) in [("built", &index), ("loaded", &loaded)] {
         let retrieval = index.retrieval();
@@ -182,11 +178,7 @@ fn vectors_are_held_once_beside_the_dense_index() {
 
 #[test]
 fn clearing_embeddings_leaves_a_lexical_index() {
-    let mut index = index_dir(&fixture("mini-py-js"));
-    for chunk in 0..index.chunks().len() {
-        index.set_vector(chunk, unit(chunk as u64, 8));
-    }
-    index.build_dense();
+    let mut index = embedded("mini-py-js");
     index.set_embedding_model("old-model");
     let mut loaded = Index::from_bundle(&index.to_bundle()).unwrap();
     loaded.clear_embeddings();
@@ -240,12 +232,17 @@ fn postings_of_other_terms_are_rebuilt_from_the_text() {
 // Refusals.
 
 fn bundle_of(name: &str) -> Vec<u8> {
+    embedded(name).to_bundle()
+}
+
+/// A fixture indexed, each chunk given a vector, and the dense index built.
+fn embedded(name: &str) -> Index {
     let mut index = index_dir(&fixture(name));
     for chunk in 0..index.chunks().len() {
         index.set_vector(chunk, unit(chunk as u64, 8));
     }
     index.build_dense();
-    index.to_bundle()
+    index
 }
 
 /// Recomputes the checksum, as a writer with a bug would have.
