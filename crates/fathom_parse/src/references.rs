@@ -7,7 +7,7 @@
 //! `@local`, `@package`, `@impl`); inner captures give its parts.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use fathom_model::{
     BaseKind, BaseRef, CallSite, Definition, FileFacts, Implementation, Import, Local, LocalType, Name, SymbolKind,
@@ -159,9 +159,6 @@ impl<'t> Matches<'t> {
         starts.zip(self.ends.iter().copied()).map(|(start, end)| &self.captures[start..end])
     }
 }
-
-/// What makes two uses the same: user, name, receiver, and whether it writes.
-type UseKey<'t> = (Option<usize>, &'t str, Option<&'t str>, bool);
 
 /// The file's names and receivers, each spelled once: [`FileFacts::names`].
 /// Keyed by names from the file: a hasher with random keys, so a hostile
@@ -320,18 +317,15 @@ pub(crate) fn extract(
         }
     }
     let written: FxHashSet<u32> = uses.iter().filter(|u| u.write).map(|u| u.at).collect();
-    // Keyed by names from the file: a hasher with random keys, so a hostile
-    // file cannot choose names that collide.
-    let mut seen: HashSet<UseKey<'_>, ahash::RandomState> = HashSet::default();
-    for u in &uses {
-        if (u.write || !written.contains(&u.at)) && seen.insert((u.user, u.name, u.receiver.as_deref(), u.write)) {
-            facts.uses.push(Use {
-                user: u.user,
-                name: names.id(Cow::Borrowed(u.name)),
-                receiver: u.receiver.clone().map(|r| names.id(r)),
-                write: u.write,
-                span: u.span,
-            });
+    // Two uses are the same when user, name, receiver and writing agree: the
+    // names are interned first, so the set compares their ids, and each
+    // string is hashed once, by the interner.
+    let mut seen: FxHashSet<(Option<usize>, Name, Option<Name>, bool)> = FxHashSet::default();
+    for u in uses.iter().filter(|u| u.write || !written.contains(&u.at)) {
+        let name = names.id(Cow::Borrowed(u.name));
+        let receiver = u.receiver.clone().map(|r| names.id(r));
+        if seen.insert((u.user, name, receiver, u.write)) {
+            facts.uses.push(Use { user: u.user, name, receiver, write: u.write, span: u.span });
         }
     }
     facts.names = names.spelled;
