@@ -213,9 +213,9 @@ export class GraphMapView {
       if (wanted.has(key)) this.#focus.add(String(i));
     });
     this.#root.dataset.focus = String(this.#focus.size);
+    // sigma draws the new graph at once (setGraph refreshes), so the focus's
+    // framed positions are known to zoom to.
     this.#sync();
-    // Drawn now, so that the focus's framed positions are known to zoom to.
-    this.#sigma?.refresh();
     if (this.#focus.size > 0) this.#zoomTo([...this.#focus]);
     return this.#focus.size;
   }
@@ -257,8 +257,7 @@ export class GraphMapView {
   /** Called when the map becomes visible: sigma needs its container's size. */
   resize(): void {
     this.#sigma?.resize();
-    this.#sync();
-    this.#sigma?.refresh();
+    this.#sync(); // draws: sigma's setGraph refreshes
   }
 
   dispose(): void {
