@@ -42,6 +42,11 @@ describe('the map', () => {
       // sigma draws into WebGL canvases inside the map.
       expect(await page.locator('[data-testid="map-canvas"] canvas').count()).toBeGreaterThan(1);
       await screenshot(page, 'map-overview');
+      // sigma is given only what the zoom shows (directories and files), not
+      // every node: it draws all it holds on every frame.
+      const overview = Number(await map.getAttribute('data-shown'));
+      expect(overview).toBeGreaterThan(0);
+      expect(overview).toBeLessThan(Number(await map.getAttribute('data-nodes')));
 
       // Files are shown at the first zoom level; clicking one opens its code.
       const file = await screenPosition(page, 'pkg.calc');
