@@ -3,6 +3,8 @@
 //! model. The browser does the same in `fathom_wasm`, asynchronously, with
 //! IndexedDB for the cache.
 
+use std::collections::HashMap;
+
 use fathom_embed::Embedder;
 use fathom_embed::cache::{self, DiskCache};
 
@@ -32,9 +34,14 @@ pub fn embed_index(
     let pending = index.pending_chunks();
     let mut report = EmbedReport { chunks: index.chunks().len(), ..EmbedReport::default() };
     let mut todo = Vec::new();
+    // Each chunk's cache key, computed once, and only for a cache: indexing
+    // hashes nothing.
+    let keys: HashMap<usize, cache::Key> = match cache {
+        Some(_) => pending.iter().filter_map(|&chunk| Some((chunk, cache::key(&index.chunk_hash(chunk)?)?))).collect(),
+        None => HashMap::new(),
+    };
     for chunk in pending {
-        let cached =
-            cache::key(&index.chunks()[chunk].hash).and_then(|key| cache.as_deref()?.get(&key)).map(<[f32]>::to_vec);
+        let cached = keys.get(&chunk).and_then(|key| cache.as_deref()?.get(key)).map(<[f32]>::to_vec);
         match cached {
             Some(vector) => {
                 index.set_vector(chunk, vector);
@@ -52,8 +59,8 @@ pub fn embed_index(
         let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         let vectors = embedder.embed(&refs)?;
         for ((chunk, _), vector) in batch.iter().zip(vectors) {
-            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), cache::key(&index.chunks()[*chunk].hash)) {
-                cache.insert(key, &vector);
+            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), keys.get(chunk)) {
+                cache.insert(*key, &vector);
             }
             index.set_vector(*chunk, vector);
             report.embedded += 1;

@@ -439,6 +439,13 @@ impl Index {
         Some(fathom_search::chunks::text(&self.sources(), chunk))
     }
 
+    /// A chunk's key in the embedding cache ([`fathom_search::chunks::hash`]),
+    /// computed now: indexing leaves hashing to the embedding that needs it.
+    pub fn chunk_hash(&self, chunk: usize) -> Option<String> {
+        let chunk = self.retrieval.chunks().get(chunk)?;
+        Some(fathom_search::chunks::hash(&self.sources(), chunk))
+    }
+
     /// Chunks that have no vector yet.
     pub fn pending_chunks(&self) -> Vec<usize> {
         self.retrieval.pending().collect()

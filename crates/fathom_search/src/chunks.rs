@@ -33,17 +33,45 @@ pub enum Part {
     TopLevel,
 }
 
+/// Its text is rebuilt when asked for ([`text`]), and so is its key in the
+/// embedding cache ([`hash`]): indexing never hashes, so an index is
+/// searchable before any chunk is hashed, and one that is never embedded
+/// never hashes at all.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "StoredChunk", into = "StoredChunk")]
 pub struct Chunk {
     pub node: NodeId,
-    #[serde(with = "stored_part")]
     pub part: Part,
     /// 1-based, inclusive: the lines of the file this chunk's body covers.
     pub start_line: u32,
     pub end_line: u32,
-    /// SHA-256 of the chunk's text, first 16 bytes in hex: the key of the
-    /// embedding cache.
-    pub hash: String,
+}
+
+/// A chunk as an index bundle stores it. The last field held the chunk's
+/// hash when indexing computed it; it is written empty and not read, so
+/// bundles keep their format.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct StoredChunk {
+    node: NodeId,
+    #[serde(with = "stored_part")]
+    part: Part,
+    start_line: u32,
+    end_line: u32,
+    hash: String,
+}
+
+impl From<StoredChunk> for Chunk {
+    fn from(stored: StoredChunk) -> Chunk {
+        let StoredChunk { node, part, start_line, end_line, hash: _ } = stored;
+        Chunk { node, part, start_line, end_line }
+    }
+}
+
+impl From<Chunk> for StoredChunk {
+    fn from(chunk: Chunk) -> StoredChunk {
+        let Chunk { node, part, start_line, end_line } = chunk;
+        StoredChunk { node, part, start_line, end_line, hash: String::new() }
+    }
 }
 
 /// A part as an index bundle stores it: `(kind, window)`. `Part`'s own serde
@@ -87,6 +115,13 @@ pub fn content_hash(text: &str) -> String {
     Sha256::digest(text.as_bytes())[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A chunk's key in the embedding cache: SHA-256 of its [`text`], the first
+/// 16 bytes in hex. Two chunks with the same text share their vector,
+/// whatever repository or index they are in.
+pub fn hash(sources: &dyn Sources, chunk: &Chunk) -> String {
+    content_hash(&text(sources, chunk))
+}
+
 /// Cuts every definition of the graph into chunks, each with its text.
 pub fn chunk_all(sources: &dyn Sources) -> Vec<(Chunk, String)> {
     let graph = sources.graph();
@@ -108,9 +143,8 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<(Chunk, String)> {
             _ => vec![],
         };
         for (part, start_line, end_line) in parts {
-            let mut chunk = Chunk { node: id, part, start_line, end_line, hash: String::new() };
+            let chunk = Chunk { node: id, part, start_line, end_line };
             let text = text(sources, &chunk);
-            chunk.hash = content_hash(&text);
             chunks.push((chunk, text));
         }
     }

@@ -509,7 +509,7 @@ impl Workspace {
             let pending: Vec<PendingChunk> = index
                 .pending_chunks()
                 .into_iter()
-                .map(|chunk| PendingChunk { chunk, hash: index.chunks()[chunk].hash.clone() })
+                .filter_map(|chunk| Some(PendingChunk { chunk, hash: index.chunk_hash(chunk)? }))
                 .collect();
             to_js(&pending)
         })
