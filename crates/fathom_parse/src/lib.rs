@@ -61,13 +61,15 @@ pub struct Parsers {
 
 struct Loaded {
     parser: Parser,
-    /// `definitions.scm` and `references.scm` as one query, so that one
-    /// pass over the tree matches both; the definitions' patterns come first.
+    /// `definitions.scm`, `references.scm` and the [`metrics`] patterns as
+    /// one query, in that order, so that one pass over the tree matches all.
     query: Query,
     definition_patterns: usize,
+    /// Where the metrics patterns start.
+    metrics_patterns: usize,
     vocabulary: references::Vocabulary,
+    metrics: metrics::Vocabulary,
     profile: &'static profile::Profile,
-    table: metrics::NodeTable,
 }
 
 impl Parsers {
@@ -82,13 +84,16 @@ impl Parsers {
         let root = tree.root_node();
         let mut found = definitions::Collector::new(&loaded.query);
         let mut references = references::Matches::default();
+        let mut metrics = metrics::Found::default();
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(&loaded.query, root, text.as_bytes());
         while let Some(m) = matches.next() {
             if m.pattern_index < loaded.definition_patterns {
                 found.add(m);
-            } else {
+            } else if m.pattern_index < loaded.metrics_patterns {
                 references.add(m);
+            } else {
+                metrics.add(&loaded.metrics, m, text);
             }
         }
         let mut facts = FileFacts {
@@ -96,7 +101,7 @@ impl Parsers {
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
-        let members = metrics::walk(&loaded.table, root, text, &mut facts.definitions);
+        let members = metrics.finish(&mut facts.definitions);
         references::extract(&loaded.vocabulary, &references, text, &members, &mut facts);
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
@@ -127,21 +132,25 @@ impl Loaded {
         let fail = |reason: String| ParseError::Grammar { language: language.name(), reason };
         let mut parser = Parser::new();
         parser.set_language(&grammar).map_err(|e| fail(e.to_string()))?;
-        let query =
-            Query::new(&grammar, &format!("{}\n{}", profile.definitions, profile.references)).map_err(|_| {
-                // Said against the file it is in, which compiling each alone tells.
-                let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
-                fail(
-                    alone(profile.definitions, "definitions.scm")
-                        .or_else(|| alone(profile.references, "references.scm"))
-                        .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
-                )
-            })?;
-        let definition_patterns = (0..query.pattern_count())
-            .take_while(|&pattern| query.start_byte_for_pattern(pattern) < profile.definitions.len())
-            .count();
+        let generated = metrics::patterns(profile, &grammar);
+        let source = format!("{}\n{}\n{generated}", profile.definitions, profile.references);
+        let query = Query::new(&grammar, &source).map_err(|_| {
+            // Said against the file it is in, which compiling each alone tells.
+            let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
+            fail(
+                alone(profile.definitions, "definitions.scm")
+                    .or_else(|| alone(profile.references, "references.scm"))
+                    .or_else(|| alone(&generated, "the branch and member patterns"))
+                    .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
+            )
+        })?;
+        let patterns_before = |end: usize| {
+            (0..query.pattern_count()).take_while(|&pattern| query.start_byte_for_pattern(pattern) < end).count()
+        };
+        let definition_patterns = patterns_before(profile.definitions.len());
+        let metrics_patterns = patterns_before(profile.definitions.len() + 1 + profile.references.len() + 1);
         let vocabulary = references::Vocabulary::new(&query);
-        let table = metrics::NodeTable::new(profile, &grammar);
-        Ok(Loaded { parser, query, definition_patterns, vocabulary, profile, table })
+        let metrics = metrics::Vocabulary::new(&query, &grammar);
+        Ok(Loaded { parser, query, definition_patterns, metrics_patterns, vocabulary, metrics, profile })
     }
 }

@@ -32,6 +32,10 @@ pub(crate) struct Profile {
     pub branches: &'static [&'static str],
     /// Binary-expression node kinds; they add a path when their operator is logical.
     pub binary_expressions: &'static [&'static str],
+    /// Node kinds that name a variable where they stand: what the bare
+    /// `@use` patterns of `references.scm` capture (a test checks). One in a
+    /// member field (`a.b`'s `b`, a keyword argument's name) names none.
+    pub variables: &'static [&'static str],
     pub comments: &'static [&'static str],
     pub docstrings: Docstrings,
     /// Node kinds that wrap a definition with its decorators; the span covers them.

@@ -15,6 +15,7 @@ pub(crate) static PROFILE: Profile = Profile {
         "conditional_expression",
     ],
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],

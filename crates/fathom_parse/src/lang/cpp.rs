@@ -8,6 +8,7 @@ pub(crate) static PROFILE: Profile = Profile {
     references: include_str!("../../queries/cpp/references.scm"),
     branches: BRANCHES,
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &["template_declaration"],

@@ -8,6 +8,7 @@ pub(crate) static PROFILE: Profile = Profile {
     references: include_str!("../../queries/go/references.scm"),
     branches: &["if_statement", "for_statement", "expression_case", "type_case", "communication_case"],
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],

@@ -18,6 +18,7 @@ pub(crate) static PROFILE: Profile = Profile {
         "ternary_expression",
     ],
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["line_comment", "block_comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],

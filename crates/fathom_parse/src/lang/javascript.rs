@@ -11,6 +11,7 @@ pub(crate) static PROFILE: Profile = Profile {
     references: include_str!("../../queries/ecmascript/references.scm"),
     branches: BRANCHES,
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &["export_statement"],

@@ -17,6 +17,7 @@ pub(crate) static PROFILE: Profile = Profile {
         "catch_block",
     ],
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["line_comment", "block_comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],

@@ -19,6 +19,7 @@ pub(crate) static PROFILE: Profile = Profile {
         "match_conditional_expression",
     ],
     binary_expressions: &["binary_expression"],
+    variables: &["name"],
     comments: &["comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],

@@ -19,6 +19,7 @@ pub(crate) static PROFILE: Profile = Profile {
         "if_clause",
     ],
     binary_expressions: &[],
+    variables: &["identifier"],
     comments: &["comment"],
     docstrings: Docstrings::FirstStringInBody,
     wrappers: &["decorated_definition"],

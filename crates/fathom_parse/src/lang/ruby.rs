@@ -24,6 +24,7 @@ pub(crate) static PROFILE: Profile = Profile {
         "rescue_modifier",
     ],
     binary_expressions: &["binary"],
+    variables: &["identifier", "constant", "instance_variable", "class_variable"],
     comments: &["comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],

@@ -8,6 +8,7 @@ pub(crate) static PROFILE: Profile = Profile {
     references: include_str!("../../queries/rust/references.scm"),
     branches: &["if_expression", "while_expression", "for_expression", "match_arm"],
     binary_expressions: &["binary_expression"],
+    variables: &["identifier"],
     comments: &["line_comment", "block_comment"],
     docstrings: Docstrings::LeadingComments,
     wrappers: &[],
