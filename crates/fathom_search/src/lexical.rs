@@ -243,11 +243,15 @@ fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
         .collect()
 }
 
-/// Hashed terms of documents, each distinct word split and stemmed once.
+/// Hashed terms of documents, each distinct word split once and each
+/// distinct part stemmed once: parts repeat across words (`user` in
+/// `user_id`, `getUser`, `UserAdmin`), and stemming was most of the cost of
+/// a new word.
 #[derive(Default)]
 struct WordTerms {
     terms: Terms,
     words: HashMap<String, Box<[u32]>, RandomState>,
+    stems: HashMap<String, String, RandomState>,
 }
 
 impl WordTerms {
@@ -259,7 +263,16 @@ impl WordTerms {
                 continue;
             }
             let mut hashed = Vec::new();
-            self.terms.each(word, &mut |term| hashed.push(<u32 as TokenEmbedder>::embed(&term)));
+            let (terms, stems) = (&self.terms, &mut self.stems);
+            let mut stem = |part: &str| match stems.get(part) {
+                Some(stemmed) => stemmed.clone(),
+                None => {
+                    let stemmed = terms.stem(part);
+                    stems.insert(part.to_owned(), stemmed.clone());
+                    stemmed
+                }
+            };
+            terms.word(word, &mut stem, &mut |term| hashed.push(<u32 as TokenEmbedder>::embed(&term)));
             out.extend_from_slice(&hashed);
             self.words.insert(word.to_owned(), hashed.into_boxed_slice());
         }
