@@ -22,6 +22,7 @@ use fathom_graph::CodeGraph;
 use fathom_model::{Language, SymbolKind};
 use fathom_search::MatchKind;
 use fathom_search::chunks::Sources;
+use fathom_search::lexical::LineTerms;
 use fathom_search::retrieval::{Ranking, Retrieval};
 use fathom_search::snippet::{self, Snippet};
 use serde::{Deserialize, Serialize};
@@ -224,6 +225,8 @@ pub fn index_dir(path: &std::path::Path, options: &Options, observer: &mut dyn O
 struct GraphTexts<'a> {
     graph: &'a CodeGraph,
     texts: &'a [String],
+    /// Each file's lines split into lexical terms, while indexing.
+    line_terms: Option<&'a [LineTerms]>,
 }
 
 impl Sources for GraphTexts<'_> {
@@ -233,6 +236,10 @@ impl Sources for GraphTexts<'_> {
 
     fn file_text(&self, file: usize) -> &str {
         self.texts.get(file).map_or("", String::as_str)
+    }
+
+    fn line_terms(&self, file: usize) -> Option<&LineTerms> {
+        self.line_terms?.get(file)
     }
 }
 
@@ -365,7 +372,7 @@ impl Index {
     /// The graph and the files' texts as chunking and ranking read them:
     /// for whoever rebuilds or restores a retrieval index by hand.
     pub fn sources(&self) -> impl Sources + '_ {
-        GraphTexts { graph: &self.graph, texts: &self.texts }
+        GraphTexts { graph: &self.graph, texts: &self.texts, line_terms: None }
     }
 
     /// Searches symbols: BM25, names and trace locations, plus embeddings

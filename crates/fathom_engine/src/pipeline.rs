@@ -17,6 +17,7 @@ use fathom_graph::{CodeGraph, FileInput};
 use fathom_model::{FileFacts, Language};
 use fathom_parse::Parsers;
 use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
+use fathom_search::lexical::{LineTerms, Splitter};
 use fathom_search::retrieval::Retrieval;
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,10 @@ use crate::{EngineError, FileError, GraphTexts, Index, IndexSummary, Observer, O
 pub struct Parsed {
     pub language: Language,
     pub facts: FileFacts,
+    /// The file's lines split into lexical terms: splitting here, on every
+    /// core, spares the lexical index (one thread, after resolution) most of
+    /// its work.
+    pub terms: LineTerms,
     /// A lossy decoding, a syntax error or a parser that gave up.
     pub errors: Vec<FileError>,
 }
@@ -159,13 +164,17 @@ thread_local! {
     /// parsing most files, so it happens once per thread, not once per file
     /// or per share.
     static PARSERS: std::cell::RefCell<Parsers> = std::cell::RefCell::new(Parsers::new());
+    /// Each thread's splitter, whose cache of words and stems serves every
+    /// file it splits.
+    static SPLITTER: std::cell::RefCell<Splitter> = std::cell::RefCell::new(Splitter::default());
 }
 
 fn parse_one(file: &SourceFile) -> Parsed {
-    PARSERS.with_borrow_mut(|parsers| parse_with(parsers, file))
+    let terms = SPLITTER.with_borrow_mut(|splitter| splitter.line_terms(&file.text));
+    PARSERS.with_borrow_mut(|parsers| parse_with(parsers, file, terms))
 }
 
-fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
+fn parse_with(parsers: &mut Parsers, file: &SourceFile, terms: LineTerms) -> Parsed {
     let language = Language::from_path(&file.path).expect("a staged repository keeps only files with a language");
     let mut errors = Vec::new();
     if file.lossy {
@@ -183,7 +192,7 @@ fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
             FileFacts::default()
         }
     };
-    Parsed { language, facts, errors }
+    Parsed { language, facts, terms, errors }
 }
 
 /// Splits `positions` of `files` into `n` shares of about equal size (by
@@ -231,6 +240,9 @@ fn answered<'f>(files: &'f [SourceFile], positions: &[u32], parsed: &[Parsed]) -
             let file = files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
             if Language::from_path(&file.path) != Some(parse.language) {
                 return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
+            }
+            if !parse.terms.fits(&file.text) {
+                return Err(format!("the terms given for {} do not split its lines", file.path));
             }
             Ok(file)
         })
@@ -377,11 +389,13 @@ impl Staged {
         let Staged { name, options, start, mut timings, files, configs, skipped, parsed, .. } = self;
         timings.parse = observer.now_ms() - start - timings.read;
         let mut errors: Vec<FileError> = Vec::new();
+        let mut line_terms: Vec<LineTerms> = Vec::with_capacity(parsed.len());
         let parsed: Vec<(Language, FileFacts)> = parsed
             .into_iter()
             .map(|p| {
                 let p = p.expect("every file is parsed");
                 errors.extend(p.errors);
+                line_terms.push(p.terms);
                 (p.language, p.facts)
             })
             .collect();
@@ -441,7 +455,8 @@ impl Staged {
                 f.text
             })
             .collect();
-        let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts });
+        let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts, line_terms: Some(&line_terms) });
+        drop(line_terms);
         observer.progress(Stage::Index, graph.node_count(), graph.node_count());
         timings.index = observer.now_ms() - mark;
         timings.total = observer.now_ms() - start;

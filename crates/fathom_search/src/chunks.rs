@@ -104,11 +104,28 @@ mod stored_part {
     }
 }
 
-/// What chunking reads: the graph and the text of each file.
-pub trait Sources {
+/// What chunking reads: the graph and the text of each file. Chunks are
+/// indexed on every core natively, so sources are shared between threads.
+pub trait Sources: Sync {
     fn graph(&self) -> &CodeGraph;
     /// The text of the file with this index in `graph().files()`.
     fn file_text(&self, file: usize) -> &str;
+    /// The file's lines already split into lexical terms, when parsing did
+    /// it ([`crate::lexical::LineTerms`]); the lexical index then reads them
+    /// instead of splitting the chunks' lines again.
+    fn line_terms(&self, _file: usize) -> Option<&crate::lexical::LineTerms> {
+        None
+    }
+}
+
+/// A piece of a chunk's text ([`pieces`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Text of its own: a header, a docstring, the member list.
+    Text(&'a str),
+    /// Line `.0` (0-based) of the chunk's file, as `str::lines` gives it.
+    /// Consecutive lines are joined by a newline.
+    Line(u32, &'a str),
 }
 
 pub fn content_hash(text: &str) -> String {
@@ -122,8 +139,8 @@ pub fn hash(sources: &dyn Sources, chunk: &Chunk) -> String {
     content_hash(&text(sources, chunk))
 }
 
-/// Cuts every definition of the graph into chunks, each with its text.
-pub fn chunk_all(sources: &dyn Sources) -> Vec<(Chunk, String)> {
+/// Cuts every definition of the graph into chunks.
+pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
     let graph = sources.graph();
     let mut chunks = Vec::new();
     for (id, node) in graph.nodes() {
@@ -142,11 +159,12 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<(Chunk, String)> {
             }
             _ => vec![],
         };
-        for (part, start_line, end_line) in parts {
-            let chunk = Chunk { node: id, part, start_line, end_line };
-            let text = text(sources, &chunk);
-            chunks.push((chunk, text));
-        }
+        chunks.extend(parts.into_iter().map(|(part, start_line, end_line)| Chunk {
+            node: id,
+            part,
+            start_line,
+            end_line,
+        }));
     }
     chunks
 }
@@ -154,13 +172,13 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<(Chunk, String)> {
 /// The lines of a file, 1-based `start..=end`, clamped to the file.
 #[cfg(test)]
 fn lines(text: &str, start: u32, end: u32) -> impl Iterator<Item = &str> {
-    node_lines(text, fathom_model::Span::default(), start, end)
+    node_lines(text, fathom_model::Span::default(), start, end).map(|(_, line)| line)
 }
 
-/// The lines `start..=end` of a file, counted from the line where `node`
-/// starts rather than from the top: a big file's chunks each cost their own
-/// length, not the file's.
-fn node_lines(text: &str, node: fathom_model::Span, start: u32, end: u32) -> impl Iterator<Item = &str> {
+/// The lines `start..=end` of a file, each with its 0-based number, counted
+/// from the line where `node` starts rather than from the top: a big file's
+/// chunks each cost their own length, not the file's.
+fn node_lines(text: &str, node: fathom_model::Span, start: u32, end: u32) -> impl Iterator<Item = (u32, &str)> {
     let start = start.max(1);
     let (from, line) = match text.get(..node.start_byte as usize) {
         Some(before) if node.start_line >= 1 && node.start_line <= start => {
@@ -168,14 +186,15 @@ fn node_lines(text: &str, node: fathom_model::Span, start: u32, end: u32) -> imp
         }
         _ => (0, 1),
     };
-    text[from..].lines().skip((start - line) as usize).take(end.saturating_sub(start) as usize + 1)
+    let lines = text[from..].lines().skip((start - line) as usize).take(end.saturating_sub(start) as usize + 1);
+    lines.enumerate().map(move |(k, line)| (start - 1 + k as u32, line))
 }
 
 fn body_windows(sources: &dyn Sources, id: NodeId) -> Vec<(Part, u32, u32)> {
     let node = sources.graph().node(id);
     let text = sources.file_text(node.file.expect("checked").0 as usize);
     let (start, end) = (node.span.start_line, node.span.end_line.max(node.span.start_line));
-    let body: Vec<&str> = node_lines(text, node.span, start, end).collect();
+    let body: Vec<&str> = node_lines(text, node.span, start, end).map(|(_, line)| line).collect();
     let total: usize = body.iter().map(|l| l.len() + 1).sum();
     if total <= WINDOW_CHARS || body.len() <= 1 {
         return vec![(Part::Whole, start, end)];
@@ -215,8 +234,9 @@ fn members(graph: &CodeGraph, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         .map(|(_, to)| to)
 }
 
-/// The lines of a module that no function or class covers.
-fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<&str> {
+/// The lines of a module that no function or class covers, each with its
+/// 0-based number.
+fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<(u32, &str)> {
     let graph = sources.graph();
     let node = graph.node(module);
     let text = sources.file_text(node.file.expect("checked").0 as usize);
@@ -237,7 +257,7 @@ fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<&str> {
         if size > WINDOW_CHARS {
             break;
         }
-        out.push(line);
+        out.push((i as u32, line));
     }
     out
 }
@@ -251,36 +271,64 @@ fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<&str> {
 /// qualified name for a method (its class) and for a window past the first
 /// (which lacks the signature), the path for a module's top-level code.
 pub fn text(sources: &dyn Sources, chunk: &Chunk) -> String {
+    let mut out = String::new();
+    let mut after_line = false;
+    pieces(sources, chunk, &mut |piece| {
+        match piece {
+            Piece::Text(text) => out.push_str(text),
+            Piece::Line(_, line) => {
+                if after_line {
+                    out.push('\n');
+                }
+                out.push_str(line);
+            }
+        }
+        after_line = matches!(piece, Piece::Line(..));
+    });
+    out
+}
+
+/// A chunk's [`text`] in pieces, in order: the lines of its file kept apart
+/// from the text around them, so that the lexical index can read each
+/// line's terms as parsing split them. No word spans two pieces.
+pub fn pieces(sources: &dyn Sources, chunk: &Chunk, emit: &mut dyn FnMut(Piece<'_>)) {
     let graph = sources.graph();
     let node = graph.node(chunk.node);
     let path = graph.path_of(chunk.node).unwrap_or_default();
     let file = sources.file_text(node.file.map_or(0, |f| f.0 as usize));
-    let body: String = match chunk.part {
-        Part::TopLevel => top_level_lines(sources, chunk.node).join("\n"),
-        _ => node_lines(file, node.span, chunk.start_line, chunk.end_line).collect::<Vec<_>>().join("\n"),
+    let body: Vec<(u32, &str)> = match chunk.part {
+        Part::TopLevel => top_level_lines(sources, chunk.node),
+        _ => node_lines(file, node.span, chunk.start_line, chunk.end_line).collect(),
     };
-    let mut out = match chunk.part {
+    let header = match chunk.part {
         Part::TopLevel => format!("{} {}\n", kind_word(node.kind), path),
         Part::Window(n) if n > 0 => format!("{} {}\n", kind_word(node.kind), node.qualified_name),
         _ if node.kind == SymbolKind::Method => format!("{} {}\n", kind_word(node.kind), node.qualified_name),
         _ => String::new(),
     };
+    if !header.is_empty() {
+        emit(Piece::Text(&header));
+    }
     if let Some(doc) = node.details.as_ref().and_then(|d| d.docstring.as_deref())
-        && !body.contains(doc.lines().next().unwrap_or_default().trim())
         && matches!(chunk.part, Part::Whole | Part::Outline | Part::Window(0))
     {
-        out.push_str(doc);
-        out.push('\n');
+        // Whether the body (its lines joined) holds the docstring's first
+        // line: one line of text lies within one line of the body.
+        let first = doc.lines().next().unwrap_or_default().trim();
+        if !first.is_empty() && !body.iter().any(|(_, line)| line.contains(first)) {
+            emit(Piece::Text(doc));
+            emit(Piece::Text("\n"));
+        }
     }
-    out.push_str(&body);
+    for &(at, line) in &body {
+        emit(Piece::Line(at, line));
+    }
     if chunk.part == Part::Outline {
         let names: Vec<&str> = members(graph, chunk.node).map(|m| graph.node(m).name.as_str()).collect();
         if !names.is_empty() {
-            out.push_str("\nmembers: ");
-            out.push_str(&names.join(", "));
+            emit(Piece::Text(&format!("\nmembers: {}", names.join(", "))));
         }
     }
-    out
 }
 
 fn kind_word(kind: SymbolKind) -> &'static str {

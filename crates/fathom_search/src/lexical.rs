@@ -145,17 +145,20 @@ impl Lexical {
     /// embedder would split every document twice (once to fit the average
     /// length) and stem every word afresh.
     pub fn build(documents: &[String]) -> Lexical {
-        Lexical::build_from(documents.len(), |i, piece| piece(&documents[i]))
+        Lexical::build_from(documents.len(), |i, piece| piece(Input::Text(&documents[i])))
     }
 
     /// [`Lexical::build`] over `count` documents that `pieces(i, piece)`
-    /// hands over in pieces, each a separate run of words: document `i` is
-    /// the pieces joined with spaces, never built.
-    pub fn build_from(count: usize, pieces: impl Fn(usize, &mut dyn FnMut(&str)) + Sync + Send) -> Lexical {
+    /// hands over in pieces, each a separate run of words or terms already
+    /// split: document `i` is the pieces joined with spaces, never built.
+    pub fn build_from(count: usize, pieces: impl Fn(usize, &mut dyn FnMut(Input<'_>)) + Sync + Send) -> Lexical {
         let documents: Vec<usize> = (0..count).collect();
         let terms: Vec<Vec<u32>> = crate::parallel::map_init(&documents, WordTerms::default, |cache, &i| {
             let mut terms = Vec::new();
-            pieces(i, &mut |piece| cache.extend(piece, &mut terms));
+            pieces(i, &mut |piece| match piece {
+                Input::Text(text) => cache.extend(text, &mut terms),
+                Input::Terms(split) => terms.extend_from_slice(split),
+            });
             terms
         });
         let total: usize = terms.iter().map(Vec::len).sum();
@@ -241,6 +244,61 @@ fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
             (term, tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * (length / avgdl))))
         })
         .collect()
+}
+
+/// A piece of a document for [`Lexical::build_from`].
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// Text, split into terms as it is read.
+    Text(&'a str),
+    /// Terms already split ([`LineTerms`]).
+    Terms(&'a [u32]),
+}
+
+/// A file's lexical terms, line by line (as `str::lines` splits it), hashed
+/// as the index keys them. Parsing splits them, on every core, so the
+/// lexical index, built on one thread after resolution, only reads them
+/// (splitting was most of its cost). No word spans two lines, so a chunk's
+/// terms are its lines' terms in order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LineTerms {
+    terms: Box<[u32]>,
+    /// Where each line's terms start in `terms`.
+    starts: Box<[u32]>,
+}
+
+impl LineTerms {
+    /// The terms of line `at` (0-based), if the file has that line.
+    pub fn line(&self, at: u32) -> Option<&[u32]> {
+        let start = *self.starts.get(at as usize)? as usize;
+        let end = self.starts.get(at as usize + 1).map_or(self.terms.len(), |&end| end as usize);
+        self.terms.get(start..end)
+    }
+
+    /// Whether these are a split of `text`: one list per line, in order.
+    /// A parse worker's answer is checked with it before it is taken.
+    pub fn fits(&self, text: &str) -> bool {
+        let ordered = self.starts.windows(2).all(|w| w[0] <= w[1]);
+        let inside = self.starts.last().is_none_or(|&last| last as usize <= self.terms.len());
+        ordered && inside && self.starts.len() == text.lines().count()
+    }
+}
+
+/// Splits files into [`LineTerms`], with one cache of words and stems for
+/// all of them (one per thread or parse worker).
+#[derive(Default)]
+pub struct Splitter(WordTerms);
+
+impl Splitter {
+    pub fn line_terms(&mut self, text: &str) -> LineTerms {
+        let mut terms = Vec::new();
+        let mut starts = Vec::new();
+        for line in text.lines() {
+            starts.push(terms.len() as u32);
+            self.0.extend(line, &mut terms);
+        }
+        LineTerms { terms: terms.into_boxed_slice(), starts: starts.into_boxed_slice() }
+    }
 }
 
 /// Hashed terms of documents, each distinct word split once and each
@@ -355,8 +413,34 @@ mod tests {
         let pieces = [["getUser", "getUser", "src/users/api.py", "def getUser(id):\n    return USERS[id]"]];
         let joined: Vec<String> = pieces.iter().map(|p| p.join(" ")).collect();
         let whole = Lexical::build(&joined);
-        let parts = Lexical::build_from(pieces.len(), |i, piece| pieces[i].iter().for_each(|p| piece(p)));
+        let parts = Lexical::build_from(pieces.len(), |i, piece| pieces[i].iter().for_each(|p| piece(Input::Text(p))));
         assert_eq!(parts.inverted.by_document(), whole.inverted.by_document());
         assert_eq!(parts.embedder.avgdl(), whole.embedder.avgdl());
+    }
+
+    /// A text's lines split ahead ([`LineTerms`]) give the terms the text
+    /// gives, line by line and all together.
+    #[test]
+    fn line_terms_are_the_texts_terms_by_line() {
+        let text = "def getUser(id):\r\n    \"\"\"Fetch the user.\"\"\"\n\n    return USERS[id]  # naïve\nlast";
+        let lines = Splitter::default().line_terms(text);
+        assert!(lines.fits(text));
+        assert!(!lines.fits("one line"));
+        let mut cache = WordTerms::default();
+        let mut all = Vec::new();
+        for (at, line) in text.lines().enumerate() {
+            let mut expected = Vec::new();
+            cache.extend(line, &mut expected);
+            assert_eq!(lines.line(at as u32), Some(expected.as_slice()), "{line:?}");
+            all.extend(expected);
+        }
+        assert_eq!(lines.line(text.lines().count() as u32), None);
+        let mut whole = Vec::new();
+        cache.extend(text, &mut whole);
+        assert_eq!(all, whole, "no word spans two lines");
+        let split = Lexical::build_from(1, |_, piece| {
+            (0..5).for_each(|at| piece(Input::Terms(lines.line(at).unwrap())));
+        });
+        assert_eq!(split.inverted.by_document(), Lexical::build(&[text.to_owned()]).inverted.by_document());
     }
 }

@@ -9,10 +9,10 @@ use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::SymbolKind;
 use serde::Serialize;
 
-use crate::chunks::{self, Chunk, Sources};
+use crate::chunks::{self, Chunk, Piece, Sources};
 use crate::dense::{Dense, HnswParams, Vector};
 use crate::hints::{self, Hints};
-use crate::lexical::{Bm25Params, Lexical, NAME_BOOST, StoredLexical};
+use crate::lexical::{Bm25Params, Input, Lexical, NAME_BOOST, StoredLexical};
 use crate::{MatchKind, NameIndex};
 
 /// Reciprocal rank fusion's constant (Cormack et al.).
@@ -354,10 +354,9 @@ impl Retrieval {
     /// Chunks the graph and builds the lexical index; the dense index waits
     /// for vectors.
     pub fn build(sources: &dyn Sources) -> Retrieval {
-        let (chunks, texts): (Vec<Chunk>, Vec<String>) = chunks::chunk_all(sources).into_iter().unzip();
+        let chunks = chunks::chunk_all(sources);
         let graph = sources.graph();
-        let lexical = Lexical::build_from(chunks.len(), |i, piece| lexical_pieces(graph, &chunks[i], &texts[i], piece));
-        drop(texts);
+        let lexical = Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input));
         let vectors = vec![None; chunks.len()];
         Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense: None }
     }
@@ -419,8 +418,7 @@ impl Retrieval {
         let lexical = if lexical.is_current() {
             Lexical::from_stored(lexical)
         } else {
-            let texts: Vec<String> = chunks.iter().map(|c| chunks::text(sources, c)).collect();
-            Lexical::build_from(chunks.len(), |i, piece| lexical_pieces(graph, &chunks[i], &texts[i], piece))
+            Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input))
         };
         Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense })
     }
@@ -676,22 +674,35 @@ fn mode_name(mode: Mode) -> &'static str {
 
 /// What BM25 reads for a chunk, in pieces: the name, boosted; the path's
 /// segments; then the chunk's text (`text`).
-fn lexical_pieces(graph: &CodeGraph, chunk: &Chunk, text: &str, piece: &mut dyn FnMut(&str)) {
+fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(Input<'_>)) {
+    let graph = sources.graph();
     let node = graph.node(chunk.node);
     for _ in 0..NAME_BOOST {
-        piece(&node.name);
+        input(Input::Text(&node.name));
     }
-    piece(graph.path_of(chunk.node).unwrap_or_default());
-    piece(text);
+    input(Input::Text(graph.path_of(chunk.node).unwrap_or_default()));
+    let split = node.file.and_then(|file| sources.line_terms(file.0 as usize));
+    chunks::pieces(sources, chunk, &mut |piece| match piece {
+        Piece::Text(text) => input(Input::Text(text)),
+        Piece::Line(at, line) => match split.and_then(|split| split.line(at)) {
+            Some(terms) => input(Input::Terms(terms)),
+            None => input(Input::Text(line)),
+        },
+    });
 }
 
 /// The pieces of [`lexical_pieces`] as one document.
 fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
+    let graph = sources.graph();
+    let node = graph.node(chunk.node);
     let mut doc = String::new();
-    lexical_pieces(sources.graph(), chunk, &chunks::text(sources, chunk), &mut |piece| {
+    let text = chunks::text(sources, chunk);
+    let pieces = std::iter::repeat_n(node.name.as_str(), NAME_BOOST)
+        .chain([graph.path_of(chunk.node).unwrap_or_default(), &text]);
+    for piece in pieces {
         doc.push_str(piece);
         doc.push(' ');
-    });
+    }
     doc
 }
 

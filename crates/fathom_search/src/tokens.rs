@@ -214,8 +214,23 @@ mod tests {
             parts
         }
         for word in [
-            "ABCdef", "aB", "A", "a1B2", "ÉtéÀbc", "HTTPServer2Go", "x_Y_z", "__", "ab__CD", "getÜberURL", "Ωmega9Σ",
-            "IOError", "_", "a", "9", "ÀÀà", "camelCaseXML",
+            "ABCdef",
+            "aB",
+            "A",
+            "a1B2",
+            "ÉtéÀbc",
+            "HTTPServer2Go",
+            "x_Y_z",
+            "__",
+            "ab__CD",
+            "getÜberURL",
+            "Ωmega9Σ",
+            "IOError",
+            "_",
+            "a",
+            "9",
+            "ÀÀà",
+            "camelCaseXML",
         ] {
             assert_eq!(split_identifier(word), reference(word), "{word:?}");
         }
