@@ -93,6 +93,9 @@ async function poolFor(bytes: number): Promise<ParsePool | undefined> {
  */
 const SAMPLE_BYTES_PER_WORKER = 192 << 10;
 
+/** How many shares each parse worker's part of a repository is cut into. */
+const SHARES_PER_WORKER = 16;
+
 /** A parse worker's answer for sampled files. */
 interface SampleAnswer {
   positions: Uint32Array;
@@ -136,8 +139,11 @@ async function indexStaged(
   }
   const workers = await poolFor(staged.bytes);
   if (workers) {
-    // More shares than workers: a worker that finishes early takes another.
-    const shares = ws.stagedShares(workers.size * 4);
+    // Many more shares than workers: a worker that finishes early takes
+    // another, and each holds only its share's text and facts at once
+    // (Django: 16 shares a worker rather than 4 took each parse worker's
+    // heap from 59 to 40 MB, in the same time).
+    const shares = ws.stagedShares(workers.size * SHARES_PER_WORKER);
     const total = staged.files;
     let done = sampled;
     let failed = 0;
