@@ -101,8 +101,11 @@ impl Parsers {
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
-        let members = metrics.finish(&mut facts.definitions);
-        references::extract(&loaded.vocabulary, &references, text, &members, &mut facts);
+        // Where each function, method and class is: complexity and
+        // references both ask which one encloses an offset.
+        let scopes = references::Scopes::new(&facts.definitions);
+        let members = metrics.finish(&scopes, &mut facts.definitions);
+        references::extract(&loaded.vocabulary, &references, text, &scopes, &members, &mut facts);
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
 

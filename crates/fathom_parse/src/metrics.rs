@@ -117,12 +117,12 @@ impl Found {
     }
 
     /// Sets `complexity` (1 + branch points) on every function and method,
-    /// and returns the nodes that are [`Members`].
-    pub(crate) fn finish(self, definitions: &mut [Definition]) -> Members {
-        let scopes = Scopes::new(definitions);
+    /// and returns the nodes that are [`Members`]. `scopes` are those of
+    /// `definitions`.
+    pub(crate) fn finish(self, scopes: &Scopes, definitions: &mut [Definition]) -> Members {
         let mut counts = vec![0u32; definitions.len()];
         for at in self.branches {
-            if let Some(owner) = callable_around(&scopes, at, definitions) {
+            if let Some(owner) = callable_around(scopes, at, definitions) {
                 counts[owner] += 1;
             }
         }

@@ -185,10 +185,10 @@ pub(crate) fn extract(
     vocabulary: &Vocabulary,
     matches: &Matches<'_>,
     text: &str,
+    scopes: &Scopes,
     members: &Members,
     facts: &mut FileFacts,
 ) {
-    let scopes = Scopes::new(&facts.definitions);
     let declared: FxHashSet<u32> = facts.definitions.iter().map(|d| d.name_span.start_byte).collect();
     // A write target is not also a read.
     let mut uses: Vec<Found<'_>> = Vec::new();
