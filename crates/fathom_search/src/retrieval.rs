@@ -672,16 +672,22 @@ fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
-/// What BM25 reads for a chunk, in pieces: the name, boosted; the path's
-/// segments; then the chunk's text (`text`).
+/// What BM25 reads for a chunk before its text: the name, boosted, and
+/// the path, whose segments it splits.
+fn heading<'g>(graph: &'g CodeGraph, chunk: &Chunk) -> impl Iterator<Item = &'g str> {
+    let name = graph.node(chunk.node).name.as_str();
+    std::iter::repeat_n(name, NAME_BOOST).chain([graph.path_of(chunk.node).unwrap_or_default()])
+}
+
+/// What BM25 reads for a chunk, in pieces: the [`heading`], then the
+/// chunk's text in [`chunks::pieces`], each of its file's lines as the terms
+/// parsing split when there are any.
 fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(Input<'_>)) {
     let graph = sources.graph();
-    let node = graph.node(chunk.node);
-    for _ in 0..NAME_BOOST {
-        input(Input::Text(&node.name));
+    for piece in heading(graph, chunk) {
+        input(Input::Text(piece));
     }
-    input(Input::Text(graph.path_of(chunk.node).unwrap_or_default()));
-    let split = node.file.and_then(|file| sources.line_terms(file.0 as usize));
+    let split = graph.node(chunk.node).file.and_then(|file| sources.line_terms(file.0 as usize));
     chunks::pieces(sources, chunk, &mut |piece| match piece {
         Piece::Text(text) => input(Input::Text(text)),
         Piece::Line(at, line) => match split.and_then(|split| split.line(at)) {
@@ -691,15 +697,10 @@ fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(In
     });
 }
 
-/// The pieces of [`lexical_pieces`] as one document.
+/// What [`lexical_pieces`] reads, as one document.
 fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
-    let graph = sources.graph();
-    let node = graph.node(chunk.node);
     let mut doc = String::new();
-    let text = chunks::text(sources, chunk);
-    let pieces = std::iter::repeat_n(node.name.as_str(), NAME_BOOST)
-        .chain([graph.path_of(chunk.node).unwrap_or_default(), &text]);
-    for piece in pieces {
+    for piece in heading(sources.graph(), chunk).chain([chunks::text(sources, chunk).as_str()]) {
         doc.push_str(piece);
         doc.push(' ');
     }

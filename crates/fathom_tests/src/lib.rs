@@ -415,12 +415,16 @@ fn is_assertion(line: &str) -> bool {
         || line.contains("assertRaises")
 }
 
+/// A letter, digit or underscore: what words are made of.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 /// Whether `word` is one of [`words`] of `text`: found where no word
 /// character touches it. A module imports a few names, so looking each up
 /// costs less than collecting every word of every test (a third of linking
 /// Django's tests).
 fn has_word(text: &str, word: &str) -> bool {
-    let is_word_char = |c: char| c.is_alphanumeric() || c == '_';
     if !word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') || !word.chars().all(is_word_char) {
         return false;
     }
@@ -433,7 +437,7 @@ fn has_word(text: &str, word: &str) -> bool {
 
 /// The identifier-shaped words of a text.
 fn words(text: &str) -> HashSet<&str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+    text.split(|c: char| !is_word_char(c))
         .filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
         .collect()
 }
