@@ -22,6 +22,9 @@ pub mod change;
 pub mod recommend;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -92,6 +95,13 @@ struct Linker<'g, S> {
     tests: Vec<NodeId>,
     /// Files whose path or contents make them test code.
     test_files: HashSet<FileId>,
+    /// Whether each file is test code, by file index: [`Linker::is_subject`]
+    /// asks for every definition a test reaches.
+    is_test_file: Vec<bool>,
+    /// Each node's outgoing `CALLS` edges, oldest first, as (callee,
+    /// confidence, line): a test's call search reads these alone, where
+    /// each node's edges of every kind would be gathered and sorted.
+    calls: CallLists,
     /// Definitions that can be tested (outside test code), by simple name.
     subjects_by_name: HashMap<String, Vec<NodeId>>,
     /// The same, by a case- and separator-blind key (`parse_url` = `parseUrl`).
@@ -117,11 +127,17 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                 test_files.insert(FileId(at as u32));
             }
         }
+        let mut is_test_file = vec![false; graph.files().len()];
+        for file in &test_files {
+            is_test_file[file.0 as usize] = true;
+        }
         let mut linker = Linker {
             graph,
             texts,
             tests,
             test_files,
+            is_test_file,
+            calls: CallLists::new(graph),
             subjects_by_name: HashMap::new(),
             subjects_by_key: HashMap::new(),
             modules_by_file_name: HashMap::new(),
@@ -146,7 +162,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     fn is_subject(&self, id: NodeId) -> bool {
         let node = self.graph.node(id);
         !node.is_external
-            && node.file.is_some_and(|f| !self.test_files.contains(&f))
+            && node.file.is_some_and(|f| !self.is_test_file[f.0 as usize])
             && matches!(node.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Module)
             && !node.details.as_ref().is_some_and(|d| d.is_test)
     }
@@ -161,6 +177,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         };
         let mirrors: HashMap<FileId, Vec<NodeId>> =
             self.test_files.iter().map(|&file| (file, self.mirrored_modules(file))).collect();
+        let mut imported = ImportedByModule::default();
         for &test in &self.tests {
             let node = self.graph.node(test);
             if matches!(node.kind, SymbolKind::Function | SymbolKind::Method) {
@@ -168,7 +185,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                     add(test, target, evidence);
                 }
                 let text = self.text_of(test);
-                for (target, evidence) in self.imports(test, text) {
+                for (target, evidence) in self.imports(test, text, &mut imported) {
                     add(test, target, evidence);
                 }
                 for (target, evidence) in self.mentions(test, text) {
@@ -197,8 +214,8 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         for hop in 1..=MAX_CALL_HOPS {
             let mut next = Vec::new();
             for &(from, confidence, first_line) in &frontier {
-                for (edge, to) in self.graph.outgoing(from) {
-                    if edge.kind != EdgeKind::Calls || to == test {
+                for &(to, edge_confidence, edge_line) in self.calls.of(from) {
+                    if to == test {
                         continue;
                     }
                     visited += 1;
@@ -206,8 +223,8 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                         break;
                     }
                     let damping = if hop == 1 { 1.0 } else { HOP_DAMPING };
-                    let reached = confidence * edge.confidence * damping;
-                    let line = first_line.or(edge.line);
+                    let reached = confidence * edge_confidence * damping;
+                    let line = first_line.or(edge_line);
                     if best.get(&to).is_some_and(|&(c, _)| c >= reached) || reached < MIN_CONFIDENCE {
                         continue;
                     }
@@ -224,17 +241,26 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     }
 
     /// What the test's module imports and the test's code names.
-    fn imports(&self, test: NodeId, text: &str) -> Vec<(NodeId, Evidence)> {
+    fn imports(&self, test: NodeId, text: &str, imported: &mut ImportedByModule) -> Vec<(NodeId, Evidence)> {
         let Some(module) = self.graph.module_of(test) else { return Vec::new() };
-        self.graph
-            .outgoing(module)
-            .filter(|(edge, to)| edge.kind == EdgeKind::Imports && self.is_subject(*to))
-            .filter(|(_, to)| {
-                let node = self.graph.node(*to);
-                node.kind != SymbolKind::Module && has_word(text, &node.name)
-            })
-            .map(|(edge, to)| {
-                (to, Evidence { reason: Reason::TestImports, confidence: 0.6 * edge.confidence, line: None })
+        // A module's imports are gathered once, not once for each of its tests.
+        let imported = imported.entry(module).or_insert_with(|| {
+            Imported::new(
+                self.graph
+                    .outgoing(module)
+                    .filter(|(edge, to)| {
+                        edge.kind == EdgeKind::Imports
+                            && self.is_subject(*to)
+                            && self.graph.node(*to).kind != SymbolKind::Module
+                    })
+                    .map(|(edge, to)| (to, &self.graph.node(to).name, edge.confidence))
+                    .collect(),
+            )
+        });
+        imported
+            .named_in(text)
+            .map(|(to, confidence)| {
+                (to, Evidence { reason: Reason::TestImports, confidence: 0.6 * confidence, line: None })
             })
             .collect()
     }
@@ -345,6 +371,99 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     }
 }
 
+type ImportedByModule = FxHashMap<NodeId, Imported>;
+
+/// A test module's imports of subjects (not modules), oldest first, and
+/// their names, found in a test's text in one pass (a module imports a few
+/// dozen names, and each of its tests asks for all of them).
+struct Imported {
+    /// Each import's target, its name's pattern, and its edge's confidence.
+    subjects: Vec<(NodeId, Option<usize>, f32)>,
+    /// The distinct names that can be words (see `is_word`); `None` if none.
+    names: Option<AhoCorasick>,
+    pattern_count: usize,
+}
+
+impl Imported {
+    fn new(imports: Vec<(NodeId, &String, f32)>) -> Imported {
+        let mut patterns: Vec<&str> = Vec::new();
+        let subjects = imports
+            .into_iter()
+            .map(|(to, name, confidence)| {
+                let pattern = is_word(name).then(|| {
+                    patterns.iter().position(|p| p == name).unwrap_or_else(|| {
+                        patterns.push(name);
+                        patterns.len() - 1
+                    })
+                });
+                (to, pattern, confidence)
+            })
+            .collect();
+        // An NFA: one per test module, so building it must cost little (a
+        // DFA's build cost more than all the searches it would speed up).
+        let names = (!patterns.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .build(&patterns)
+                .expect("names are valid patterns")
+        });
+        Imported { subjects, names, pattern_count: patterns.len() }
+    }
+
+    /// The imports whose names are words of `text`, as `has_word` finds
+    /// them, in import order.
+    fn named_in(&self, text: &str) -> impl Iterator<Item = (NodeId, f32)> + '_ {
+        let mut found = vec![false; self.pattern_count];
+        if let Some(names) = &self.names {
+            // Overlapping: `parse` inside `parse_url` is seen, and refused,
+            // without hiding `parse_url` itself.
+            for m in names.find_overlapping_iter(text) {
+                if !found[m.pattern().as_usize()] && stands_alone(text, m.start(), m.end()) {
+                    found[m.pattern().as_usize()] = true;
+                }
+            }
+        }
+        self.subjects
+            .iter()
+            .filter(move |(_, pattern, _)| pattern.is_some_and(|p| found[p]))
+            .map(|&(to, _, confidence)| (to, confidence))
+    }
+}
+
+/// Every node's outgoing `CALLS` edges in one list, each node's a slice of
+/// it, oldest first as [`CodeGraph::outgoing`] gives them.
+struct CallLists {
+    /// Where each node's slice starts; one more entry than nodes.
+    starts: Vec<u32>,
+    calls: Vec<(NodeId, f32, Option<u32>)>,
+}
+
+impl CallLists {
+    fn new(graph: &CodeGraph) -> CallLists {
+        let is_call = |edge: &Edge| edge.kind == EdgeKind::Calls;
+        let mut starts = vec![0u32; graph.node_count() + 1];
+        for (_, from, ..) in graph.edges().filter(|(.., e)| is_call(e)) {
+            starts[from.index() + 1] += 1;
+        }
+        for at in 1..starts.len() {
+            starts[at] += starts[at - 1];
+        }
+        let mut filled = starts.clone();
+        let mut calls = vec![(NodeId::default(), 0.0, None); starts[starts.len() - 1] as usize];
+        // Edges come in id order, which is age order.
+        for (_, from, to, edge) in graph.edges().filter(|(.., e)| is_call(e)) {
+            let at = &mut filled[from.index()];
+            calls[*at as usize] = (to, edge.confidence, edge.line);
+            *at += 1;
+        }
+        CallLists { starts, calls }
+    }
+
+    fn of(&self, node: NodeId) -> &[(NodeId, f32, Option<u32>)] {
+        &self.calls[self.starts[node.index()] as usize..self.starts[node.index() + 1] as usize]
+    }
+}
+
 /// Languages whose tests can exercise each other's code.
 fn family(language: Language) -> u8 {
     match language {
@@ -400,19 +519,26 @@ fn mirrored_file_name(path: &str) -> Option<String> {
     (!subject.is_empty()).then(|| format!("{subject}.{extension}"))
 }
 
-/// Whether a line of a test asserts something.
+/// What a line that asserts holds, anywhere in it.
+const ASSERTION_MARKS: [&str; 9] = [
+    "assert!",
+    "assert_eq!",
+    "expect(",
+    ".assert",
+    "Assert.",
+    "assertThat",
+    ".should",
+    "pytest.raises",
+    "assertRaises",
+];
+
+/// Whether a line of a test asserts something: it starts with `assert`, or
+/// holds one of [`ASSERTION_MARKS`], all looked for in one pass over it
+/// (every line of every test is asked).
 fn is_assertion(line: &str) -> bool {
-    let line = line.trim_start();
-    line.starts_with("assert")
-        || line.contains("assert!")
-        || line.contains("assert_eq!")
-        || line.contains("expect(")
-        || line.contains(".assert")
-        || line.contains("Assert.")
-        || line.contains("assertThat")
-        || line.contains(".should")
-        || line.contains("pytest.raises")
-        || line.contains("assertRaises")
+    static MARKS: LazyLock<AhoCorasick> =
+        LazyLock::new(|| AhoCorasick::new(ASSERTION_MARKS).expect("fixed, valid patterns"));
+    line.trim_start().starts_with("assert") || MARKS.is_match(line)
 }
 
 /// A letter, digit or underscore: what words are made of.
@@ -420,19 +546,22 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// Whether `word` is shaped like the [`words`] of a text.
+fn is_word(word: &str) -> bool {
+    word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && word.chars().all(is_word_char)
+}
+
+/// Whether no word character touches `text[start..end]`.
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    !text[..start].chars().next_back().is_some_and(is_word_char)
+        && !text[end..].chars().next().is_some_and(is_word_char)
+}
+
 /// Whether `word` is one of [`words`] of `text`: found where no word
-/// character touches it. A module imports a few names, so looking each up
-/// costs less than collecting every word of every test (a third of linking
-/// Django's tests).
+/// character touches it.
+#[cfg(test)]
 fn has_word(text: &str, word: &str) -> bool {
-    if !word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') || !word.chars().all(is_word_char) {
-        return false;
-    }
-    text.match_indices(word).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
-    })
+    is_word(word) && text.match_indices(word).any(|(at, _)| stands_alone(text, at, at + word.len()))
 }
 
 /// The identifier-shaped words of a text.
@@ -469,6 +598,46 @@ mod tests {
         ] {
             assert_eq!(has_word(text, word), words(text).contains(word), "{word:?}");
         }
+    }
+
+    /// One pass over the marks answers what asking for each in turn did.
+    #[test]
+    fn assertion_lines() {
+        let each = |line: &str| {
+            let line = line.trim_start();
+            line.starts_with("assert") || ASSERTION_MARKS.iter().any(|mark| line.contains(mark))
+        };
+        for line in [
+            "    assert x == 1",
+            "self.assertEqual(a, b)",
+            "assert_eq!(a, b);",
+            "expect(f()).toBe(1)",
+            "Assert.Equal(1, x)",
+            "assertThat(x).isEqualTo(1)",
+            "x.should.equal(1)",
+            "with pytest.raises(ValueError):",
+            "with self.assertRaises(ValueError):",
+            "x = assertion_helper()",
+            "return expected",
+            "",
+            "  ",
+        ] {
+            assert_eq!(is_assertion(line), each(line), "{line:?}");
+        }
+    }
+
+    /// A module's imported names are found in one pass as `has_word` finds
+    /// each, names inside other names and repeated names included.
+    #[test]
+    fn imported_names_are_found_as_words() {
+        let text = "def test_x(self):\n    parse_url(u); Parser().feed(x)  # url naïve";
+        let names = ["parse", "parse_url", "Parser", "feed", "url", "naïve", "parse_url", "x y", "", "Straße", "u"];
+        let owned: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+        let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n, 1.0)).collect();
+        let found: Vec<usize> = Imported::new(imports).named_in(text).map(|(id, _)| id.index()).collect();
+        let each: Vec<usize> = (0..names.len()).filter(|&at| has_word(text, names[at])).collect();
+        assert_eq!(found, each);
+        assert_eq!(each, [1, 2, 3, 4, 5, 6, 10]);
     }
 
     #[test]
