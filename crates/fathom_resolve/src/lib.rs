@@ -18,7 +18,7 @@ mod types;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -29,7 +29,7 @@ use serde::Serialize;
 
 pub use config::{ProjectConfig, is_config_file};
 use modules::{Place, locate};
-use tables::{Family, Tables};
+use tables::{Family, Map, Tables};
 
 /// One parsed file, with the nodes its definitions became.
 pub struct SourceFile<'a> {
@@ -101,6 +101,7 @@ pub fn resolve(graph: &mut CodeGraph, files: &[SourceFile<'_>], config: &Project
         tables,
         bindings: Vec::new(),
         ancestry: RefCell::default(),
+        exports: RefCell::default(),
         stats: Stats::default(),
     };
     resolver.attach_owned_methods();
@@ -119,9 +120,13 @@ struct Resolver<'g, 'f> {
     config: &'f ProjectConfig,
     tables: Tables,
     /// Per file: local name → what it stands for; `""` keys wildcard imports.
-    bindings: Vec<HashMap<String, Vec<Target>>>,
+    bindings: Vec<Map<String, Vec<Target>>>,
     /// Each class's supertypes, once asked for ([`Resolver::ancestors`]).
     ancestry: RefCell<FxHashMap<NodeId, Rc<[NodeId]>>>,
+    /// What each module exports under a name, once asked for
+    /// ([`Resolver::export_of`]): every file that imports `models` from
+    /// `django.db` asks the same.
+    exports: RefCell<Map<(NodeId, String), Option<Target>>>,
     stats: Stats,
 }
 
@@ -149,7 +154,7 @@ impl Resolver<'_, '_> {
     }
 
     fn bind_imports(&mut self) {
-        self.bindings = vec![HashMap::new(); self.files.len()];
+        self.bindings = vec![Map::default(); self.files.len()];
         for index in 0..self.files.len() {
             let file = &self.files[index];
             let module = file.nodes.module;
@@ -208,6 +213,23 @@ impl Resolver<'_, '_> {
     /// submodule, or whatever the module itself imported under that name
     /// (re-exports through `__init__.py` and `index.ts` barrels).
     fn export_of(&self, place: &Place, name: &str, depth: usize) -> Option<Target> {
+        // Only a first question is kept: deeper ones see less of the chain.
+        // What a module exports is settled before the first question (only
+        // members are added to the tables after they are built, and before
+        // imports are bound).
+        let &Place::Module(module) = place else { return self.find_export(place, name, depth) };
+        if depth > 0 {
+            return self.find_export(place, name, depth);
+        }
+        if let Some(found) = self.exports.borrow().get(&(module, name.to_owned())) {
+            return found.clone();
+        }
+        let found = self.find_export(place, name, 0);
+        self.exports.borrow_mut().insert((module, name.to_owned()), found.clone());
+        found
+    }
+
+    fn find_export(&self, place: &Place, name: &str, depth: usize) -> Option<Target> {
         if depth > 8 {
             return None;
         }
@@ -310,6 +332,24 @@ impl Resolver<'_, '_> {
     /// Looks a name up from file `index`: imports, the file itself, its
     /// package, wildcard imports, then the archive by name.
     fn lookup(&self, index: usize, name: &str, accept: &dyn Fn(&NodeId) -> bool) -> Option<Found> {
+        self.lookup_in_scope(index, name, accept).or_else(|| {
+            let family = Family::of(self.files[index].language);
+            let anywhere: Vec<NodeId> = self
+                .tables
+                .by_name
+                .get(&(family, name.to_owned()))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|id| accept(id))
+                .collect();
+            Found::by_name(anywhere)
+        })
+    }
+
+    /// [`Self::lookup`] short of guessing by name across the archive: what
+    /// the file can see (imports, itself, its package, wildcard imports).
+    fn lookup_in_scope(&self, index: usize, name: &str, accept: &dyn Fn(&NodeId) -> bool) -> Option<Found> {
         let file = &self.files[index];
         let family = Family::of(file.language);
         for target in self.bindings.get(index).and_then(|b| b.get(name)).into_iter().flatten() {
@@ -352,16 +392,7 @@ impl Resolver<'_, '_> {
                 return Some(Found::one(id, Reason::ImportResolved, 0.9));
             }
         }
-        let anywhere: Vec<NodeId> = self
-            .tables
-            .by_name
-            .get(&(family, name.to_owned()))
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|id| accept(id))
-            .collect();
-        Found::by_name(anywhere)
+        None
     }
 
     fn inheritance(&mut self) {
@@ -932,9 +963,10 @@ impl Resolver<'_, '_> {
                             if shadowed {
                                 return None;
                             }
+                            // A guess by name across the archive is never kept for a use.
                             let graph = &*self.graph;
-                            let found =
-                                self.lookup(index, name, &|id| graph.node(*id).kind == SymbolKind::GlobalVariable)?;
+                            let is_global = |id: &NodeId| graph.node(*id).kind == SymbolKind::GlobalVariable;
+                            let found = self.lookup_in_scope(index, name, &is_global)?;
                             matches!(found.reason, Reason::SameFile | Reason::ImportResolved | Reason::SamePackage)
                                 .then_some(found)
                         })

@@ -44,27 +44,33 @@ impl Family {
     }
 }
 
-pub(crate) type Names = HashMap<String, Vec<NodeId>>;
+/// The tables' maps. Most are keyed by what the archive spells (names,
+/// paths), and resolution asks them hundreds of thousands of times: ahash
+/// with random keys is several times faster than the standard SipHash, and
+/// a hostile archive still cannot choose names that collide.
+pub(crate) type Map<K, V> = HashMap<K, V, ahash::RandomState>;
+
+pub(crate) type Names = Map<String, Vec<NodeId>>;
 
 #[derive(Default)]
 pub(crate) struct Tables {
-    pub module_by_name: HashMap<(Family, String), Vec<NodeId>>,
-    pub module_by_path: HashMap<String, NodeId>,
-    pub module_names: HashMap<NodeId, String>,
+    pub module_by_name: Map<(Family, String), Vec<NodeId>>,
+    pub module_by_path: Map<String, NodeId>,
+    pub module_names: Map<NodeId, String>,
     /// File index by module node.
-    pub file_of_module: HashMap<NodeId, usize>,
+    pub file_of_module: Map<NodeId, usize>,
     /// Top-level definitions of each module.
-    pub top_level: HashMap<NodeId, Names>,
+    pub top_level: Map<NodeId, Names>,
     /// Top-level definitions of each package or namespace (Java, Kotlin, C#, PHP, Go).
-    pub package_members: HashMap<(Family, String), Names>,
+    pub package_members: Map<(Family, String), Names>,
     /// The package of each file, where the language has them.
     pub package_of_file: Vec<Option<String>>,
     /// Methods and fields of each class, synthesized ones included.
-    pub members: HashMap<NodeId, Names>,
+    pub members: Map<NodeId, Names>,
     /// Classes, functions, methods and annotations by simple name.
-    pub by_name: HashMap<(Family, String), Vec<NodeId>>,
+    pub by_name: Map<(Family, String), Vec<NodeId>>,
     /// Type aliases by name: what each stands for, as written.
-    pub aliases: HashMap<(Family, String), Vec<String>>,
+    pub aliases: Map<(Family, String), Vec<String>>,
 }
 
 impl Tables {
