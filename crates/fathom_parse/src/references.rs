@@ -270,8 +270,8 @@ pub(crate) fn extract(
             Outer::Local => {
                 let (Some(name), Some(type_node)) = (part(Part::LocalName), part(Part::LocalType)) else { continue };
                 // `x = make()` is typed by what `make` returns, which only resolution knows.
-                let called = type_node
-                    .parent()
+                let called = parent_within(node, type_node)
+                    .or_else(|| type_node.parent())
                     .and_then(|p| p.child_by_field_name("function"))
                     .is_some_and(|f| f.id() == type_node.id());
                 let written = collapse(node_text(type_node, text));
@@ -329,6 +329,21 @@ pub(crate) fn extract(
         }
     }
     facts.names = names.spelled;
+}
+
+/// `node`'s parent, found from `ancestor` down (`None` if `ancestor` is not
+/// above `node`): tree-sitter's own `parent()` walks down from the root of
+/// the file, which costs as much as the file is deep and wide (a sixth of
+/// extracting references, on Django).
+fn parent_within<'t>(ancestor: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
+    let mut at = ancestor;
+    loop {
+        let next = at.child_with_descendant(node)?;
+        if next.id() == node.id() {
+            return Some(at);
+        }
+        at = next;
+    }
 }
 
 /// The untyped parameters of a function passed as an argument, each typed
