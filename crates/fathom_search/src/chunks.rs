@@ -246,11 +246,22 @@ fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<(u32, &str)> {
         .map(|m| (m.span.start_line, m.span.end_line))
         .collect();
     covered.sort_unstable();
+    // Overlapping spans merged, so that one pass in step with the lines
+    // tells whether a span covers each (rather than asking every span).
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(covered.len());
+    for (start, end) in covered.into_iter().filter(|(start, end)| start <= end) {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let mut spans = merged.into_iter().peekable();
     let mut out = Vec::new();
     let mut size = 0;
     for (i, line) in text.lines().enumerate() {
         let n = i as u32 + 1;
-        if covered.iter().any(|&(s, e)| n >= s && n <= e) || line.trim().is_empty() {
+        while spans.next_if(|&(_, end)| end < n).is_some() {}
+        if spans.peek().is_some_and(|&(start, _)| start <= n) || line.trim().is_empty() {
             continue;
         }
         size += line.len() + 1;

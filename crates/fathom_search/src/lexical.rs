@@ -226,21 +226,23 @@ const FALLBACK_AVGDL: f32 = 256.0;
 /// its BM25 weight: the `bm25` crate's embedder's formula, term frequency
 /// saturated by `K1` and normalised by length with `B`.
 fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
-    let mut counts: HashMap<u32, u32, RandomState> = HashMap::default();
-    counts.reserve(terms.len());
-    let mut order = Vec::new();
+    // Each term's place in `counted`, which keeps first-seen order: one
+    // lookup a term.
+    let mut places: HashMap<u32, u32, RandomState> = HashMap::default();
+    places.reserve(terms.len());
+    let mut counted: Vec<(u32, u32)> = Vec::new();
     for &term in terms {
-        let count = counts.entry(term).or_insert(0);
-        if *count == 0 {
-            order.push(term);
-        }
-        *count += 1;
+        let place = *places.entry(term).or_insert_with(|| {
+            counted.push((term, 0));
+            counted.len() as u32 - 1
+        });
+        counted[place as usize].1 += 1;
     }
     let length = terms.len() as f32;
-    order
+    counted
         .into_iter()
-        .map(|term| {
-            let tf = counts[&term] as f32;
+        .map(|(term, tf)| {
+            let tf = tf as f32;
             (term, tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * (length / avgdl))))
         })
         .collect()
