@@ -85,7 +85,8 @@ impl CodeGraph {
         let module = module_name(input.path, input.language, package, packages);
         let file =
             self.push_file(FileEntry { path: input.path.to_owned(), language: input.language, module: NodeId::end() });
-        let lines = input.text.lines().count().max(1) as u32;
+        let counted = fathom_model::count_lines(input.text);
+        let lines = counted.lines.max(1);
         let module_node = self.add_node(Node {
             kind: SymbolKind::Module,
             class_kind: None,
@@ -95,10 +96,7 @@ impl CodeGraph {
             language: input.language,
             span: Span { start_line: 1, end_line: lines, start_byte: 0, end_byte: input.text.len() as u32 },
             is_external: false,
-            details: Some(Box::new(Details {
-                loc: input.text.lines().filter(|l| !l.trim().is_empty()).count() as u32,
-                ..Details::default()
-            })),
+            details: Some(Box::new(Details { loc: counted.code, ..Details::default() })),
         });
         self.set_file_module(file, module_node);
         let root = qualified_root(input.language, &module, package);

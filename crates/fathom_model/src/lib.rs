@@ -1,9 +1,11 @@
 //! The vocabulary shared by every stage of the pipeline. It holds plain data
 //! only, so that the graph and search crates can speak of languages, spans and
-//! extracted facts without depending on the parser.
+//! extracted facts without depending on the parser; and what a line of code
+//! is ([`count_lines`]), which parsing and the graph both count.
 
 mod facts;
 mod language;
+mod lines;
 mod symbol;
 
 pub use facts::{
@@ -11,4 +13,5 @@ pub use facts::{
     Parameter, Synthesized, TypeAlias, Use,
 };
 pub use language::Language;
+pub use lines::{LineCount, count_lines};
 pub use symbol::{ClassKind, Span, SymbolKind, Visibility};

@@ -237,7 +237,7 @@ fn fill(d: &mut Definition, f: &Found<'_>, profile: &Profile, text: &str) {
         .collect();
     d.docstring = docstring(profile, node, f.body, text);
     let source = &text[d.span.start_byte as usize..d.span.end_byte as usize];
-    d.loc = source.lines().filter(|l| !l.trim().is_empty()).count() as u32;
+    d.loc = fathom_model::count_lines(source).code;
 }
 
 /// The declaration up to its body, or its first line without one.
