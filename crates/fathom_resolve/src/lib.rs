@@ -332,19 +332,13 @@ impl Resolver<'_, '_> {
     /// Looks a name up from file `index`: imports, the file itself, its
     /// package, wildcard imports, then the archive by name.
     fn lookup(&self, index: usize, name: &str, accept: &dyn Fn(&NodeId) -> bool) -> Option<Found> {
-        self.lookup_in_scope(index, name, accept).or_else(|| {
-            let family = Family::of(self.files[index].language);
-            let anywhere: Vec<NodeId> = self
-                .tables
-                .by_name
-                .get(&(family, name.to_owned()))
-                .into_iter()
-                .flatten()
-                .copied()
-                .filter(|id| accept(id))
-                .collect();
-            Found::by_name(anywhere)
-        })
+        self.lookup_in_scope(index, name, accept)
+            .or_else(|| Found::by_name(self.named_anywhere(Family::of(self.files[index].language), name, accept)))
+    }
+
+    /// Every definition in the archive of this family and name that `accept` takes.
+    fn named_anywhere(&self, family: Family, name: &str, accept: &dyn Fn(&NodeId) -> bool) -> Vec<NodeId> {
+        self.tables.by_name.get(&(family, name.to_owned())).into_iter().flatten().copied().filter(accept).collect()
     }
 
     /// [`Self::lookup`] short of guessing by name across the archive: what
@@ -652,15 +646,9 @@ impl Resolver<'_, '_> {
                 None if types::is_core_method(name) => None,
                 None => {
                     // Unknown receiver: any method of that name, never silently one of many.
-                    let candidates: Vec<NodeId> = self
-                        .tables
-                        .by_name
-                        .get(&(family, name.to_owned()))
-                        .into_iter()
-                        .flatten()
-                        .copied()
-                        .filter(|&id| self.graph.node(id).kind == SymbolKind::Method)
-                        .collect();
+                    let graph = &*self.graph;
+                    let candidates =
+                        self.named_anywhere(family, name, &|id| graph.node(*id).kind == SymbolKind::Method);
                     let candidates = filter_arity(self.graph, candidates, call.arguments);
                     self.named_receiver(&receiver, &candidates).or_else(|| Found::by_name(candidates))
                 }
