@@ -63,9 +63,10 @@ cli:
 corpora:
 	@scripts/corpora.sh
 
-## bench: query latency on Django; embedding throughput (CPU, and WebGPU in Chromium), HNSW recall, hybrid search latency on Flask; writes bench/report.json.
+## bench: query latency on Django; embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), HNSW recall, hybrid search latency on Flask; writes bench/report.json.
 bench: build
 	@scripts/corpora.sh --bench
+	@scripts/refenv.sh
 	npx vitest run --config tests/vitest.bench.config.ts
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
 

@@ -327,9 +327,9 @@ fn round(x: f64) -> f64 {
 }
 
 /// Embedding throughput on the CPU backend (with sentence-transformers on
-/// torch's CPU as the reference, when the dev virtualenv exists), WebGPU
-/// throughput from the browser run (`bench/browser.json`), HNSW recall and
-/// build time, and hybrid search latency, all on Flask 3.0.3.
+/// torch's CPU as the reference, in the virtualenv `scripts/refenv.sh`
+/// makes), WebGPU throughput from the browser run (`bench/browser.json`),
+/// HNSW recall and build time, and hybrid search latency, all on Flask 3.0.3.
 fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
     use fathom_embed::cache::DiskCache;
     use fathom_embed::{Embedder, asset};
@@ -463,10 +463,14 @@ fn bundle_bench(index: &Index, index_s: f64) -> serde_json::Value {
     })
 }
 
-/// sentence-transformers on torch's CPU over the same texts, when the dev
-/// virtualenv of `scripts/dev/` exists; `null` otherwise.
+/// sentence-transformers on torch's CPU over the same texts, in the
+/// virtualenv `scripts/refenv.sh` makes (`make bench` runs it first);
+/// `null` if there is none.
 fn torch_reference(texts: &[String]) -> serde_json::Value {
-    let python = PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/fathom/refenv/bin/python");
+    let cache = std::env::var_os("FATHOM_CACHE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/fathom"));
+    let python = cache.join("refenv/bin/python");
     if !python.exists() {
         return serde_json::Value::Null;
     }
