@@ -3,7 +3,7 @@
 //! entries are read.
 
 use std::cell::Cell;
-use std::io::{Read, Take};
+use std::io::{ErrorKind, Read, Seek, SeekFrom, Take};
 
 use crate::collect::{Collector, CommonRoot, Entry, Walk, common_root};
 use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
@@ -73,7 +73,7 @@ fn one_pass(
     let mut seen = CommonRoot::default();
     let mut shared = true; // whether every path so far is under one folder
     let mut files = 0;
-    for entry in archive.entries().ok()? {
+    for entry in archive.entries_with_seek().ok()? {
         let mut entry = entry.ok()?;
         if !entry.header().entry_type().is_file() {
             continue;
@@ -153,7 +153,7 @@ fn two_passes(
     let mut names = Vec::new();
     let mut listing = tar::Archive::new(stream(bytes, gzipped, cap));
     let listed: Result<(), ArchiveError> = (|| {
-        for entry in listing.entries().map_err(damaged)? {
+        for entry in listing.entries_with_seek().map_err(damaged)? {
             let entry = entry.map_err(damaged)?;
             if entry.header().entry_type().is_file() {
                 names.push(String::from_utf8_lossy(&entry.path_bytes()).into_owned());
@@ -174,7 +174,7 @@ fn two_passes(
     let looked_at = total.min(options.limits.max_entries);
     let mut archive = tar::Archive::new(stream(bytes, gzipped, cap));
     let mut index = 0;
-    for entry in archive.entries().map_err(|e| not_a_tar(e.to_string()))? {
+    for entry in archive.entries_with_seek().map_err(|e| not_a_tar(e.to_string()))? {
         if index >= looked_at {
             break;
         }
@@ -207,12 +207,61 @@ fn two_passes(
 
 /// The tar stream: the bytes as they are, or gunzipped as they are read; at
 /// most `cap + 1` bytes, so reading past the cap shows as an exhausted limit.
-fn stream<'a>(bytes: impl Read + 'a, gzipped: bool, cap: u64) -> Take<Box<dyn Read + 'a>> {
+fn stream<'a>(bytes: impl Read + 'a, gzipped: bool, cap: u64) -> Forward<Take<Box<dyn Read + 'a>>> {
     let inner: Box<dyn Read + 'a> = match gzipped {
         true => Box::new(flate2::read::MultiGzDecoder::new(bytes)),
         false => Box::new(bytes),
     };
-    inner.take(cap + 1)
+    Forward { inner: inner.take(cap + 1), at: 0, scratch: vec![0; SKIP_BUFFER].into_boxed_slice() }
+}
+
+const SKIP_BUFFER: usize = 32 << 10;
+
+/// A stream that can "seek" forward only, by reading and dropping the bytes
+/// through one buffer kept for the whole archive. `tar` skips the bodies of
+/// the entries not read by seeking when it can; when it cannot, it zeroes a
+/// fresh 32 KB buffer for every entry, even one with nothing to skip
+/// (Django's sdist: 40,000 entries, 0.66 G instructions, a third of
+/// reading it).
+struct Forward<R> {
+    inner: R,
+    /// Bytes read or skipped so far: the position `tar` is told.
+    at: u64,
+    scratch: Box<[u8]>,
+}
+
+impl<R> Forward<Take<R>> {
+    /// What is left of the cap on the inflated tar.
+    fn limit(&self) -> u64 {
+        self.inner.limit()
+    }
+}
+
+impl<R: Read> Read for Forward<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Read> Seek for Forward<R> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        let mut ahead = match pos {
+            SeekFrom::Current(ahead) if ahead >= 0 => ahead as u64,
+            _ => return Err(std::io::Error::new(ErrorKind::Unsupported, "a tar stream is only skipped forward")),
+        };
+        while ahead > 0 {
+            let want = ahead.min(self.scratch.len() as u64) as usize;
+            let n = self.inner.read(&mut self.scratch[..want])?;
+            if n == 0 {
+                return Err(std::io::Error::new(ErrorKind::UnexpectedEof, "unexpected end of the archive in an entry"));
+            }
+            self.at += n as u64;
+            ahead -= n as u64;
+        }
+        Ok(self.at)
+    }
 }
 
 /// What an archive's first bytes say it is.
