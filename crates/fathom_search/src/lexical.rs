@@ -157,6 +157,14 @@ impl Lexical {
             let mut terms = Vec::new();
             pieces(i, &mut |piece| match piece {
                 Input::Text(text) => cache.extend(text, &mut terms),
+                Input::Repeated(text, times) => {
+                    let from = terms.len();
+                    cache.extend(text, &mut terms);
+                    let to = terms.len();
+                    for _ in 1..times {
+                        terms.extend_from_within(from..to);
+                    }
+                }
                 Input::Terms(split) => terms.extend_from_slice(split),
             });
             terms
@@ -253,6 +261,8 @@ fn weigh(terms: &[u32], avgdl: f32) -> Vec<(u32, f32)> {
 pub enum Input<'a> {
     /// Text, split into terms as it is read.
     Text(&'a str),
+    /// Text read this many times over (a boosted name), split once.
+    Repeated(&'a str, usize),
     /// Terms already split ([`LineTerms`]).
     Terms(&'a [u32]),
 }
@@ -418,6 +428,11 @@ mod tests {
         let parts = Lexical::build_from(pieces.len(), |i, piece| pieces[i].iter().for_each(|p| piece(Input::Text(p))));
         assert_eq!(parts.inverted.by_document(), whole.inverted.by_document());
         assert_eq!(parts.embedder.avgdl(), whole.embedder.avgdl());
+        let repeated = Lexical::build_from(pieces.len(), |i, piece| {
+            piece(Input::Repeated(pieces[i][0], 2));
+            pieces[i][2..].iter().for_each(|p| piece(Input::Text(p)));
+        });
+        assert_eq!(repeated.inverted.by_document(), whole.inverted.by_document());
     }
 
     /// A text's lines split ahead ([`LineTerms`]) give the terms the text

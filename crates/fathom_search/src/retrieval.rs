@@ -674,19 +674,29 @@ fn mode_name(mode: Mode) -> &'static str {
 
 /// What BM25 reads for a chunk before its text: the name, boosted, and
 /// the path, whose segments it splits.
-fn heading<'g>(graph: &'g CodeGraph, chunk: &Chunk) -> impl Iterator<Item = &'g str> {
-    let name = graph.node(chunk.node).name.as_str();
-    std::iter::repeat_n(name, NAME_BOOST).chain([graph.path_of(chunk.node).unwrap_or_default()])
+struct Heading<'g> {
+    name: &'g str,
+    /// How many times the name is read.
+    times: usize,
+    path: &'g str,
 }
 
-/// What BM25 reads for a chunk, in pieces: the [`heading`], then the
-/// chunk's text in [`chunks::pieces`], each of its file's lines as the terms
-/// parsing split when there are any.
+fn heading<'g>(graph: &'g CodeGraph, chunk: &Chunk) -> Heading<'g> {
+    Heading {
+        name: &graph.node(chunk.node).name,
+        times: NAME_BOOST,
+        path: graph.path_of(chunk.node).unwrap_or_default(),
+    }
+}
+
+/// What BM25 reads for a chunk, in pieces: the [`heading`] (its name split
+/// once), then the chunk's text in [`chunks::pieces`], each of its file's
+/// lines as the terms parsing split when there are any.
 fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(Input<'_>)) {
     let graph = sources.graph();
-    for piece in heading(graph, chunk) {
-        input(Input::Text(piece));
-    }
+    let heading = heading(graph, chunk);
+    input(Input::Repeated(heading.name, heading.times));
+    input(Input::Text(heading.path));
     let split = graph.node(chunk.node).file.and_then(|file| sources.line_terms(file.0 as usize));
     chunks::pieces(sources, chunk, &mut |piece| match piece {
         Piece::Text(text) => input(Input::Text(text)),
@@ -699,8 +709,10 @@ fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(In
 
 /// What [`lexical_pieces`] reads, as one document.
 fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
+    let heading = heading(sources.graph(), chunk);
     let mut doc = String::new();
-    for piece in heading(sources.graph(), chunk).chain([chunks::text(sources, chunk).as_str()]) {
+    let text = chunks::text(sources, chunk);
+    for piece in std::iter::repeat_n(heading.name, heading.times).chain([heading.path, text.as_str()]) {
         doc.push_str(piece);
         doc.push(' ');
     }
