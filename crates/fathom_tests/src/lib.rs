@@ -93,10 +93,9 @@ struct Linker<'g, S> {
     texts: &'g [S],
     /// Tests: functions, methods and classes the parser marked.
     tests: Vec<NodeId>,
-    /// Files whose path or contents make them test code.
-    test_files: HashSet<FileId>,
-    /// Whether each file is test code, by file index: [`Linker::is_subject`]
-    /// asks for every definition a test reaches.
+    /// Whether each file, by index, is test code (by its path or its
+    /// contents): [`Linker::is_subject`] asks for every definition a test
+    /// reaches.
     is_test_file: Vec<bool>,
     /// Each node's outgoing `CALLS` edges, oldest first, as (callee,
     /// confidence, line): a test's call search reads these alone, where
@@ -113,29 +112,19 @@ struct Linker<'g, S> {
 impl<'g, S: AsRef<str>> Linker<'g, S> {
     fn new(graph: &'g CodeGraph, texts: &'g [S]) -> Self {
         let mut tests = Vec::new();
-        let mut test_files: HashSet<FileId> = HashSet::new();
+        let mut is_test_file: Vec<bool> = graph.files().iter().map(|file| is_test_path(&file.path)).collect();
         for (id, node) in graph.nodes() {
             if node.details.as_ref().is_some_and(|d| d.is_test) {
                 tests.push(id);
                 if let Some(file) = node.file {
-                    test_files.insert(file);
+                    is_test_file[file.0 as usize] = true;
                 }
             }
-        }
-        for (at, file) in graph.files().iter().enumerate() {
-            if is_test_path(&file.path) {
-                test_files.insert(FileId(at as u32));
-            }
-        }
-        let mut is_test_file = vec![false; graph.files().len()];
-        for file in &test_files {
-            is_test_file[file.0 as usize] = true;
         }
         let mut linker = Linker {
             graph,
             texts,
             tests,
-            test_files,
             is_test_file,
             calls: CallLists::new(graph),
             subjects_by_name: HashMap::new(),
@@ -175,8 +164,11 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                 found.entry((test, target)).or_default().push(evidence);
             }
         };
-        let mirrors: HashMap<FileId, Vec<NodeId>> =
-            self.test_files.iter().map(|&file| (file, self.mirrored_modules(file))).collect();
+        let mirrors: HashMap<FileId, Vec<NodeId>> = (0..self.is_test_file.len())
+            .filter(|&at| self.is_test_file[at])
+            .map(|at| FileId(at as u32))
+            .map(|file| (file, self.mirrored_modules(file)))
+            .collect();
         let mut imported = ImportedByModule::default();
         for &test in &self.tests {
             let node = self.graph.node(test);
