@@ -270,8 +270,7 @@ pub(crate) fn extract(
             Outer::Local => {
                 let (Some(name), Some(type_node)) = (part(Part::LocalName), part(Part::LocalType)) else { continue };
                 // `x = make()` is typed by what `make` returns, which only resolution knows.
-                let called = parent_within(node, type_node)
-                    .or_else(|| type_node.parent())
+                let called = parent_under(node, type_node)
                     .and_then(|p| p.child_by_field_name("function"))
                     .is_some_and(|f| f.id() == type_node.id());
                 let written = collapse(node_text(type_node, text));
@@ -288,7 +287,7 @@ pub(crate) fn extract(
                     continue;
                 };
                 let scope = scopes.innermost(span.start_byte, &facts.definitions);
-                facts.locals.extend(callback_parameters(callee, function, text, scope));
+                facts.locals.extend(callback_parameters(node, callee, function, text, scope));
             }
             Outer::Alias => {
                 let (Some(name), Some(written)) = (part(Part::AliasName), part(Part::AliasType)) else { continue };
@@ -331,14 +330,14 @@ pub(crate) fn extract(
     facts.names = names.spelled;
 }
 
-/// `node`'s parent, found from `ancestor` down (`None` if `ancestor` is not
-/// above `node`): tree-sitter's own `parent()` walks down from the root of
-/// the file, which costs as much as the file is deep and wide (a sixth of
-/// extracting references, on Django).
-fn parent_within<'t>(ancestor: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
+/// `node`'s parent, found from `ancestor` (its match's outer node) down:
+/// tree-sitter's own `parent()` walks down from the root of the file, which
+/// costs as much as the file is deep and wide (a sixth of extracting
+/// references, on Django). That walk is left for a node outside `ancestor`.
+fn parent_under<'t>(ancestor: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut at = ancestor;
     loop {
-        let next = at.child_with_descendant(node)?;
+        let Some(next) = at.child_with_descendant(node) else { return node.parent() };
         if next.id() == node.id() {
             return Some(at);
         }
@@ -348,8 +347,14 @@ fn parent_within<'t>(ancestor: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
 
 /// The untyped parameters of a function passed as an argument, each typed
 /// by its position in the callee's declared parameter (`operate(fn)`).
-fn callback_parameters(callee: Node<'_>, function: Node<'_>, text: &str, scope: Option<usize>) -> Vec<Local> {
-    let Some(arguments) = function.parent() else { return Vec::new() };
+fn callback_parameters(
+    outer: Node<'_>,
+    callee: Node<'_>,
+    function: Node<'_>,
+    text: &str,
+    scope: Option<usize>,
+) -> Vec<Local> {
+    let Some(arguments) = parent_under(outer, function) else { return Vec::new() };
     let mut cursor = arguments.walk();
     let Some(argument) = arguments.named_children(&mut cursor).position(|a| a.id() == function.id()) else {
         return Vec::new();
