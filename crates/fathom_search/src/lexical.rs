@@ -292,7 +292,7 @@ impl LineTerms {
     pub fn fits(&self, text: &str) -> bool {
         let ordered = self.starts.windows(2).all(|w| w[0] <= w[1]);
         let inside = self.starts.last().is_none_or(|&last| last as usize <= self.terms.len());
-        ordered && inside && self.starts.len() == text.lines().count()
+        ordered && inside && self.starts.len() == fathom_model::count_lines(text).lines as usize
     }
 }
 
