@@ -112,6 +112,9 @@ describe('scale', () => {
       if (memory.parse.workers > 1) expect(memory.parse.sampledFiles).toBeGreaterThan(50);
       expect(memory.parse.parseHeapBytes.length).toBe(memory.parse.workers);
       expect(memory.parse.parseHeapBytes.every((b) => b > 0)).toBe(true);
+      // Every worker took a share of the parsing, and says how long it spent.
+      expect(memory.parse.parseBusyMs.length).toBe(memory.parse.workers);
+      expect(memory.parse.parseBusyMs.every((ms) => ms > 0)).toBe(true);
 
       // The CLI indexes the unpacked sdist once, into a bundle, and answers from it.
       const bundle = join(mkdtempSync(join(tmpdir(), 'fathom-django-')), 'django.fathom');

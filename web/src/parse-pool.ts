@@ -11,7 +11,8 @@ export interface ParseRequest {
   share: ArrayBuffer;
 }
 
-export type ParseReply = { id: number; parsed: Uint8Array; heapBytes: number } | { id: number; error: string };
+/** A share's facts, with the worker's memory and the milliseconds it spent on the share. */
+export type ParseReply = { id: number; parsed: Uint8Array; heapBytes: number; busyMs: number } | { id: number; error: string };
 
 /** One share's answer, or why its worker gave none. */
 export type ShareResult = { parsed: Uint8Array } | { error: string };
@@ -32,6 +33,8 @@ interface Slot {
   worker: Worker;
   /** The largest linear memory it has reported: wasm memory never shrinks, so its peak. */
   heapBytes: number;
+  /** Milliseconds spent parsing since the last [`ParsePool.startTally`]. */
+  busyMs: number;
 }
 
 export class ParsePool {
@@ -41,7 +44,7 @@ export class ParsePool {
 
   constructor(module: WebAssembly.Module, size: number) {
     this.#module = module;
-    for (let i = 0; i < size; i += 1) this.#slots.push({ worker: spawn(), heapBytes: 0 });
+    for (let i = 0; i < size; i += 1) this.#slots.push({ worker: spawn(), heapBytes: 0, busyMs: 0 });
   }
 
   get size(): number {
@@ -51,6 +54,16 @@ export class ParsePool {
   /** Each worker's peak linear memory, in bytes. */
   get heapBytes(): number[] {
     return this.#slots.map((s) => s.heapBytes);
+  }
+
+  /** Each worker's milliseconds of parsing since [`ParsePool.startTally`]. */
+  get busyMs(): number[] {
+    return this.#slots.map((s) => s.busyMs);
+  }
+
+  /** Starts counting each worker's time spent parsing afresh (at each index). */
+  startTally(): void {
+    for (const slot of this.#slots) slot.busyMs = 0;
   }
 
   /**
@@ -92,6 +105,7 @@ export class ParsePool {
           resolve({ error: event.data.error });
         } else {
           slot.heapBytes = Math.max(slot.heapBytes, event.data.heapBytes);
+          slot.busyMs += event.data.busyMs;
           resolve({ parsed: event.data.parsed });
         }
       };

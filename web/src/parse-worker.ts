@@ -18,8 +18,10 @@ scope.addEventListener('message', (event) => {
   ready ??= init({ module_or_path: module });
   ready
     .then(() => {
+      const started = performance.now();
       const parsed = parseShare(new Uint8Array(share));
-      scope.postMessage({ id, parsed, heapBytes: (heapStats() as HeapStats).linear_bytes }, [parsed.buffer]);
+      const busyMs = performance.now() - started;
+      scope.postMessage({ id, parsed, heapBytes: (heapStats() as HeapStats).linear_bytes, busyMs }, [parsed.buffer]);
     })
     .catch((error: unknown) => {
       scope.postMessage({ id, error: error instanceof Error ? error.message : String(error) });

@@ -137,6 +137,12 @@ export interface MemoryReport {
     sampledFiles: number;
     /** Each parse worker's peak linear memory, in bytes. */
     parseHeapBytes: number[];
+    /**
+     * Each parse worker's milliseconds spent parsing for the last index:
+     * with the stages' times, where the time went (work on every core, or
+     * on the indexing worker's one).
+     */
+    parseBusyMs: number[];
   };
 }
 

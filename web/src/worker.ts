@@ -76,7 +76,7 @@ function errorMessage(error: unknown): string {
 
 let pool: ParsePool | undefined;
 /** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
-let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [] };
+let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [], parseBusyMs: [] };
 
 /** The parse workers, started on first use, for this many bytes; none for fewer than are worth them, or on one core. */
 async function poolFor(bytes: number): Promise<ParsePool | undefined> {
@@ -128,7 +128,7 @@ async function indexStaged(
   onProgress: (progress: Progress) => void,
   sample: SampleAnswer[] = [],
 ): Promise<IndexSummary> {
-  lastParse = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [] };
+  lastParse = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [], parseBusyMs: [] };
   let sampled = 0;
   for (const { positions, parsed } of sample) {
     try {
@@ -165,6 +165,7 @@ async function indexStaged(
     );
     lastParse = {
       workers: workers.size, shares: shares.length, failedShares: failed, sampledFiles: sampled, parseHeapBytes: workers.heapBytes,
+      parseBusyMs: workers.busyMs,
     };
   }
   return ws.finishStaged(onProgress) as IndexSummary;
@@ -277,6 +278,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         scope.postMessage({ id, type: 'progress', progress }),
       );
       const bytes = new Uint8Array(request.bytes);
+      pool?.startTally();
       const sample = await parseSample(ws, bytes, request.exclude);
       const staged = ws.stageZip(request.name, bytes, request.exclude, onProgress);
       const value = await indexStaged(ws, staged, onProgress, await sample());
@@ -285,6 +287,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     }
     case 'indexFiles': {
       const onProgress = throttledProgress((progress) => scope.postMessage({ id, type: 'progress', progress }));
+      pool?.startTally();
       const staged = ws.stageFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
       const value = await indexStaged(ws, staged, onProgress);
       session += 1;

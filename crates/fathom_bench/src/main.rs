@@ -131,6 +131,25 @@ fn main() {
             b["web_tree_sitter_parse_s"],
             b["native_parse_only_s"]
         );
+        let ratio = |b: &serde_json::Value| match (b["fathom_s"].as_f64(), b["web_tree_sitter_parse_s"].as_f64()) {
+            (Some(fathom), Some(reference)) if reference > 0.0 => format!("{:.2}", fathom / reference),
+            _ => "?".to_owned(),
+        };
+        let w = &b["warm"];
+        println!(
+            "    Fathom / web-tree-sitter: cold (each page's first pass) {} s / {} s = {} | warm (its second) {} s / {} s = {}",
+            b["fathom_s"],
+            b["web_tree_sitter_parse_s"],
+            ratio(b),
+            w["fathom_s"],
+            w["web_tree_sitter_parse_s"],
+            ratio(w)
+        );
+        println!(
+            "    cold: stages {} ms; each parse worker busy {} ms",
+            b["stage_ms"], b["parse_worker_busy_ms"]
+        );
+        println!("    warm: stages {} ms; each parse worker busy {} ms", w["stage_ms"], w["parse_worker_busy_ms"]);
         let s = &report["scale_50k"];
         println!(
             "  Chromium, 50,000 synthetic files: completed {}  {} files  {} s  peak heap {} MB (all wasm instances)",
