@@ -79,6 +79,9 @@ impl CodeGraph {
         }
     }
 
+    /// Never inlined, for V8 to tier it up between files (see
+    /// `fathom_resolve::resolve`).
+    #[inline(never)]
     fn add_file(&mut self, input: &FileInput<'_>, packages: &PythonPackages) -> FileNodes {
         let facts = input.facts;
         let package = facts.package.as_deref();

@@ -77,57 +77,65 @@ impl Tables {
     pub(crate) fn build(graph: &CodeGraph, files: &[SourceFile<'_>]) -> Tables {
         let mut t = Tables::default();
         for (index, file) in files.iter().enumerate() {
-            let family = Family::of(file.language);
-            let module = file.nodes.module;
-            t.module_by_path.insert(file.path.to_owned(), module);
-            t.file_of_module.insert(module, index);
-            t.module_by_name.entry((family, graph.node(module).name.clone())).or_default().push(module);
-            t.module_names.insert(module, graph.node(module).name.clone());
-            let package = package_of(file);
-            for (at, definition) in file.facts.definitions.iter().enumerate() {
-                let id = file.nodes.definitions[at];
-                let name = definition.name.clone();
-                let parent = definition.parent.map(|p| (file.nodes.definitions[p], file.facts.definitions[p].kind));
-                match parent {
-                    None | Some((_, SymbolKind::Package)) => {
-                        t.top_level.entry(module).or_default().entry(name.clone()).or_default().push(id);
-                        let namespace = match parent {
-                            Some((p, _)) => Some(graph.node(p).qualified_name.clone()),
-                            None => package.clone(),
-                        };
-                        if let Some(namespace) = namespace {
-                            t.package_members
-                                .entry((family, namespace))
-                                .or_default()
-                                .entry(name.clone())
-                                .or_default()
-                                .push(id);
-                        }
-                    }
-                    Some((class, SymbolKind::Class)) => {
-                        t.members.entry(class).or_default().entry(name.clone()).or_default().push(id);
-                    }
-                    Some(_) => {}
-                }
-                // A definition inside a function is visible only there: it is
-                // found through its scope, never by name from elsewhere.
-                let local = std::iter::successors(definition.parent, |&p| file.facts.definitions[p].parent)
-                    .any(|p| file.facts.definitions[p].kind.is_callable());
-                if !local
-                    && matches!(
-                        definition.kind,
-                        SymbolKind::Class | SymbolKind::Function | SymbolKind::Method | SymbolKind::Annotation
-                    )
-                {
-                    t.by_name.entry((family, name)).or_default().push(id);
-                }
-            }
-            for alias in &file.facts.aliases {
-                t.aliases.entry((family, alias.name.clone())).or_default().push(alias.written.clone());
-            }
-            t.package_of_file.push(package);
+            t.add_file(graph, index, file);
         }
         t
+    }
+
+    /// One file's modules, definitions and aliases: a function of its own,
+    /// never inlined, for V8 to tier up between files (see [`crate::resolve`]).
+    #[inline(never)]
+    fn add_file(&mut self, graph: &CodeGraph, index: usize, file: &SourceFile<'_>) {
+        let t = self;
+        let family = Family::of(file.language);
+        let module = file.nodes.module;
+        t.module_by_path.insert(file.path.to_owned(), module);
+        t.file_of_module.insert(module, index);
+        t.module_by_name.entry((family, graph.node(module).name.clone())).or_default().push(module);
+        t.module_names.insert(module, graph.node(module).name.clone());
+        let package = package_of(file);
+        for (at, definition) in file.facts.definitions.iter().enumerate() {
+            let id = file.nodes.definitions[at];
+            let name = definition.name.clone();
+            let parent = definition.parent.map(|p| (file.nodes.definitions[p], file.facts.definitions[p].kind));
+            match parent {
+                None | Some((_, SymbolKind::Package)) => {
+                    t.top_level.entry(module).or_default().entry(name.clone()).or_default().push(id);
+                    let namespace = match parent {
+                        Some((p, _)) => Some(graph.node(p).qualified_name.clone()),
+                        None => package.clone(),
+                    };
+                    if let Some(namespace) = namespace {
+                        t.package_members
+                            .entry((family, namespace))
+                            .or_default()
+                            .entry(name.clone())
+                            .or_default()
+                            .push(id);
+                    }
+                }
+                Some((class, SymbolKind::Class)) => {
+                    t.members.entry(class).or_default().entry(name.clone()).or_default().push(id);
+                }
+                Some(_) => {}
+            }
+            // A definition inside a function is visible only there: it is
+            // found through its scope, never by name from elsewhere.
+            let local = std::iter::successors(definition.parent, |&p| file.facts.definitions[p].parent)
+                .any(|p| file.facts.definitions[p].kind.is_callable());
+            if !local
+                && matches!(
+                    definition.kind,
+                    SymbolKind::Class | SymbolKind::Function | SymbolKind::Method | SymbolKind::Annotation
+                )
+            {
+                t.by_name.entry((family, name)).or_default().push(id);
+            }
+        }
+        for alias in &file.facts.aliases {
+            t.aliases.entry((family, alias.name.clone())).or_default().push(alias.written.clone());
+        }
+        t.package_of_file.push(package);
     }
 
     /// Records a member attached by resolution (Go receivers, Rust `impl`s).

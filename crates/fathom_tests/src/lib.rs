@@ -171,30 +171,43 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             .collect();
         let mut imported = ImportedByModule::default();
         for &test in &self.tests {
-            let node = self.graph.node(test);
-            if matches!(node.kind, SymbolKind::Function | SymbolKind::Method) {
-                for (target, evidence) in self.calls(test) {
-                    add(test, target, evidence);
-                }
-                let text = self.text_of(test);
-                for (target, evidence) in self.imports(test, text, &mut imported) {
-                    add(test, target, evidence);
-                }
-                for (target, evidence) in self.mentions(test, text) {
-                    add(test, target, evidence);
-                }
-            }
-            for (target, evidence) in self.naming(test, &mirrors) {
-                add(test, target, evidence);
-            }
-            if let Some(modules) = node.file.and_then(|f| mirrors.get(&f)) {
-                let confidence = if modules.len() == 1 { 0.5 } else { 0.3 };
-                for &module in modules {
-                    add(test, module, Evidence { reason: Reason::TestMirroredPath, confidence, line: None });
-                }
-            }
+            self.evidence_of(test, &mirrors, &mut imported, &mut add);
         }
         found
+    }
+
+    /// One test's evidence, handed to `add`: a function of its own, never
+    /// inlined, for V8 to tier it up between tests (see `fathom_resolve::resolve`).
+    #[inline(never)]
+    fn evidence_of(
+        &self,
+        test: NodeId,
+        mirrors: &HashMap<FileId, Vec<NodeId>>,
+        imported: &mut ImportedByModule,
+        add: &mut dyn FnMut(NodeId, NodeId, Evidence),
+    ) {
+        let node = self.graph.node(test);
+        if matches!(node.kind, SymbolKind::Function | SymbolKind::Method) {
+            for (target, evidence) in self.calls(test) {
+                add(test, target, evidence);
+            }
+            let text = self.text_of(test);
+            for (target, evidence) in self.imports(test, text, imported) {
+                add(test, target, evidence);
+            }
+            for (target, evidence) in self.mentions(test, text) {
+                add(test, target, evidence);
+            }
+        }
+        for (target, evidence) in self.naming(test, mirrors) {
+            add(test, target, evidence);
+        }
+        if let Some(modules) = node.file.and_then(|f| mirrors.get(&f)) {
+            let confidence = if modules.len() == 1 { 0.5 } else { 0.3 };
+            for &module in modules {
+                add(test, module, Evidence { reason: Reason::TestMirroredPath, confidence, line: None });
+            }
+        }
     }
 
     /// Definitions the test reaches through calls, each by its most
