@@ -85,13 +85,19 @@ describe('scale', () => {
   test('Django is parsed by the pool of parse workers, in one tab, and answers as the CLI does', async () => {
     const sdist = readFileSync(`${corpora}/${DJANGO}.tar.gz`);
     await withApp(browser(), baseUrl, async ({ page }) => {
-      // Cancel while the parse workers are at work stops them all; the
-      // same archive then indexes from the start.
+      // The app starts its parse workers as it opens, before any archive.
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      const parseWorkers = (): number => page.workers().filter((w) => w.url().includes('parse-worker')).length;
+      await expect.poll(parseWorkers, { timeout: 30_000 }).toBe(cores > 1 ? Math.min(cores, 8) : 0);
+
+      // Cancel while the parse workers are at work stops them all, and
+      // fresh ones start; the same archive then indexes from the start.
       await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
       await page.locator('[data-testid="progress-parse"][data-status="active"]').waitFor({ timeout: 120_000 });
       await page.getByTestId('cancel-button').click({ timeout: 10_000 });
       await waitForState(page, 'idle', 30_000);
       expect(await page.locator('#status-line').textContent()).toBe(`Cancelled indexing ${DJANGO}.tar.gz`);
+      await expect.poll(parseWorkers, { timeout: 30_000 }).toBe(cores > 1 ? Math.min(cores, 8) : 0);
 
       await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
       expect(await page.getByTestId('budget').isHidden()).toBe(true);
@@ -105,8 +111,11 @@ describe('scale', () => {
           edges: (await client.query(edges)).rows,
         };
       }, { query: QUERY, edges: EDGES });
-      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
       expect(memory.parse.workers).toBe(cores > 1 ? Math.min(cores, 8) : 0);
+      // Asking for them again starts no more.
+      expect(await page.evaluate(() => (globalThis as unknown as { fathom: FathomClient }).fathom.prepareIndexing()))
+        .toBe(memory.parse.workers);
+      expect(parseWorkers()).toBe(memory.parse.workers);
       expect(memory.parse.failedShares).toBe(0);
       // The archive's first files were parsed while the rest was read.
       if (memory.parse.workers > 1) expect(memory.parse.sampledFiles).toBeGreaterThan(50);

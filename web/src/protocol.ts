@@ -149,6 +149,7 @@ export interface MemoryReport {
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer; exclude: string[] }
   | { id: number; op: 'plan'; name: string; bytes: ArrayBuffer }
+  | { id: number; op: 'prepare' }
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
   | { id: number; op: 'startEmbedding'; backend: Backend; modelBase: string }
@@ -170,6 +171,8 @@ export type Op = WorkerRequest['op'];
 export interface OpResults {
   indexZip: IndexSummary;
   plan: Plan;
+  /** The parse workers started: 0 where indexing runs on the engine's own thread. */
+  prepare: number;
   indexFiles: IndexSummary;
   search: SearchResults;
   startEmbedding: ModelInfo;

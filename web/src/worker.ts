@@ -78,12 +78,17 @@ let pool: ParsePool | undefined;
 /** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
 let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [], parseBusyMs: [] };
 
-/** The parse workers, started on first use, for this many bytes; none for fewer than are worth them, or on one core. */
-async function poolFor(bytes: number): Promise<ParsePool | undefined> {
+/** The parse workers, started now if they are not yet; none on one core. */
+async function startPool(): Promise<ParsePool | undefined> {
   const size = poolSize();
-  if (bytes < POOL_MIN_BYTES || size < 2) return undefined;
+  if (size < 2) return undefined;
   pool ??= new ParsePool(await compileEngine(), size);
   return pool;
+}
+
+/** The parse workers for this many bytes; none for fewer than are worth them. */
+async function poolFor(bytes: number): Promise<ParsePool | undefined> {
+  return bytes < POOL_MIN_BYTES ? undefined : startPool();
 }
 
 /**
@@ -293,6 +298,8 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       session += 1;
       return { id, type: 'result', op: 'indexFiles', value };
     }
+    case 'prepare':
+      return { id, type: 'result', op: 'prepare', value: (await startPool())?.size ?? 0 };
     case 'plan':
       return { id, type: 'result', op: 'plan', value: planZip(request.name, new Uint8Array(request.bytes)) };
     case 'search':

@@ -34,6 +34,8 @@ const backend = (params.get('backend') ?? 'auto') as Backend;
 const embeddingOn = params.get('embed') !== 'off';
 // An automation handle for tests and the devtools console.
 (globalThis as { fathom?: FathomClient }).fathom = client;
+// This page exists to index: its parse workers start while a person picks an archive.
+client.prepareIndexing().catch(() => undefined);
 const banner = new ErrorBanner(byTestId('error-banner'));
 const progress = new ProgressView(required('#progress'));
 const summaryRoot = byTestId('summary');
