@@ -145,10 +145,7 @@ fn main() {
             w["web_tree_sitter_parse_s"],
             ratio(w)
         );
-        println!(
-            "    cold: stages {} ms; each parse worker busy {} ms",
-            b["stage_ms"], b["parse_worker_busy_ms"]
-        );
+        println!("    cold: stages {} ms; each parse worker busy {} ms", b["stage_ms"], b["parse_worker_busy_ms"]);
         println!("    warm: stages {} ms; each parse worker busy {} ms", w["stage_ms"], w["parse_worker_busy_ms"]);
         let s = &report["scale_50k"];
         println!(
