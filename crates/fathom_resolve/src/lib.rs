@@ -486,36 +486,37 @@ impl Resolver<'_, '_> {
     }
 
     fn overrides(&mut self) {
-        let classes: Vec<NodeId> = self.tables.members.keys().copied().collect();
+        // In id order, not the tables' (hashed with random keys): edges are
+        // added in the same order by every run, here or in a worker.
+        let mut classes: Vec<NodeId> = self.tables.members.keys().copied().collect();
+        classes.sort_unstable();
         for class in classes {
             let ancestors = self.ancestors(class);
             let Some(members) = self.tables.members.get(&class) else { continue };
+            let mut methods: Vec<NodeId> = members.values().flatten().copied().collect();
+            methods.sort_unstable();
             let mut edges = Vec::new();
-            for methods in members.values() {
-                for &method in methods {
-                    let node = self.graph.node(method);
-                    let is_ctor = node.details.as_ref().is_some_and(|d| d.is_constructor);
-                    if node.kind != SymbolKind::Method || is_ctor {
-                        continue;
-                    }
-                    let own_arity = arity(self.graph, method);
-                    let overridden = ancestors.iter().find_map(|&base| {
-                        let same: Vec<NodeId> = self
-                            .tables
-                            .members
-                            .get(&base)?
-                            .get(&node.name)?
-                            .iter()
-                            .copied()
-                            .filter(|&m| {
-                                self.graph.node(m).kind == SymbolKind::Method && arity(self.graph, m) == own_arity
-                            })
-                            .collect();
-                        (!same.is_empty()).then_some(same)
-                    });
-                    for target in overridden.into_iter().flatten() {
-                        edges.push((method, target));
-                    }
+            for method in methods {
+                let node = self.graph.node(method);
+                let is_ctor = node.details.as_ref().is_some_and(|d| d.is_constructor);
+                if node.kind != SymbolKind::Method || is_ctor {
+                    continue;
+                }
+                let own_arity = arity(self.graph, method);
+                let overridden = ancestors.iter().find_map(|&base| {
+                    let same: Vec<NodeId> = self
+                        .tables
+                        .members
+                        .get(&base)?
+                        .get(&node.name)?
+                        .iter()
+                        .copied()
+                        .filter(|&m| self.graph.node(m).kind == SymbolKind::Method && arity(self.graph, m) == own_arity)
+                        .collect();
+                    (!same.is_empty()).then_some(same)
+                });
+                for target in overridden.into_iter().flatten() {
+                    edges.push((method, target));
                 }
             }
             for (method, target) in edges {
