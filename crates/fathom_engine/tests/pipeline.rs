@@ -257,3 +257,92 @@ fn a_sample_parsed_ahead_is_taken_where_path_and_text_agree() {
     let fresh = index_zip("after", &after, &Options::default(), &mut Recorder::new()).unwrap();
     assert_eq!(outline(&staged.index(&mut Recorder::new())), outline(&fresh));
 }
+
+/// The browser's way with resolution: resolved apart (as an idle parse
+/// worker would, through bytes, on its own copy of the graph) while the
+/// lexical index is built, then added back, gives the index that resolving
+/// in one place gives: the same graph, edge for edge, the same summary and
+/// the same search answers. Where Go or Rust declare methods outside their
+/// type, the lexical index reads what resolution attaches, so it may not.
+#[test]
+fn resolution_apart_gives_the_same_index() {
+    use fathom_engine::pipeline::{resolve_job_bytes, stage_zip};
+
+    let flask = std::env::var_os("FATHOM_CORPORA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fathom/corpora")
+        })
+        .join("flask-3.0.3");
+    assert!(flask.is_dir(), "{} is missing: run scripts/corpora.sh (make test does)", flask.display());
+    let mut archives: Vec<(String, Vec<u8>)> =
+        ["mini-py-js", "lang-java-spring", "lang-typescript", "webapp", "lang-rust", "lang-go"]
+            .iter()
+            .map(|name| (name.to_string(), zip_folder(&fixture(name), "root")))
+            .collect();
+    archives.push(("flask".to_owned(), zip_folder(&flask, "flask-3.0.3")));
+    let queries = ["add item to cart", "render a template", "route", "config from object", "user repository save"];
+    let mut apart = 0;
+    for (name, bytes) in &archives {
+        let whole = index_zip(name, bytes, &Options::default(), &mut Recorder::new()).unwrap();
+        let staged = stage_zip(name, bytes, &Options::default(), &mut Recorder::new()).unwrap();
+        let mut graphed = staged.graph(&mut Recorder::new());
+        let owned_methods = matches!(name.as_str(), "lang-rust" | "lang-go");
+        assert_eq!(graphed.can_resolve_elsewhere(), !owned_methods, "{name}");
+        if !graphed.can_resolve_elsewhere() {
+            continue;
+        }
+        apart += 1;
+        let answer = resolve_job_bytes(&graphed.resolution_job().unwrap()).unwrap();
+        graphed.build_retrieval(&mut Recorder::new());
+        graphed.accept_resolution(&answer).unwrap();
+        let index = graphed.finish(&mut Recorder::new());
+        let (a, w) = (index.export_graph(), whole.export_graph());
+        assert_eq!(a.nodes.len(), w.nodes.len(), "{name}: as many nodes");
+        for (a, w) in a.nodes.iter().zip(&w.nodes) {
+            assert_eq!(serde_json::to_value(a).unwrap(), serde_json::to_value(w).unwrap(), "{name}: the same nodes");
+        }
+        assert_eq!(a.edges.len(), w.edges.len(), "{name}: as many edges");
+        for (a, w) in a.edges.iter().zip(&w.edges) {
+            assert_eq!(serde_json::to_value(a).unwrap(), serde_json::to_value(w).unwrap(), "{name}: the same edges");
+        }
+        let (a, w) = (index.summary(), whole.summary());
+        assert_eq!(
+            (a.files, a.symbols, a.edges, &a.errors, &a.resolution),
+            (w.files, w.symbols, w.edges, &w.errors, &w.resolution),
+            "{name}"
+        );
+        for query in queries {
+            let options = SearchOptions { k: 20, ..SearchOptions::default() };
+            assert_eq!(
+                serde_json::to_value(index.search(query, &options, None).hits).unwrap(),
+                serde_json::to_value(whole.search(query, &options, None).hits).unwrap(),
+                "{name}: {query}"
+            );
+        }
+    }
+    assert_eq!(apart, archives.len() - 2);
+}
+
+/// A resolution that is not of this graph, or is damaged, is refused with
+/// its cause and adds nothing: resolving here then gives the whole index.
+#[test]
+fn a_resolution_of_another_graph_is_refused_and_changes_nothing() {
+    use fathom_engine::pipeline::{resolve_job_bytes, stage_zip};
+
+    let mini = zip_folder(&fixture("mini-py-js"), "root");
+    let other = zip_folder(&fixture("webapp"), "root");
+    let whole = index_zip("mini", &mini, &Options::default(), &mut Recorder::new()).unwrap();
+    let stage = |bytes: &[u8]| stage_zip("mini", bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let foreign = resolve_job_bytes(&stage(&other).graph(&mut Recorder::new()).resolution_job().unwrap()).unwrap();
+    let mut graphed = stage(&mini).graph(&mut Recorder::new());
+    let refused = graphed.accept_resolution(&foreign).unwrap_err();
+    assert!(refused.contains("for one of") || refused.contains("edges, for a graph"), "{refused}");
+    assert!(graphed.accept_resolution(b"\xff\xff\xff\xff garbage").unwrap_err().contains("undecodable"));
+    assert!(resolve_job_bytes(b"\xff\xff\xff\xff").unwrap_err().contains("undecodable"));
+    let index = graphed.finish(&mut Recorder::new());
+    assert_eq!(
+        serde_json::to_value(index.export_graph()).unwrap(),
+        serde_json::to_value(whole.export_graph()).unwrap()
+    );
+}
