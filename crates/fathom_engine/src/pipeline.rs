@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 
 use fathom_archive::{Archive, ReadOptions, SourceFile};
-use fathom_graph::{CodeGraph, Edge, EdgeId, FileInput, FileNodes, NodeId};
-use fathom_model::{FileFacts, Language, SymbolKind};
+use fathom_graph::{CodeGraph, FileInput};
+use fathom_model::{FileFacts, Language};
 use fathom_parse::Parsers;
 use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
 use fathom_search::lexical::{LineTerms, Splitter};
@@ -384,15 +384,7 @@ impl Staged {
     /// Builds the index: parses what has no parse yet, then builds the
     /// graph, resolves it, links tests and builds the lexical index. Parse
     /// time is the time since reading ended.
-    pub fn index(self, observer: &mut dyn Observer) -> Index {
-        let mut graphed = self.graph(observer);
-        graphed.resolve_here(observer);
-        graphed.finish(observer)
-    }
-
-    /// The index's first half: parses what has no parse yet and builds the
-    /// graph. [`Graphed`] resolves it and indexes it.
-    pub fn graph(mut self, observer: &mut dyn Observer) -> Graphed {
+    pub fn index(mut self, observer: &mut dyn Observer) -> Index {
         self.parse_missing(observer);
         let Staged { name, options, start, mut timings, files, configs, skipped, parsed, .. } = self;
         timings.parse = observer.now_ms() - start - timings.read;
@@ -419,287 +411,59 @@ impl Staged {
                 facts,
             })
             .collect();
-        let (graph, nodes) = CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
+        let (mut graph, nodes) =
+            CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
         drop(inputs);
         timings.graph = observer.now_ms() - mark;
+
+        let mark = observer.now_ms();
+        observer.progress(Stage::Resolve, 0, 1);
         let config = ProjectConfig::read(configs.iter().map(|f| (f.path.as_str(), f.text.as_str())));
         errors.extend(
             config.problems.iter().map(|(path, why)| FileError::new(path, format!("not understood: {why}"), None)),
         );
-        let (paths, texts): (Vec<String>, Vec<String>) = files.into_iter().map(|f| (f.path, f.text)).unzip();
-        Graphed {
-            name,
-            options,
-            start,
-            timings,
-            paths,
-            texts,
-            configs,
-            skipped,
-            errors,
-            parsed,
-            nodes,
-            line_terms,
-            graph,
-            config,
-            resolution: None,
-            retrieval: None,
-        }
-    }
-}
-
-/// A repository parsed and built into its graph: the index's second half.
-/// Natively, and for a small repository in the browser, it resolves here
-/// and then builds the lexical index ([`Staged::index`]). In the browser,
-/// resolution (with test linking) may run in an idle parse worker instead,
-/// on its own copy of the graph ([`Graphed::resolution_job`],
-/// [`resolve_job_bytes`]), while the lexical index is built here; what it
-/// added comes back in order and is added here in the same order
-/// ([`Graphed::accept_resolution`]), so the graph is the one resolving here
-/// makes.
-pub struct Graphed {
-    name: String,
-    options: Options,
-    start: f64,
-    timings: Timings,
-    /// File `i`'s path and text.
-    paths: Vec<String>,
-    texts: Vec<String>,
-    configs: Vec<SourceFile>,
-    skipped: Vec<fathom_archive::Skipped>,
-    errors: Vec<FileError>,
-    parsed: Vec<(Language, FileFacts)>,
-    nodes: Vec<FileNodes>,
-    /// Until the lexical index is built.
-    line_terms: Vec<LineTerms>,
-    graph: CodeGraph,
-    config: ProjectConfig,
-    /// Once resolution and test linking have run, here or elsewhere.
-    resolution: Option<fathom_resolve::Stats>,
-    retrieval: Option<Retrieval>,
-}
-
-/// What a worker needs to resolve a repository: its files and facts, in
-/// order, and its project files. Written by [`Graphed::resolution_job`]
-/// from borrowed parts, read by [`resolve_job_bytes`] into owned ones: the
-/// two encode alike.
-#[derive(Serialize)]
-struct JobRef<'a> {
-    files: Vec<JobFileRef<'a>>,
-    configs: Vec<(&'a str, &'a str)>,
-}
-
-#[derive(Serialize)]
-struct JobFileRef<'a> {
-    path: &'a str,
-    language: Language,
-    text: &'a str,
-    facts: &'a FileFacts,
-}
-
-#[derive(Deserialize)]
-struct Job {
-    files: Vec<JobFile>,
-    configs: Vec<(String, String)>,
-}
-
-#[derive(Deserialize)]
-struct JobFile {
-    path: String,
-    language: Language,
-    text: String,
-    facts: FileFacts,
-}
-
-/// What resolution and test linking added to a graph of `nodes` nodes and
-/// `edges` edges: the external nodes, then the edges, each in the order it
-/// was added.
-#[derive(Serialize, Deserialize)]
-struct Resolution {
-    nodes: u32,
-    edges: u32,
-    externals: Vec<(SymbolKind, String, Language)>,
-    added: Vec<(u32, u32, Edge)>,
-    stats: fathom_resolve::Stats,
-}
-
-impl Graphed {
-    /// Whether the lexical index may be built before resolution, and so
-    /// beside it: resolution adds nodes and edges the lexical index never
-    /// reads, except the methods Go and Rust declare outside their type
-    /// (it attaches them, and a class's chunk lists its members).
-    pub fn can_resolve_elsewhere(&self) -> bool {
-        self.resolution.is_none()
-            && self.retrieval.is_none()
-            && self.parsed.iter().all(|(_, facts)| facts.definitions.iter().all(|d| d.owner.is_none()))
-    }
-
-    /// Bytes of the files' texts: what a worker resolving them holds twice.
-    pub fn source_bytes(&self) -> usize {
-        self.texts.iter().map(String::len).sum()
-    }
-
-    /// Resolution's inputs, encoded for [`resolve_job_bytes`].
-    pub fn resolution_job(&self) -> Result<Vec<u8>, String> {
-        let files = (self.paths.iter().zip(&self.texts).zip(&self.parsed))
-            .map(|((path, text), (language, facts))| JobFileRef { path, language: *language, text, facts })
+        let sources: Vec<ResolveInput<'_>> = files
+            .iter()
+            .zip(&parsed)
+            .zip(&nodes)
+            .map(|((file, (language, facts)), nodes)| ResolveInput {
+                path: &file.path,
+                language: *language,
+                facts,
+                nodes,
+            })
             .collect();
-        let configs = self.configs.iter().map(|f| (f.path.as_str(), f.text.as_str())).collect();
-        postcard::to_allocvec(&JobRef { files, configs }).map_err(|e| e.to_string())
-    }
-
-    /// Takes what [`resolve_job_bytes`] added to its copy of this graph,
-    /// after checking that it fits this one: nothing is added otherwise.
-    pub fn accept_resolution(&mut self, answer: &[u8]) -> Result<(), String> {
-        let undecodable = |e: postcard::Error| format!("a resolution is undecodable: {e}");
-        let resolution: Resolution = postcard::from_bytes(answer).map_err(undecodable)?;
-        let nodes = self.graph.node_count();
-        if self.resolution.is_some() || resolution.nodes as usize != nodes {
-            return Err(format!("a resolution of a graph of {} nodes, for one of {nodes}", resolution.nodes));
-        }
-        if resolution.edges as usize != self.graph.edge_count() {
-            return Err(format!(
-                "a resolution of {} edges, for a graph of {}",
-                resolution.edges,
-                self.graph.edge_count()
-            ));
-        }
-        let all = nodes + resolution.externals.len();
-        let mut seen = std::collections::HashSet::new();
-        if let Some((kind, name, _)) = resolution.externals.iter().find(|(kind, name, _)| !seen.insert((*kind, name))) {
-            return Err(format!("a resolution adds the external {kind:?} {name} twice"));
-        }
-        if let Some(&(from, to, _)) =
-            resolution.added.iter().find(|&&(from, to, _)| from as usize >= all || to as usize >= all)
-        {
-            return Err(format!("a resolution adds an edge {from} -> {to} in a graph of {all} nodes"));
-        }
-        // This graph has no external node before resolution, so each is new.
-        for (at, (kind, name, language)) in resolution.externals.iter().enumerate() {
-            let id = self.graph.external(*kind, name, *language);
-            debug_assert_eq!(id.index(), nodes + at);
-        }
-        for (from, to, edge) in resolution.added {
-            self.graph.add_edge(NodeId::new(from as usize), NodeId::new(to as usize), edge);
-        }
-        self.resolution = Some(resolution.stats);
-        Ok(())
-    }
-
-    /// Resolves and links tests here, unless that is done.
-    pub fn resolve_here(&mut self, observer: &mut dyn Observer) {
-        if self.resolution.is_some() {
-            return;
-        }
-        let mark = observer.now_ms();
-        observer.progress(Stage::Resolve, 0, 1);
-        self.resolution =
-            Some(resolve_graph(&mut self.graph, &self.paths, &self.texts, &self.parsed, &self.nodes, &self.config));
+        let resolution = fathom_resolve::resolve(&mut graph, &sources, &config);
+        drop(sources);
+        drop(parsed);
+        let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
+        fathom_tests::link(&mut graph, &texts);
+        drop(texts);
+        graph.shrink_to_fit(); // no edge is added after this
         observer.progress(Stage::Resolve, 1, 1);
-        self.timings.resolve = observer.now_ms() - mark;
-    }
+        timings.resolve = observer.now_ms() - mark;
 
-    /// Builds the lexical index, unless it is built.
-    pub fn build_retrieval(&mut self, observer: &mut dyn Observer) {
-        if self.retrieval.is_some() {
-            return;
-        }
         let mark = observer.now_ms();
-        observer.progress(Stage::Index, 0, self.graph.node_count());
-        let texts = GraphTexts { graph: &self.graph, texts: &self.texts, line_terms: Some(&self.line_terms) };
-        self.retrieval = Some(Retrieval::build(&texts));
-        self.line_terms = Vec::new();
-        observer.progress(Stage::Index, self.graph.node_count(), self.graph.node_count());
-        self.timings.index = observer.now_ms() - mark;
-    }
-
-    /// The index: resolves here and builds the lexical index, whichever of
-    /// the two has not been done. When resolution ran elsewhere, its stage
-    /// time is from `resolution_started` (the job's handing out) to now.
-    pub fn finish(mut self, observer: &mut dyn Observer) -> Index {
-        self.resolve_here(observer);
-        self.graph.shrink_to_fit(); // no edge is added after this
-        self.build_retrieval(observer);
-        let Graphed {
-            name,
-            options,
-            start,
-            mut timings,
-            paths,
-            texts,
-            skipped,
-            errors,
-            graph,
-            resolution,
-            retrieval,
-            ..
-        } = self;
+        observer.progress(Stage::Index, 0, graph.node_count());
+        // The texts move into the index: each file's contents are held once.
+        let mut by_path = std::collections::HashMap::with_capacity(files.len());
+        let texts: Vec<String> = files
+            .into_iter()
+            .enumerate()
+            .map(|(at, f)| {
+                by_path.insert(f.path, at as u32);
+                f.text
+            })
+            .collect();
+        let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts, line_terms: Some(&line_terms) });
+        drop(line_terms);
+        observer.progress(Stage::Index, graph.node_count(), graph.node_count());
+        timings.index = observer.now_ms() - mark;
         timings.total = observer.now_ms() - start;
-        let by_path = paths.into_iter().enumerate().map(|(at, path)| (path, at as u32)).collect();
-        let resolution = resolution.expect("resolved above");
+
         let summary = IndexSummary::new(&name, &graph, skipped, errors, resolution, timings);
-        let retrieval = retrieval.expect("built above");
         Index { graph, retrieval, texts, by_path, summary, options, embedding_model: None }
     }
-
-    /// Records how long resolution elsewhere took, as its stage's time.
-    pub fn set_resolve_ms(&mut self, ms: f64) {
-        self.timings.resolve = ms;
-    }
-}
-
-/// Resolution and test linking over a graph just built from `parsed`.
-fn resolve_graph(
-    graph: &mut CodeGraph,
-    paths: &[String],
-    texts: &[String],
-    parsed: &[(Language, FileFacts)],
-    nodes: &[FileNodes],
-    config: &ProjectConfig,
-) -> fathom_resolve::Stats {
-    let sources: Vec<ResolveInput<'_>> = paths
-        .iter()
-        .zip(parsed)
-        .zip(nodes)
-        .map(|((path, (language, facts)), nodes)| ResolveInput { path, language: *language, facts, nodes })
-        .collect();
-    let stats = fathom_resolve::resolve(graph, &sources, config);
-    fathom_tests::link(graph, texts);
-    stats
-}
-
-/// A worker's half of resolution: builds the graph of a
-/// [`Graphed::resolution_job`], resolves it and links tests, and answers
-/// with what that added, for [`Graphed::accept_resolution`].
-pub fn resolve_job_bytes(job: &[u8]) -> Result<Vec<u8>, String> {
-    let job: Job = postcard::from_bytes(job).map_err(|e| format!("a resolution job is undecodable: {e}"))?;
-    let inputs: Vec<FileInput<'_>> = job
-        .files
-        .iter()
-        .map(|f| FileInput { path: &f.path, language: f.language, text: &f.text, facts: &f.facts })
-        .collect();
-    let (mut graph, nodes) = CodeGraph::build(&inputs, &mut |_, _| {});
-    drop(inputs);
-    let config = ProjectConfig::read(job.configs.iter().map(|(path, text)| (path.as_str(), text.as_str())));
-    let (before_nodes, before_edges) = (graph.node_count(), graph.edge_count());
-    let (paths, rest): (Vec<String>, Vec<(String, (Language, FileFacts))>) =
-        job.files.into_iter().map(|f| (f.path, (f.text, (f.language, f.facts)))).unzip();
-    let (texts, parsed): (Vec<String>, Vec<(Language, FileFacts)>) = rest.into_iter().unzip();
-    let stats = resolve_graph(&mut graph, &paths, &texts, &parsed, &nodes, &config);
-    let externals = (before_nodes..graph.node_count())
-        .map(|at| {
-            let node = graph.node(NodeId::new(at));
-            (node.kind, node.qualified_name.clone(), node.language)
-        })
-        .collect();
-    let added = (before_edges..graph.edge_count())
-        .map(|at| {
-            let (from, to, edge) = graph.edge(EdgeId::new(at));
-            (from.index() as u32, to.index() as u32, *edge)
-        })
-        .collect();
-    let resolution = Resolution { nodes: before_nodes as u32, edges: before_edges as u32, externals, added, stats };
-    postcard::to_allocvec(&resolution).map_err(|e| e.to_string())
 }
 
 /// A parse worker's half: the files [`Staged::share`] encoded, parsed and
