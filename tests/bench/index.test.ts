@@ -32,9 +32,10 @@ const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 
 /**
  * Django is indexed, and parsed by web-tree-sitter, in this many fresh
  * browsers, cold and then warm in each, and the medians are reported beside
- * every run: one run on a shared 2-core machine varies by half a second.
+ * every run: one run on a shared 2-core machine varies by a few tenths of a
+ * second, and the medians of 3 moved the ratio by 0.07 between two benches.
  */
-const RUNS = 3;
+const RUNS = 5;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 interface Indexed {
