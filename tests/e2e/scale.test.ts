@@ -87,8 +87,9 @@ describe('scale', () => {
     await withApp(browser(), baseUrl, async ({ page }) => {
       // The app starts its parse workers as it opens, before any archive.
       const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      const poolSize = cores > 1 ? Math.min(cores, 8) : 0;
       const parseWorkers = (): number => page.workers().filter((w) => w.url().includes('parse-worker')).length;
-      await expect.poll(parseWorkers, { timeout: 30_000 }).toBe(cores > 1 ? Math.min(cores, 8) : 0);
+      await expect.poll(parseWorkers, { timeout: 30_000 }).toBe(poolSize);
 
       // Cancel while the parse workers are at work stops them all, and
       // fresh ones start; the same archive then indexes from the start.
@@ -97,7 +98,7 @@ describe('scale', () => {
       await page.getByTestId('cancel-button').click({ timeout: 10_000 });
       await waitForState(page, 'idle', 30_000);
       expect(await page.locator('#status-line').textContent()).toBe(`Cancelled indexing ${DJANGO}.tar.gz`);
-      await expect.poll(parseWorkers, { timeout: 30_000 }).toBe(cores > 1 ? Math.min(cores, 8) : 0);
+      await expect.poll(parseWorkers, { timeout: 30_000 }).toBe(poolSize);
 
       await uploadZip(page, `${DJANGO}.tar.gz`, sdist);
       expect(await page.getByTestId('budget').isHidden()).toBe(true);
@@ -111,7 +112,7 @@ describe('scale', () => {
           edges: (await client.query(edges)).rows,
         };
       }, { query: QUERY, edges: EDGES });
-      expect(memory.parse.workers).toBe(cores > 1 ? Math.min(cores, 8) : 0);
+      expect(memory.parse.workers).toBe(poolSize);
       // Asking for them again starts no more.
       expect(await page.evaluate(() => (globalThis as unknown as { fathom: FathomClient }).fathom.prepareIndexing()))
         .toBe(memory.parse.workers);

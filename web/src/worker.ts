@@ -75,8 +75,12 @@ function errorMessage(error: unknown): string {
 // facts. Small repositories are parsed here: starting workers costs more.
 
 let pool: ParsePool | undefined;
+/** What `memory` says of an index parsed with no parse workers. */
+const parsedHere = (): MemoryReport['parse'] => ({
+  workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [], parseBusyMs: [],
+});
 /** How the last index was parsed, and the memory it took, for `make bench` and the curious. */
-let lastParse: MemoryReport['parse'] = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [], parseBusyMs: [] };
+let lastParse = parsedHere();
 
 /** The parse workers, started now if they are not yet; none on one core. */
 async function startPool(): Promise<ParsePool | undefined> {
@@ -133,7 +137,7 @@ async function indexStaged(
   onProgress: (progress: Progress) => void,
   sample: SampleAnswer[] = [],
 ): Promise<IndexSummary> {
-  lastParse = { workers: 0, shares: 0, failedShares: 0, sampledFiles: 0, parseHeapBytes: [], parseBusyMs: [] };
+  lastParse = parsedHere();
   let sampled = 0;
   for (const { positions, parsed } of sample) {
     try {

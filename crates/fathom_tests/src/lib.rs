@@ -386,7 +386,6 @@ struct Imported {
     subjects: Vec<(NodeId, Option<usize>, f32)>,
     /// The distinct names that can be words (see `is_word`); `None` if none.
     names: Option<AhoCorasick>,
-    pattern_count: usize,
 }
 
 impl Imported {
@@ -412,13 +411,13 @@ impl Imported {
                 .build(&patterns)
                 .expect("names are valid patterns")
         });
-        Imported { subjects, names, pattern_count: patterns.len() }
+        Imported { subjects, names }
     }
 
     /// The imports whose names are words of `text`, as `has_word` finds
     /// them, in import order.
     fn named_in(&self, text: &str) -> impl Iterator<Item = (NodeId, f32)> + '_ {
-        let mut found = vec![false; self.pattern_count];
+        let mut found = vec![false; self.names.as_ref().map_or(0, AhoCorasick::patterns_len)];
         if let Some(names) = &self.names {
             // Overlapping: `parse` inside `parse_url` is seen, and refused,
             // without hiding `parse_url` itself.
