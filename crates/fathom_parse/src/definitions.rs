@@ -13,7 +13,9 @@ use std::collections::HashSet;
 
 use fathom_model::{BaseKind, BaseRef, ClassKind, Decorator, Definition, Parameter, Span, SymbolKind};
 use rustc_hash::FxHashMap;
-use tree_sitter::{Node, Query, QueryMatch};
+use tree_sitter::{Node, Query};
+
+use crate::matcher::Capture;
 
 use crate::profile::{Docstrings, Profile, TestContext};
 use crate::text::{bare_type, collapse, collapse_to, comment_body, split_decorator, unquote};
@@ -113,20 +115,19 @@ impl<'q, 't> Collector<'q, 't> {
         Collector { names: query.capture_names(), index: FxHashMap::default(), found: Vec::new() }
     }
 
-    pub(crate) fn add(&mut self, m: &QueryMatch<'_, 't>) {
+    pub(crate) fn add(&mut self, captures: &[Capture<'t>]) {
         let names = self.names;
-        let Some(target) = m.captures().iter().find(|c| names[c.index as usize].starts_with("definition")) else {
+        let Some(&(_, target)) = captures.iter().find(|(c, _)| names[*c as usize].starts_with("definition")) else {
             return;
         };
         let found = &mut self.found;
-        let at = *self.index.entry(target.node.id()).or_insert_with(|| {
-            found.push(Found { node: Some(target.node), ..Found::default() });
+        let at = *self.index.entry(target.id()).or_insert_with(|| {
+            found.push(Found { node: Some(target), ..Found::default() });
             found.len() - 1
         });
         let f = &mut found[at];
-        for capture in m.captures() {
-            let node = capture.node;
-            match names[capture.index as usize] {
+        for &(index, node) in captures {
+            match names[index as usize] {
                 "definition" => {}
                 kind if kind.starts_with("definition.") => {
                     // A node that is both a variable and a function is a function.

@@ -11,7 +11,9 @@ use std::num::NonZeroU16;
 
 use fathom_model::Definition;
 use rustc_hash::FxHashSet;
-use tree_sitter::{Node, Query, QueryMatch};
+use tree_sitter::{Node, Query};
+
+use crate::matcher::Capture;
 
 use crate::profile::Profile;
 use crate::references::Scopes;
@@ -103,10 +105,9 @@ pub(crate) struct Found {
 }
 
 impl Found {
-    pub(crate) fn add(&mut self, vocabulary: &Vocabulary, m: &QueryMatch<'_, '_>, text: &str) {
-        for capture in m.captures() {
-            let index = Some(capture.index);
-            let node = capture.node;
+    pub(crate) fn add(&mut self, vocabulary: &Vocabulary, captures: &[Capture<'_>], text: &str) {
+        for &(index, node) in captures {
+            let index = Some(index);
             if index == vocabulary.member {
                 self.members.insert(node.id());
             } else if index == vocabulary.branch || (index == vocabulary.logical && is_logical(vocabulary, node, text))

@@ -14,9 +14,10 @@ use fathom_model::{
     TypeAlias, Use,
 };
 use rustc_hash::FxHashSet;
-use tree_sitter::{Node, Query, QueryMatch};
+use tree_sitter::{Node, Query};
 
 use crate::definitions::{node_text, span_of};
+use crate::matcher::Capture;
 use crate::metrics::Members;
 use crate::text::{bare_type, collapse, collapsed, unquote};
 
@@ -149,8 +150,8 @@ pub(crate) struct Matches<'t> {
 }
 
 impl<'t> Matches<'t> {
-    pub(crate) fn add(&mut self, m: &QueryMatch<'_, 't>) {
-        self.captures.extend(m.captures().iter().map(|c| (c.index, c.node)));
+    pub(crate) fn add(&mut self, captures: &[Capture<'t>]) {
+        self.captures.extend_from_slice(captures);
         self.ends.push(self.captures.len());
     }
 
