@@ -27,6 +27,7 @@ use std::cmp::Reverse;
 use std::num::NonZeroU16;
 
 use regex::bytes::Regex;
+use rustc_hash::FxHashMap;
 use tree_sitter::{Language as Grammar, Node, Query, TreeCursor};
 
 /// A capture: its index in the query, and the node.
@@ -137,55 +138,96 @@ impl Matcher {
 
     /// Calls `found` with each match in the tree under `root`: its pattern
     /// index and its captures.
+    ///
+    /// One walk with one tree cursor, iterative (deep nesting cannot
+    /// overflow the stack). Each node's children are gathered as the walk
+    /// passes them, and its patterns are matched as the walk leaves it, so
+    /// that no node's children are walked twice: moving a tree cursor costs
+    /// more than the matching does.
     pub(crate) fn run<'t>(&self, root: Node<'t>, text: &[u8], found: &mut dyn FnMut(usize, &[Capture<'t>])) {
-        let mut run = Run { text, cursor: root.walk(), captures: Vec::new(), solutions: Vec::new(), ends: Vec::new() };
+        let mut run = Run { text, captures: Vec::new(), solutions: Vec::new(), ends: Vec::new() };
+        // Every left node's children, each node's together; and the
+        // children gathered so far of each node on the path to the walk.
+        let mut left: Vec<Kid<'t>> = Vec::new();
+        let mut open: Vec<(Kid<'t>, Vec<Kid<'t>>)> = Vec::new();
+        let mut spare: Vec<Vec<Kid<'t>>> = Vec::new();
         let mut walk = root.walk();
-        let mut parents: Vec<Node<'t>> = Vec::new();
+        let enter = |open: &mut Vec<(Kid<'t>, Vec<Kid<'t>>)>, spare: &mut Vec<Vec<Kid<'t>>>, walk: &TreeCursor<'t>| {
+            let kid = Kid { node: walk.node(), field: walk.field_id(), kids: (0, 0) };
+            open.push((kid, spare.pop().unwrap_or_default()));
+        };
+        enter(&mut open, &mut spare, &walk);
         loop {
-            let node = walk.node();
-            let kind = node.kind_id() as usize;
-            if let Some(patterns) = self.by_kind.get(kind) {
-                for &pattern in patterns {
-                    let pattern = &self.patterns[pattern as usize];
-                    run.solve(|run| run.item(&pattern.root, node, &mut |run| run.keep()));
-                    run.emit(pattern, found);
-                }
-            }
-            if let (Some(patterns), Some(&parent)) = (self.by_child_kind.get(kind), parents.last())
-                && !patterns.is_empty()
-            {
-                let field = walk.field_id();
-                for &pattern in patterns {
-                    let pattern = &self.patterns[pattern as usize];
-                    let Body::Node { kind: parent_kind, children, .. } = &pattern.root.body else { unreachable!() };
-                    let child = &children[0];
-                    if !accepts(*parent_kind, parent) || child.field.is_some_and(|f| Some(f) != field) {
-                        continue;
-                    }
-                    run.solve(|run| {
-                        let mark = run.captures.len();
-                        run.captures.extend(pattern.root.captures.iter().map(|&c| (c, parent)));
-                        run.item(child, node, &mut |run| run.keep());
-                        run.captures.truncate(mark);
-                    });
-                    run.emit(pattern, found);
-                }
-            }
             if walk.goto_first_child() {
-                parents.push(node);
+                enter(&mut open, &mut spare, &walk);
                 continue;
             }
             loop {
+                let (mut kid, mut kids) = open.pop().expect("the walk is inside a node");
+                let start = left.len() as u32;
+                left.extend_from_slice(&kids);
+                kid.kids = (start, left.len() as u32);
+                kids.clear();
+                spare.push(kids);
+                self.leave(&mut run, &left, kid, found);
+                if let Some((_, siblings)) = open.last_mut() {
+                    siblings.push(kid);
+                }
                 if walk.goto_next_sibling() {
+                    enter(&mut open, &mut spare, &walk);
                     break;
                 }
                 if !walk.goto_parent() {
                     return;
                 }
-                parents.pop();
             }
         }
     }
+
+    /// Matches the patterns rooted at `node`, and those rooted at a
+    /// wildcard whose one child is one of its children.
+    fn leave<'t>(
+        &self,
+        run: &mut Run<'t, '_>,
+        left: &[Kid<'t>],
+        node: Kid<'t>,
+        found: &mut dyn FnMut(usize, &[Capture<'t>]),
+    ) {
+        if let Some(patterns) = self.by_kind.get(node.node.kind_id() as usize) {
+            for &pattern in patterns {
+                let pattern = &self.patterns[pattern as usize];
+                run.solve(|run| run.item(left, &pattern.root, node, &mut |run| run.keep()));
+                run.emit(pattern, found);
+            }
+        }
+        for &kid in &left[node.kids.0 as usize..node.kids.1 as usize] {
+            let Some(patterns) = self.by_child_kind.get(kid.node.kind_id() as usize) else { continue };
+            for &pattern in patterns {
+                let pattern = &self.patterns[pattern as usize];
+                let Body::Node { kind: parent_kind, children, .. } = &pattern.root.body else {
+                    unreachable!("by_child_kind holds root wildcards")
+                };
+                let child = &children[0];
+                if !accepts(*parent_kind, node.node) || child.field.is_some_and(|f| Some(f) != kid.field) {
+                    continue;
+                }
+                run.solve(|run| {
+                    run.captures.extend(pattern.root.captures.iter().map(|&c| (c, node.node)));
+                    run.item(left, child, kid, &mut |run| run.keep());
+                });
+                run.emit(pattern, found);
+            }
+        }
+    }
+}
+
+/// A node met by [`Matcher::run`]: its field, and where its children are
+/// among the nodes left.
+#[derive(Clone, Copy)]
+struct Kid<'t> {
+    node: Node<'t>,
+    field: Option<NonZeroU16>,
+    kids: (u32, u32),
 }
 
 /// Matches, to be handed on in the order of their outermost capture: the
@@ -211,7 +253,9 @@ impl<'t> InOrder<'t> {
     pub(crate) fn each(self, mut take: impl FnMut(usize, &[Capture<'t>])) {
         let InOrder { captures, matches } = self;
         let range = |at: usize| (if at == 0 { 0 } else { matches[at - 1].1 })..matches[at].1;
-        let mut order: Vec<usize> = (0..matches.len()).collect();
+        // The places sorted with their match's position beside them, not
+        // positions by place: a sort that compares in place is the faster.
+        let mut order: Vec<(&Place, usize)> = matches.iter().enumerate().map(|(at, (place, _))| (place, at)).collect();
         // Ties, rare, are broken by all the captures, so that the order
         // depends on nothing but the matches.
         let sorted = |at: usize| {
@@ -220,9 +264,9 @@ impl<'t> InOrder<'t> {
             key.sort_unstable();
             key
         };
-        order.sort_by(|&a, &b| matches[a].0.cmp(&matches[b].0).then_with(|| sorted(a).cmp(&sorted(b))));
-        for at in order {
-            take(matches[at].0.pattern, &captures[range(at)]);
+        order.sort_unstable_by(|(a, at), (b, bt)| a.cmp(b).then_with(|| sorted(*at).cmp(&sorted(*bt))));
+        for (place, at) in order {
+            take(place.pattern, &captures[range(at)]);
         }
     }
 }
@@ -259,7 +303,6 @@ fn accepts(kind: Kind, node: Node<'_>) -> bool {
 /// being matched at a node.
 struct Run<'t, 'x> {
     text: &'x [u8],
-    cursor: TreeCursor<'t>,
     captures: Vec<Capture<'t>>,
     /// Every solution's captures, one after another; `ends` marks each end.
     solutions: Vec<Capture<'t>>,
@@ -280,88 +323,95 @@ impl<'t> Run<'t, '_> {
     }
 
     /// Matches `item` at `node`, calling `then` once for each way it does.
-    fn item(&mut self, item: &Item, node: Node<'t>, then: &mut dyn FnMut(&mut Self)) {
+    fn item(&mut self, left: &[Kid<'t>], item: &Item, node: Kid<'t>, then: &mut dyn FnMut(&mut Self)) {
         match &item.body {
             Body::Alternatives(alternatives) => {
                 for alternative in alternatives {
                     let mark = self.captures.len();
-                    self.captures.extend(item.captures.iter().map(|&c| (c, node)));
-                    self.item(alternative, node, then);
+                    self.captures.extend(item.captures.iter().map(|&c| (c, node.node)));
+                    self.item(left, alternative, node, then);
                     self.captures.truncate(mark);
                 }
             }
             Body::Node { kind, negated, children } => {
-                if !accepts(*kind, node) || negated.iter().any(|&f| node.child_by_field_id(f.get()).is_some()) {
+                let kids = &left[node.kids.0 as usize..node.kids.1 as usize];
+                if !accepts(*kind, node.node) || negated.iter().any(|&f| kids.iter().any(|k| k.field == Some(f))) {
                     return;
                 }
                 let mark = self.captures.len();
-                self.captures.extend(item.captures.iter().map(|&c| (c, node)));
-                if children.is_empty() {
-                    then(self);
-                } else {
-                    let kids = self.children(node);
-                    self.sequence(children, &kids, 0, then);
-                }
+                self.captures.extend(item.captures.iter().map(|&c| (c, node.node)));
+                self.sequence(left, children, kids, then);
                 self.captures.truncate(mark);
             }
         }
     }
 
-    /// Matches `items` in order against `kids`, each at or after `from`.
-    fn sequence(
-        &mut self,
-        items: &[Item],
-        kids: &[(Node<'t>, Option<NonZeroU16>)],
-        from: usize,
-        then: &mut dyn FnMut(&mut Self),
-    ) {
+    /// Matches `items` in order against `kids`.
+    fn sequence(&mut self, left: &[Kid<'t>], items: &[Item], kids: &[Kid<'t>], then: &mut dyn FnMut(&mut Self)) {
         let Some((item, rest)) = items.split_first() else {
             then(self);
             return;
         };
-        for (at, &(kid, field)) in kids.iter().enumerate().skip(from) {
-            if item.field.is_some_and(|f| Some(f) != field) {
+        for (at, &kid) in kids.iter().enumerate() {
+            if item.field.is_some_and(|f| Some(f) != kid.field) {
                 continue;
             }
-            self.item(item, kid, &mut |run| run.sequence(rest, kids, at + 1, then));
+            self.item(left, item, kid, &mut |run| run.sequence(left, rest, &kids[at + 1..], then));
         }
         if item.optional {
-            self.sequence(rest, kids, from, then);
+            self.sequence(left, rest, kids, then);
         }
-    }
-
-    /// The node's children, each with its field.
-    fn children(&mut self, node: Node<'t>) -> Vec<(Node<'t>, Option<NonZeroU16>)> {
-        let mut kids = Vec::with_capacity(node.child_count() as usize);
-        self.cursor.reset(node);
-        if self.cursor.goto_first_child() {
-            loop {
-                kids.push((self.cursor.node(), self.cursor.field_id()));
-                if !self.cursor.goto_next_sibling() {
-                    break;
-                }
-            }
-        }
-        kids
     }
 
     /// Passes on each solution that no other contains and that satisfies
     /// the pattern's predicates.
     fn emit(&mut self, pattern: &Pattern, found: &mut dyn FnMut(usize, &[Capture<'t>])) {
-        let index = pattern.index;
         let count = self.ends.len();
-        for s in 0..count {
+        if count == 1 {
+            let only = self.solution(0);
+            if pattern.predicates.iter().all(|p| self.holds(p, only)) {
+                found(pattern.index, only);
+            }
+            return;
+        }
+        let kept = self.longest(count);
+        for s in kept {
             let mine = self.solution(s);
-            let shadowed = (0..count).any(|o| {
-                o != s && {
-                    let other = self.solution(o);
-                    contains(other, mine) && (o < s || !contains(mine, other))
-                }
-            });
-            if !shadowed && pattern.predicates.iter().all(|p| self.holds(p, mine)) {
-                found(index, mine);
+            if pattern.predicates.iter().all(|p| self.holds(p, mine)) {
+                found(pattern.index, mine);
             }
         }
+    }
+
+    /// The solutions that no other contains, the first of equal ones, in
+    /// order. A root with many solutions (a module's thousands of globals)
+    /// compares each only with those that share its rarest capture, so the
+    /// work stays linear where it can.
+    fn longest(&self, count: usize) -> Vec<usize> {
+        let sets: Vec<Vec<(u32, usize)>> = (0..count)
+            .map(|s| {
+                let mut set: Vec<(u32, usize)> = self.solution(s).iter().map(|(c, n)| (*c, n.id())).collect();
+                set.sort_unstable();
+                set.dedup();
+                set
+            })
+            .collect();
+        let mut holding: FxHashMap<(u32, usize), Vec<usize>> = FxHashMap::default();
+        for (s, set) in sets.iter().enumerate() {
+            for &capture in set {
+                holding.entry(capture).or_default().push(s);
+            }
+        }
+        let all: Vec<usize> = (0..count).collect();
+        (0..count)
+            .filter(|&s| {
+                let mine = &sets[s];
+                let candidates = mine.iter().map(|c| &holding[c]).min_by_key(|h| h.len()).unwrap_or(&all);
+                !candidates
+                    .iter()
+                    .any(|&o| o != s && is_subset(mine, &sets[o]) && (o < s || mine.len() < sets[o].len()))
+            })
+            .collect()
     }
 
     fn solution(&self, at: usize) -> &[Capture<'t>] {
@@ -397,8 +447,10 @@ impl<'t> Run<'t, '_> {
     }
 }
 
-fn contains(outer: &[Capture<'_>], inner: &[Capture<'_>]) -> bool {
-    inner.iter().all(|(c, n)| outer.iter().any(|(oc, on)| oc == c && on.id() == n.id()))
+/// Whether sorted `inner` is a subset of sorted `outer`.
+fn is_subset(inner: &[(u32, usize)], outer: &[(u32, usize)]) -> bool {
+    let mut outer = outer.iter();
+    inner.iter().all(|i| outer.any(|o| o == i))
 }
 
 /// Reads the query language, as far as [`Matcher`] supports it.
