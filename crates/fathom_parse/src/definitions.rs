@@ -15,7 +15,7 @@ use fathom_model::{BaseKind, BaseRef, ClassKind, Decorator, Definition, Paramete
 use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Query};
 
-use crate::matcher::Capture;
+use crate::order::Capture;
 
 use crate::profile::{Docstrings, Profile, TestContext};
 use crate::text::{bare_type, collapse, collapse_to, comment_body, split_decorator, unquote};

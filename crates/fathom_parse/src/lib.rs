@@ -16,8 +16,8 @@ mod errors;
 pub mod highlight;
 mod identifier;
 mod lang;
-mod matcher;
 mod metrics;
+mod order;
 mod profile;
 mod references;
 mod text;
@@ -29,7 +29,7 @@ pub use identifier::{IdentifierAt, byte_offset, identifier_at, utf16_len};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, Query, QueryCursor};
 
-use crate::matcher::{Capture, InOrder, Matcher};
+use crate::order::{Capture, InOrder};
 
 /// A place where the parser had to recover from invalid syntax.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,9 +73,6 @@ struct Loaded {
     vocabulary: references::Vocabulary,
     metrics: metrics::Vocabulary,
     profile: &'static profile::Profile,
-    /// The query on one walk of the tree, where [`Matcher`] supports all
-    /// of it; tree-sitter's query cursor otherwise.
-    matcher: Option<Matcher>,
 }
 
 /// Every match of `query` under `root`, from tree-sitter's query cursor.
@@ -104,7 +101,7 @@ impl Parsers {
         let mut references = references::Matches::default();
         let mut metrics = metrics::Found::default();
         let mut in_order = InOrder::default();
-        loaded.matches(root, text, &mut |pattern, captures| {
+        query_cursor_matches(&loaded.query, root, text.as_bytes(), &mut |pattern, captures| {
             if pattern < loaded.metrics_patterns {
                 in_order.add(pattern, captures);
             } else {
@@ -151,14 +148,6 @@ impl Parsers {
 }
 
 impl Loaded {
-    /// Calls `take` with each match's pattern index and captures.
-    fn matches<'t>(&self, root: Node<'t>, text: &str, take: &mut dyn FnMut(usize, &[Capture<'t>])) {
-        match &self.matcher {
-            Some(matcher) => matcher.run(root, text.as_bytes(), take),
-            None => query_cursor_matches(&self.query, root, text.as_bytes(), take),
-        }
-    }
-
     fn new(language: Language) -> Result<Self, ParseError> {
         let profile = lang::profile(language);
         let grammar = (profile.grammar)();
@@ -184,111 +173,6 @@ impl Loaded {
         let metrics_patterns = patterns_before(profile.definitions.len() + 1 + profile.references.len() + 1);
         let vocabulary = references::Vocabulary::new(&query);
         let metrics = metrics::Vocabulary::new(&query, &grammar);
-        let matcher = Matcher::new(&grammar, &query, &source).ok();
-        Ok(Loaded { parser, query, definition_patterns, metrics_patterns, vocabulary, metrics, profile, matcher })
-    }
-}
-
-#[cfg(test)]
-mod matcher_tests {
-    //! The matcher against tree-sitter's query cursor, on real code: every
-    //! file of the corpora (`make corpora`) and of the language fixtures.
-
-    use std::path::{Path, PathBuf};
-
-    use super::*;
-
-    /// A match as a comparable value: pattern, then (capture, start, end, kind) of each capture, sorted.
-    type Key = (usize, Vec<(u32, usize, usize, u16)>);
-
-    fn keys(loaded: &Loaded, root: Node<'_>, text: &str, matcher: bool) -> Vec<Key> {
-        let mut out = Vec::new();
-        let mut take = |pattern: usize, captures: &[Capture<'_>]| {
-            let mut key: Vec<_> =
-                captures.iter().map(|(c, n)| (*c, n.start_byte(), n.end_byte(), n.kind_id())).collect();
-            key.sort_unstable();
-            out.push((pattern, key));
-        };
-        match (matcher, &loaded.matcher) {
-            (true, Some(m)) => m.run(root, text.as_bytes(), &mut take),
-            _ => query_cursor_matches(&loaded.query, root, text.as_bytes(), &mut take),
-        }
-        out.sort_unstable();
-        out
-    }
-
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files(&path, out);
-            } else if Language::from_path(&path.to_string_lossy()).is_some() {
-                out.push(path);
-            }
-        }
-    }
-
-    #[test]
-    fn the_matcher_finds_what_the_query_cursor_finds() {
-        let corpora = std::env::var_os("FATHOM_CORPORA").map(PathBuf::from).unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fathom/corpora")
-        });
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut paths = Vec::new();
-        for corpus in ["Django-5.0.6", "flask-3.0.3", "rxjs-7.8.1", "tokio-1.40.0"] {
-            let dir = corpora.join(corpus);
-            assert!(dir.is_dir(), "{} is missing: run scripts/corpora.sh (make test does)", dir.display());
-            files(&dir, &mut paths);
-        }
-        files(&root.join("tests/fixtures"), &mut paths);
-        let mut parsers = Parsers::new();
-        let (mut compared, mut matches) = (0, 0);
-        for path in &paths {
-            let Ok(text) = std::fs::read_to_string(path) else { continue };
-            let language = Language::from_path(&path.to_string_lossy()).unwrap();
-            let loaded = parsers.load(language).unwrap();
-            if loaded.matcher.is_none() {
-                continue;
-            }
-            let tree = loaded.parser.parse(&text, None).unwrap();
-            let ours = keys(loaded, tree.root_node(), &text, true);
-            let theirs = keys(loaded, tree.root_node(), &text, false);
-            if ours != theirs {
-                let only_ours: Vec<_> = ours.iter().filter(|k| !theirs.contains(k)).take(5).collect();
-                let only_theirs: Vec<_> = theirs.iter().filter(|k| !ours.contains(k)).take(5).collect();
-                panic!(
-                    "{}: {} matches against {}\nonly ours: {only_ours:?}\nonly theirs: {only_theirs:?}",
-                    path.display(),
-                    ours.len(),
-                    theirs.len()
-                );
-            }
-            compared += 1;
-            matches += ours.len();
-        }
-        eprintln!("{compared} files, {matches} matches");
-        assert!(compared > 2500, "only {compared} files compared");
-    }
-
-    #[test]
-    fn python_and_c_run_on_the_matcher_and_the_rest_say_what_keeps_them_off_it() {
-        let mut parsers = Parsers::new();
-        for language in Language::ALL {
-            let loaded = parsers.load(language).unwrap();
-            let profile = lang::profile(language);
-            let grammar = (profile.grammar)();
-            let source =
-                format!("{}\n{}\n{}", profile.definitions, profile.references, metrics::patterns(profile, &grammar));
-            let refused = Matcher::new(&grammar, &loaded.query, &source).err();
-            if matches!(language, Language::Python | Language::C) {
-                assert!(loaded.matcher.is_some(), "{language:?}: {refused:?}");
-            } else {
-                let why = refused.unwrap_or_else(|| panic!("{language:?} now runs on the matcher: add it here"));
-                assert!(
-                    ["an anchor", "a sibling group", "a repetition"].contains(&why.as_str()),
-                    "{language:?}: {why}"
-                );
-            }
-        }
+        Ok(Loaded { parser, query, definition_patterns, metrics_patterns, vocabulary, metrics, profile })
     }
 }

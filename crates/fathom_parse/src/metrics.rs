@@ -13,7 +13,7 @@ use fathom_model::Definition;
 use rustc_hash::FxHashSet;
 use tree_sitter::{Node, Query};
 
-use crate::matcher::Capture;
+use crate::order::Capture;
 
 use crate::profile::Profile;
 use crate::references::Scopes;

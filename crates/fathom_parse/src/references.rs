@@ -17,8 +17,8 @@ use rustc_hash::FxHashSet;
 use tree_sitter::{Node, Query};
 
 use crate::definitions::{node_text, span_of};
-use crate::matcher::Capture;
 use crate::metrics::Members;
+use crate::order::Capture;
 use crate::text::{bare_type, collapse, collapsed, unquote};
 
 /// What a match is: its outer capture.
