@@ -16,7 +16,6 @@ use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Query};
 
 use crate::order::Capture;
-
 use crate::profile::{Docstrings, Profile, TestContext};
 use crate::text::{bare_type, collapse, collapse_to, comment_body, split_decorator, unquote};
 

@@ -27,9 +27,9 @@ pub use fathom_model::{Definition, FileFacts};
 pub use highlight::{CLASSES, Highlights, highlight};
 pub use identifier::{IdentifierAt, byte_offset, identifier_at, utf16_len};
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, Query, QueryCursor};
+use tree_sitter::{Parser, Query, QueryCursor};
 
-use crate::order::{Capture, InOrder};
+use crate::order::InOrder;
 
 /// A place where the parser had to recover from invalid syntax.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,18 +75,6 @@ struct Loaded {
     profile: &'static profile::Profile,
 }
 
-/// Every match of `query` under `root`, from tree-sitter's query cursor.
-fn query_cursor_matches<'t>(query: &Query, root: Node<'t>, text: &[u8], take: &mut dyn FnMut(usize, &[Capture<'t>])) {
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, root, text);
-    let mut captures = Vec::new();
-    while let Some(m) = matches.next() {
-        captures.clear();
-        captures.extend(m.captures().iter().map(|c| (c.index, c.node)));
-        take(m.pattern_index, &captures);
-    }
-}
-
 impl Parsers {
     pub fn new() -> Self {
         Parsers::default()
@@ -101,13 +89,16 @@ impl Parsers {
         let mut references = references::Matches::default();
         let mut metrics = metrics::Found::default();
         let mut in_order = InOrder::default();
-        query_cursor_matches(&loaded.query, root, text.as_bytes(), &mut |pattern, captures| {
-            if pattern < loaded.metrics_patterns {
-                in_order.add(pattern, captures);
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(&loaded.query, root, text.as_bytes());
+        while let Some(m) = matches.next() {
+            let captures = m.captures().iter().map(|c| (c.index, c.node));
+            if m.pattern_index < loaded.metrics_patterns {
+                in_order.add(m.pattern_index, captures);
             } else {
                 metrics.add(&loaded.metrics, captures, text);
             }
-        });
+        }
         in_order.each(|pattern, captures| {
             if pattern < loaded.definition_patterns {
                 found.add(captures);

@@ -14,7 +14,6 @@ use rustc_hash::FxHashSet;
 use tree_sitter::{Node, Query};
 
 use crate::order::Capture;
-
 use crate::profile::Profile;
 use crate::references::Scopes;
 
@@ -105,8 +104,8 @@ pub(crate) struct Found {
 }
 
 impl Found {
-    pub(crate) fn add(&mut self, vocabulary: &Vocabulary, captures: &[Capture<'_>], text: &str) {
-        for &(index, node) in captures {
+    pub(crate) fn add<'t>(&mut self, vocabulary: &Vocabulary, captures: impl Iterator<Item = Capture<'t>>, text: &str) {
+        for (index, node) in captures {
             let index = Some(index);
             if index == vocabulary.member {
                 self.members.insert(node.id());

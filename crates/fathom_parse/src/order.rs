@@ -10,8 +10,8 @@ pub(crate) type Capture<'t> = (u32, Node<'t>);
 /// Matches, to be handed on in the order of their outermost capture: the
 /// first in the source first, the wider of two at one place first, then by
 /// pattern. Which match comes first decides, for example, which call to a
-/// function a test edge cites, and neither the matcher's order nor
-/// tree-sitter's (by when a match completes) is that of the source.
+/// function a test edge cites, and tree-sitter's order (that in which
+/// matches complete) is not the source's.
 #[derive(Default)]
 pub(crate) struct InOrder<'t> {
     captures: Vec<Capture<'t>>,
@@ -20,10 +20,12 @@ pub(crate) struct InOrder<'t> {
 }
 
 impl<'t> InOrder<'t> {
-    pub(crate) fn add(&mut self, pattern: usize, captures: &[Capture<'t>]) {
-        let outermost = captures.iter().map(|(_, n)| (n.start_byte() as u32, Reverse(n.end_byte() as u32))).min();
+    pub(crate) fn add(&mut self, pattern: usize, captures: impl IntoIterator<Item = Capture<'t>>) {
+        let from = self.captures.len();
+        self.captures.extend(captures);
+        let added = &self.captures[from..];
+        let outermost = added.iter().map(|(_, n)| (n.start_byte() as u32, Reverse(n.end_byte() as u32))).min();
         let (start, end) = outermost.unwrap_or((0, Reverse(0)));
-        self.captures.extend_from_slice(captures);
         self.matches.push((Place { start, end, pattern }, self.captures.len()));
     }
 
