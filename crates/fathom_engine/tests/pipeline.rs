@@ -264,14 +264,7 @@ fn a_sample_parsed_ahead_is_taken_where_path_and_text_agree() {
 /// which once came out in such an order.
 #[test]
 fn indexing_twice_gives_the_same_edges_in_the_same_order() {
-    let flask = std::env::var_os("FATHOM_CORPORA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fathom/corpora")
-        })
-        .join("flask-3.0.3");
-    assert!(flask.is_dir(), "{} is missing: run scripts/corpora.sh (make test does)", flask.display());
-    let bytes = zip_folder(&flask, "flask-3.0.3");
+    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
     let edges = || {
         let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
         serde_json::to_value(index.export_graph().edges).unwrap()

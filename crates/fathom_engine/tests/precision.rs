@@ -10,21 +10,13 @@ use common::index_dir;
 use fathom_engine::EdgeKind;
 use serde_json::Value;
 
-fn corpora() -> PathBuf {
-    std::env::var_os("FATHOM_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fathom/corpora"))
-}
-
 /// Returns the sample's measured precision after checking every judged edge
 /// is still in the graph.
 fn check(corpus: &str) -> f64 {
     let path = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join(format!("../../tests/precision/{corpus}.calls.json"));
     let sample: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let dir = corpora().join(corpus);
-    assert!(dir.is_dir(), "{} is missing: run scripts/corpora.sh (make test does)", dir.display());
-    let index = index_dir(&dir);
+    let index = index_dir(&common::corpus(corpus));
     let present: HashSet<(String, String, u32)> = index
         .edges(&[EdgeKind::Calls])
         .into_iter()

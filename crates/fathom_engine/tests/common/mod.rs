@@ -1,4 +1,4 @@
-//! Shared helpers: fixture paths, zipping folders, a silent observer, and a
+//! Shared helpers: fixture and corpus paths, zipping folders, a silent observer, and a
 //! text outline of a graph for golden tests.
 
 #![allow(dead_code)]
@@ -32,6 +32,18 @@ pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures")
         .join(name)
+}
+
+/// A pinned real project unpacked by `scripts/corpora.sh`, under
+/// `$FATHOM_CORPORA` or `~/.cache/fathom/corpora`; missing, the test fails
+/// and says how to fetch it.
+pub fn corpus(name: &str) -> PathBuf {
+    let corpora = std::env::var_os("FATHOM_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fathom/corpora"));
+    let dir = corpora.join(name);
+    assert!(dir.is_dir(), "{} is missing: run scripts/corpora.sh (make test does)", dir.display());
+    dir
 }
 
 /// Zips a folder under a top-level `prefix/`, as GitHub archives do.
