@@ -932,16 +932,23 @@ impl Resolver<'_, '_> {
         }
     }
 
-    /// The constructors a class declares (synthesized ones included).
+    /// The constructors a class declares (synthesized ones included), in
+    /// id order: the members map is hashed with random keys, and its order
+    /// would choose a variable's constructor and order the call edges
+    /// differently on every run (Django's `SettingsReference(...)`, to
+    /// `__new__` and `__init__`), as it once did for overrides.
     fn constructors(&self, class: NodeId) -> Vec<NodeId> {
-        self.tables
+        let mut constructors: Vec<NodeId> = self
+            .tables
             .members
             .get(&class)
             .into_iter()
             .flat_map(|m| m.values().flatten())
             .copied()
             .filter(|&m| self.graph.node(m).details.as_ref().is_some_and(|d| d.is_constructor))
-            .collect()
+            .collect();
+        constructors.sort_unstable();
+        constructors
     }
 
     fn uses(&mut self) {
