@@ -118,12 +118,39 @@ pub struct FileEntry {
 /// so a graph read back has the same ids and the same edge order at every
 /// node; externals are written sorted, so equal graphs write equal bytes.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(from = "StoredGraph")]
 pub struct CodeGraph {
     graph: DiGraph<Node, Edge, u32>,
     files: Vec<FileEntry>,
     /// External nodes by kind and qualified name, so each exists once.
     #[serde(serialize_with = "sorted")]
     externals: HashMap<(SymbolKind, String), NodeId>,
+    /// Each node's [`CodeGraph::parent`], kept as edges are added and not
+    /// stored (it follows from the edges): found among a node's incoming
+    /// edges, it cost a walk over every caller of the node, and resolving
+    /// a call on an unknown receiver asks it of every same-named method.
+    #[serde(skip)]
+    parents: Vec<Option<NodeId>>,
+}
+
+/// What a [`CodeGraph`] is read back from: all but what follows from it.
+#[derive(Deserialize)]
+struct StoredGraph {
+    graph: DiGraph<Node, Edge, u32>,
+    files: Vec<FileEntry>,
+    externals: HashMap<(SymbolKind, String), NodeId>,
+}
+
+impl From<StoredGraph> for CodeGraph {
+    fn from(stored: StoredGraph) -> CodeGraph {
+        let StoredGraph { graph, files, externals } = stored;
+        let mut parents = vec![None; graph.node_count()];
+        // In index order, which is age order: the oldest containing edge wins.
+        for edge in graph.edge_references().filter(|e| e.weight().kind.is_containment()) {
+            parents[edge.target().index()].get_or_insert(edge.source());
+        }
+        CodeGraph { graph, files, externals, parents }
+    }
 }
 
 /// A graph read back from bytes whose references do not hold.
@@ -140,10 +167,14 @@ impl std::error::Error for GraphError {}
 
 impl CodeGraph {
     pub fn add_node(&mut self, node: Node) -> NodeId {
+        self.parents.push(None);
         self.graph.add_node(node)
     }
 
     pub fn add_edge(&mut self, from: NodeId, to: NodeId, edge: Edge) -> EdgeId {
+        if edge.kind.is_containment() {
+            self.parents[to.index()].get_or_insert(from);
+        }
         self.graph.add_edge(from, to, edge)
     }
 
@@ -152,6 +183,7 @@ impl CodeGraph {
     /// edges for 50,000 files).
     pub fn shrink_to_fit(&mut self) {
         self.graph.shrink_to_fit();
+        self.parents.shrink_to_fit();
         self.files.shrink_to_fit();
         self.externals.shrink_to_fit();
     }
@@ -162,7 +194,7 @@ impl CodeGraph {
             return id;
         }
         let name = qualified_name.rsplit(['.', ':', '/', '\\']).find(|s| !s.is_empty()).unwrap_or(qualified_name);
-        let id = self.graph.add_node(Node {
+        let id = self.add_node(Node {
             kind,
             class_kind: (kind == SymbolKind::Class).then_some(ClassKind::Class),
             name: name.to_owned(),
@@ -247,9 +279,7 @@ impl CodeGraph {
 
     /// The node that contains `id` (modules and externals have none).
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.incoming(id)
-            .find(|(e, _)| matches!(e.kind, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField))
-            .map(|(_, source)| source)
+        self.parents[id.index()]
     }
 
     /// Distinct callers and callees over `CALLS` edges.
@@ -341,4 +371,44 @@ fn synthesizer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'st
     let Some(name) = Option::<String>::deserialize(deserializer)? else { return Ok(None) };
     let known = Reason::ALL.iter().map(|r| r.name()).find(|known| *known == name);
     known.map(Some).ok_or_else(|| D::Error::custom(format!("unknown synthesizer `{name}`")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(kind: SymbolKind, name: &str) -> Node {
+        Node {
+            kind,
+            class_kind: None,
+            name: name.to_owned(),
+            qualified_name: name.to_owned(),
+            file: None,
+            language: Language::Go,
+            span: Span::default(),
+            is_external: false,
+            details: None,
+        }
+    }
+
+    /// A node's parent is the source of its oldest containing edge, as it
+    /// is built and as it is read back: calls into it, and a type that
+    /// claims it later (a Go method's receiver), change nothing.
+    #[test]
+    fn a_parent_is_the_oldest_container_and_survives_a_round_trip() {
+        let mut graph = CodeGraph::default();
+        let module = graph.add_node(node(SymbolKind::Module, "m"));
+        let class = graph.add_node(node(SymbolKind::Class, "C"));
+        let method = graph.add_node(node(SymbolKind::Method, "f"));
+        let other = graph.add_node(node(SymbolKind::Class, "D"));
+        graph.add_edge(module, method, Edge::inferred(EdgeKind::Calls, 0.9, Reason::SameFile, Some(3)));
+        graph.add_edge(module, class, Edge::syntax(EdgeKind::Contains));
+        graph.add_edge(class, method, Edge::syntax(EdgeKind::HasMethod));
+        graph.add_edge(other, method, Edge::inferred(EdgeKind::HasMethod, 0.9, Reason::SameFile, None));
+        let external = graph.external(SymbolKind::Function, "fmt.Println", Language::Go);
+        let parents = |g: &CodeGraph| [module, class, method, other, external].map(|id| g.parent(id));
+        assert_eq!(parents(&graph), [None, Some(module), Some(class), None, None]);
+        let read: CodeGraph = postcard::from_bytes(&postcard::to_allocvec(&graph).unwrap()).unwrap();
+        assert_eq!(parents(&read), parents(&graph));
+    }
 }

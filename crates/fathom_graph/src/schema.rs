@@ -47,6 +47,12 @@ impl EdgeKind {
         EdgeKind::Tests,
     ];
 
+    /// Whether the edge places its target inside its source: the edges
+    /// of the containment tree.
+    pub fn is_containment(self) -> bool {
+        matches!(self, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField)
+    }
+
     /// The relationship type, as queries write it.
     pub fn label(self) -> &'static str {
         match self {

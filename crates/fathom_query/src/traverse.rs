@@ -79,7 +79,7 @@ pub fn path(graph: &CodeGraph, from: &[NodeId], to: &[NodeId], depth: u32) -> Re
         .into_iter()
         // Containment is not dependency; TESTS summarises paths of calls and
         // would short-circuit them.
-        .filter(|k| !matches!(k, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField | EdgeKind::Tests))
+        .filter(|k| !k.is_containment() && *k != EdgeKind::Tests)
         .map(|k| (k, Direction::Outgoing))
         .collect();
     let targets: HashSet<u32> = to.iter().map(|id| id.index() as u32).collect();
@@ -177,7 +177,7 @@ fn with_descendants(graph: &CodeGraph, id: NodeId) -> Vec<NodeId> {
         out.extend(
             graph
                 .outgoing(current)
-                .filter(|(e, _)| matches!(e.kind, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField))
+                .filter(|(e, _)| e.kind.is_containment())
                 .map(|(_, child)| child)
                 .filter(|child| graph.node(*child).kind != SymbolKind::Module),
         );

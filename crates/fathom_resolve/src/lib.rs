@@ -21,10 +21,10 @@ use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use fathom_graph::{Access, CodeGraph, Edge, EdgeKind, FileNodes, NodeId, Reason};
-use fathom_model::{BaseKind, CallSite, FileFacts, Language, LocalType, SymbolKind};
+use fathom_model::{BaseKind, CallSite, FileFacts, Language, Local, LocalType, SymbolKind};
 use serde::Serialize;
 
 pub use config::{ProjectConfig, is_config_file};
@@ -110,6 +110,7 @@ pub fn resolve(graph: &mut CodeGraph, files: &[SourceFile<'_>], config: &Project
         bindings: Vec::new(),
         ancestry: RefCell::default(),
         exports: RefCell::default(),
+        locals: files.iter().map(|f| Locals::new(&f.facts.locals)).collect(),
         stats: Stats::default(),
     };
     resolver.attach_owned_methods();
@@ -135,7 +136,36 @@ struct Resolver<'g, 'f> {
     /// ([`Resolver::export_of`]): every file that imports `models` from
     /// `django.db` asks the same.
     exports: RefCell<Map<(NodeId, String), Option<Target>>>,
+    /// Per file: its locals by scope and name.
+    locals: Vec<Locals<'f>>,
     stats: Stats,
+}
+
+/// A file's locals sorted by scope and name, each pair's in the order
+/// written: a bare name asks whether it is a local of each scope around it,
+/// and scanning every local of the file for each name made resolving
+/// Django's uses quadratic in its largest test modules.
+struct Locals<'f> {
+    sorted: Vec<(Option<usize>, &'f str, &'f Local)>,
+}
+
+impl<'f> Locals<'f> {
+    fn new(locals: &'f [Local]) -> Locals<'f> {
+        let mut sorted: Vec<_> = locals.iter().map(|l| (l.scope, l.name.as_str(), l)).collect();
+        sorted.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        Locals { sorted }
+    }
+
+    /// The first local written named `name` in `scope` (`None`: the file's
+    /// top level). The scope is found first, by number alone: most scopes
+    /// hold a few locals, and most files' names share long prefixes.
+    fn get(&self, scope: Option<usize>, name: &str) -> Option<&'f Local> {
+        let from = self.sorted.partition_point(|(s, ..)| *s < scope);
+        let to = from + self.sorted[from..].partition_point(|(s, ..)| *s == scope);
+        let in_scope = &self.sorted[from..to];
+        let at = in_scope.partition_point(|(_, n, _)| *n < name);
+        in_scope.get(at).filter(|(_, n, _)| *n == name).map(|(.., local)| *local)
+    }
 }
 
 impl Resolver<'_, '_> {
@@ -591,7 +621,7 @@ impl Resolver<'_, '_> {
     #[inline(never)]
     fn calls_in(&mut self, index: usize) {
         let file = &self.files[index];
-        let mut seen: HashSet<(NodeId, NodeId, u32)> = HashSet::new();
+        let mut seen: FxHashSet<(NodeId, NodeId, u32)> = FxHashSet::default();
         for call in &file.facts.calls {
             self.stats.calls += 1;
             let caller = call.caller.map_or(file.nodes.module, |c| file.nodes.definitions[c]);
@@ -717,7 +747,7 @@ impl Resolver<'_, '_> {
         let targets: Vec<NodeId> = candidates
             .iter()
             .copied()
-            .filter(|&m| self.graph.parent(m).is_some_and(|class| self.graph.node(class).name.to_lowercase() == simple))
+            .filter(|&m| self.graph.parent(m).is_some_and(|class| lowercases_to(&self.graph.node(class).name, &simple)))
             .collect();
         (!targets.is_empty()).then_some(Found { targets, reason: Reason::ReceiverNamed, confidence: 0.7 })
     }
@@ -881,7 +911,7 @@ impl Resolver<'_, '_> {
         let facts = self.files[index].facts;
         std::iter::successors(scope, |&i| facts.definitions[i].parent).any(|i| {
             facts.definitions[i].parameters.iter().any(|p| p.name.as_deref() == Some(name))
-                || facts.locals.iter().any(|l| l.scope == Some(i) && l.name == name)
+                || self.locals[index].get(Some(i), name).is_some()
         })
     }
 
@@ -895,12 +925,12 @@ impl Resolver<'_, '_> {
             if let Some(p) = definition.parameters.iter().find(|p| p.name.as_deref() == Some(name)) {
                 return p.type_name.clone().map(LocalType::Written);
             }
-            if let Some(local) = facts.locals.iter().find(|l| l.scope == Some(i) && l.name == name) {
+            if let Some(local) = self.locals[index].get(Some(i), name) {
                 return Some(local.type_of.clone());
             }
             at = definition.parent;
         }
-        facts.locals.iter().find(|l| l.scope.is_none() && l.name == name).map(|l| l.type_of.clone())
+        self.locals[index].get(None, name).map(|l| l.type_of.clone())
     }
 
     /// The classes a local's type denotes.
@@ -1062,6 +1092,17 @@ fn arity(graph: &CodeGraph, id: NodeId) -> Option<usize> {
 
 /// Among same-named candidates, those whose parameter count matches the
 /// arguments; all of them if none does (defaults, varargs).
+/// Whether `name.to_lowercase() == lower`, without building the lowercase
+/// name when it is ASCII: an unknown receiver's method is looked for among
+/// every same-named method, and each one's class name was lowercased.
+fn lowercases_to(name: &str, lower: &str) -> bool {
+    if name.is_ascii() {
+        name.len() == lower.len() && name.bytes().zip(lower.bytes()).all(|(a, b)| a.to_ascii_lowercase() == b)
+    } else {
+        name.to_lowercase() == lower
+    }
+}
+
 fn filter_arity(graph: &CodeGraph, candidates: Vec<NodeId>, arguments: u32) -> Vec<NodeId> {
     if candidates.len() < 2 {
         return candidates;
@@ -1069,4 +1110,22 @@ fn filter_arity(graph: &CodeGraph, candidates: Vec<NodeId>, arguments: u32) -> V
     let exact: Vec<NodeId> =
         candidates.iter().copied().filter(|&id| arity(graph, id) == Some(arguments as usize)).collect();
     if exact.is_empty() { candidates } else { exact }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lowercases_to;
+
+    /// The shortcut answers what lowercasing and comparing does, in any script.
+    #[test]
+    fn lowercases_to_is_lowercasing_then_comparing() {
+        let names = ["Subscriber", "subscriber", "HTTPResponse", "Straße", "ΟΔΟΣ", "Über", "a_b", "", "X"];
+        let lowers =
+            ["subscriber", "httpresponse", "straße", "οδος", "οδοσ", "über", "a_b", "ab", "", "x", "subscribers"];
+        for name in names {
+            for lower in lowers {
+                assert_eq!(lowercases_to(name, lower), name.to_lowercase() == lower, "{name:?} {lower:?}");
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! is rebuilt from the file on demand, so the index never holds a second
 //! copy of the sources.
 
-use fathom_graph::{CodeGraph, EdgeKind, NodeId};
+use fathom_graph::{CodeGraph, NodeId};
 use fathom_model::SymbolKind;
 use sha2::{Digest, Sha256};
 
@@ -228,10 +228,7 @@ fn outline_end(graph: &CodeGraph, id: NodeId) -> u32 {
 }
 
 fn members(graph: &CodeGraph, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-    graph
-        .outgoing(id)
-        .filter(|(e, _)| matches!(e.kind, EdgeKind::Contains | EdgeKind::HasMethod | EdgeKind::HasField))
-        .map(|(_, to)| to)
+    graph.outgoing(id).filter(|(e, _)| e.kind.is_containment()).map(|(_, to)| to)
 }
 
 /// The lines of a module that no function or class covers, each with its

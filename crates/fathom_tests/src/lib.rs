@@ -102,11 +102,11 @@ struct Linker<'g, S> {
     /// each node's edges of every kind would be gathered and sorted.
     calls: CallLists,
     /// Definitions that can be tested (outside test code), by simple name.
-    subjects_by_name: HashMap<String, Vec<NodeId>>,
+    subjects_by_name: ByName<Vec<NodeId>>,
     /// The same, by a case- and separator-blind key (`parse_url` = `parseUrl`).
-    subjects_by_key: HashMap<String, Vec<NodeId>>,
+    subjects_by_key: ByName<Vec<NodeId>>,
     /// Modules outside test code, by file name.
-    modules_by_file_name: HashMap<String, Vec<NodeId>>,
+    modules_by_file_name: ByName<Vec<NodeId>>,
 }
 
 impl<'g, S: AsRef<str>> Linker<'g, S> {
@@ -127,9 +127,9 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             tests,
             is_test_file,
             calls: CallLists::new(graph),
-            subjects_by_name: HashMap::new(),
-            subjects_by_key: HashMap::new(),
-            modules_by_file_name: HashMap::new(),
+            subjects_by_name: ByName::default(),
+            subjects_by_key: ByName::default(),
+            modules_by_file_name: ByName::default(),
         };
         for (id, node) in graph.nodes() {
             if !linker.is_subject(id) {
@@ -274,7 +274,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     fn mentions(&self, test: NodeId, text: &str) -> Vec<(NodeId, Evidence)> {
         let ours = family(self.graph.node(test).language);
         let mut out = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen: HashSet<&str, ahash::RandomState> = HashSet::default();
         for line in text.lines().filter(|l| is_assertion(l)) {
             for word in words(line) {
                 if word.len() < 4 || !seen.insert(word) {
@@ -377,6 +377,10 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
 }
 
 type ImportedByModule = FxHashMap<NodeId, Imported>;
+
+/// Keyed by names the repository spells: hashed with random keys, so that
+/// no file can choose names that collide.
+type ByName<V> = HashMap<String, V, ahash::RandomState>;
 
 /// A test module's imports of subjects (not modules), oldest first, and
 /// their names, found in a test's text in one pass (a module imports a few
@@ -568,11 +572,9 @@ fn has_word(text: &str, word: &str) -> bool {
     is_word(word) && text.match_indices(word).any(|(at, _)| stands_alone(text, at, at + word.len()))
 }
 
-/// The identifier-shaped words of a text.
-fn words(text: &str) -> HashSet<&str> {
-    text.split(|c: char| !is_word_char(c))
-        .filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
-        .collect()
+/// The identifier-shaped words of a text, in order, repeats included.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_word_char(c)).filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
 }
 
 #[cfg(test)]
@@ -600,7 +602,7 @@ mod tests {
             "a b",
             "rl",
         ] {
-            assert_eq!(has_word(text, word), words(text).contains(word), "{word:?}");
+            assert_eq!(has_word(text, word), words(text).any(|w| w == word), "{word:?}");
         }
     }
 
