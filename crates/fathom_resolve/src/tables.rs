@@ -96,27 +96,20 @@ impl Tables {
         let package = package_of(file);
         for (at, definition) in file.facts.definitions.iter().enumerate() {
             let id = file.nodes.definitions[at];
-            let name = definition.name.clone();
+            let name = definition.name.as_str();
             let parent = definition.parent.map(|p| (file.nodes.definitions[p], file.facts.definitions[p].kind));
             match parent {
                 None | Some((_, SymbolKind::Package)) => {
-                    t.top_level.entry(module).or_default().entry(name.clone()).or_default().push(id);
+                    push_named(t.top_level.entry(module).or_default(), name, id);
                     let namespace = match parent {
                         Some((p, _)) => Some(graph.node(p).qualified_name.clone()),
                         None => package.clone(),
                     };
                     if let Some(namespace) = namespace {
-                        t.package_members
-                            .entry((family, namespace))
-                            .or_default()
-                            .entry(name.clone())
-                            .or_default()
-                            .push(id);
+                        push_named(t.package_members.entry((family, namespace)).or_default(), name, id);
                     }
                 }
-                Some((class, SymbolKind::Class)) => {
-                    t.members.entry(class).or_default().entry(name.clone()).or_default().push(id);
-                }
+                Some((class, SymbolKind::Class)) => push_named(t.members.entry(class).or_default(), name, id),
                 Some(_) => {}
             }
             // A definition inside a function is visible only there: it is
@@ -129,7 +122,7 @@ impl Tables {
                     SymbolKind::Class | SymbolKind::Function | SymbolKind::Method | SymbolKind::Annotation
                 )
             {
-                t.by_name.entry((family, name)).or_default().push(id);
+                t.by_name.entry((family, name.to_owned())).or_default().push(id);
             }
         }
         for alias in &file.facts.aliases {
@@ -140,7 +133,7 @@ impl Tables {
 
     /// Records a member attached by resolution (Go receivers, Rust `impl`s).
     pub(crate) fn add_member(&mut self, class: NodeId, name: &str, member: NodeId) {
-        self.members.entry(class).or_default().entry(name.to_owned()).or_default().push(member);
+        push_named(self.members.entry(class).or_default(), name, member);
     }
 }
 
@@ -149,5 +142,17 @@ fn package_of(file: &SourceFile<'_>) -> Option<String> {
     match file.language {
         Language::Go => Some(file.path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned()),
         _ => file.facts.package.clone(),
+    }
+}
+
+/// Adds `id` under `name`, copying the name only when it is new there (an
+/// `entry` takes an owned key even when the name is present: overloads,
+/// and the same name declared in each file of a package).
+fn push_named(names: &mut Names, name: &str, id: NodeId) {
+    match names.get_mut(name) {
+        Some(ids) => ids.push(id),
+        None => {
+            names.insert(name.to_owned(), vec![id]);
+        }
     }
 }

@@ -151,10 +151,10 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
             SymbolKind::Function | SymbolKind::Method => body_windows(sources, id),
             SymbolKind::Class => vec![(Part::Outline, node.span.start_line, outline_end(graph, id))],
             SymbolKind::Module => {
-                if top_level_lines(sources, id).is_empty() {
-                    vec![]
-                } else {
+                if has_top_level_lines(sources, id) {
                     vec![(Part::TopLevel, node.span.start_line, node.span.end_line)]
+                } else {
+                    vec![]
                 }
             }
             _ => vec![],
@@ -194,11 +194,13 @@ fn body_windows(sources: &dyn Sources, id: NodeId) -> Vec<(Part, u32, u32)> {
     let node = sources.graph().node(id);
     let text = sources.file_text(node.file.expect("checked").0 as usize);
     let (start, end) = (node.span.start_line, node.span.end_line.max(node.span.start_line));
-    let body: Vec<&str> = node_lines(text, node.span, start, end).map(|(_, line)| line).collect();
-    let total: usize = body.iter().map(|l| l.len() + 1).sum();
-    if total <= WINDOW_CHARS || body.len() <= 1 {
+    // Most bodies fit one window: their lines are counted, not gathered.
+    let (total, lines) =
+        node_lines(text, node.span, start, end).fold((0, 0), |(t, n), (_, l)| (t + l.len() + 1, n + 1));
+    if total <= WINDOW_CHARS || lines <= 1 {
         return vec![(Part::Whole, start, end)];
     }
+    let body: Vec<&str> = node_lines(text, node.span, start, end).map(|(_, line)| line).collect();
     let mut windows = Vec::new();
     let mut first = 0usize;
     while first < body.len() && windows.len() < MAX_WINDOWS {
@@ -231,9 +233,30 @@ fn members(graph: &CodeGraph, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
     graph.outgoing(id).filter(|(e, _)| e.kind.is_containment()).map(|(_, to)| to)
 }
 
+/// Whether a module has [`top_level_lines`], found without walking past the
+/// first (every module is asked, and most have one near their top).
+fn has_top_level_lines(sources: &dyn Sources, module: NodeId) -> bool {
+    let mut any = false;
+    each_top_level_line(sources, module, &mut |_, _| {
+        any = true;
+        false
+    });
+    any
+}
+
 /// The lines of a module that no function or class covers, each with its
 /// 0-based number.
 fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<(u32, &str)> {
+    let mut out = Vec::new();
+    each_top_level_line(sources, module, &mut |at, line| {
+        out.push((at, line));
+        true
+    });
+    out
+}
+
+/// Hands [`top_level_lines`] to `take` in order, while it returns true.
+fn each_top_level_line<'s>(sources: &'s dyn Sources, module: NodeId, take: &mut dyn FnMut(u32, &'s str) -> bool) {
     let graph = sources.graph();
     let node = graph.node(module);
     let text = sources.file_text(node.file.expect("checked").0 as usize);
@@ -253,7 +276,6 @@ fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<(u32, &str)> {
         }
     }
     let mut spans = merged.into_iter().peekable();
-    let mut out = Vec::new();
     let mut size = 0;
     for (i, line) in text.lines().enumerate() {
         let n = i as u32 + 1;
@@ -262,12 +284,10 @@ fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<(u32, &str)> {
             continue;
         }
         size += line.len() + 1;
-        if size > WINDOW_CHARS {
+        if size > WINDOW_CHARS || !take(i as u32, line) {
             break;
         }
-        out.push((i as u32, line));
     }
-    out
 }
 
 /// The text a chunk stands for: what is embedded and what the lexical index
