@@ -1090,8 +1090,6 @@ fn arity(graph: &CodeGraph, id: NodeId) -> Option<usize> {
     graph.node(id).details.as_ref().map(|d| d.parameters.len())
 }
 
-/// Among same-named candidates, those whose parameter count matches the
-/// arguments; all of them if none does (defaults, varargs).
 /// Whether `name.to_lowercase() == lower`, without building the lowercase
 /// name when it is ASCII: an unknown receiver's method is looked for among
 /// every same-named method, and each one's class name was lowercased.
@@ -1103,6 +1101,8 @@ fn lowercases_to(name: &str, lower: &str) -> bool {
     }
 }
 
+/// Among same-named candidates, those whose parameter count matches the
+/// arguments; all of them if none does (defaults, varargs).
 fn filter_arity(graph: &CodeGraph, candidates: Vec<NodeId>, arguments: u32) -> Vec<NodeId> {
     if candidates.len() < 2 {
         return candidates;
