@@ -253,8 +253,9 @@ impl Index {
             vectors: next("vectors")?.value::<Vec<(u32, Vec<f32>)>>()?,
             dense: next("dense")?.value::<Option<Dense>>()?,
         };
-        let retrieval = Retrieval::restore(&GraphTexts { graph: &graph, texts: &texts, line_terms: None }, parts)
-            .map_err(|e| BundleError::undecodable("search index", e))?;
+        let retrieval =
+            Retrieval::restore(&GraphTexts { graph: &graph, texts: &texts, line_terms: None, name_terms: &[] }, parts)
+                .map_err(|e| BundleError::undecodable("search index", e))?;
 
         let summary = IndexSummary::restore(
             &summary.archive,

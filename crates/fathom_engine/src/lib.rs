@@ -227,6 +227,8 @@ struct GraphTexts<'a> {
     texts: &'a [String],
     /// Each file's lines split into lexical terms, while indexing.
     line_terms: Option<&'a [LineTerms]>,
+    /// Each node's name split into lexical terms, by node, while indexing.
+    name_terms: &'a [Option<&'a [u32]>],
 }
 
 impl Sources for GraphTexts<'_> {
@@ -240,6 +242,10 @@ impl Sources for GraphTexts<'_> {
 
     fn line_terms(&self, file: usize) -> Option<&LineTerms> {
         self.line_terms?.get(file)
+    }
+
+    fn name_terms(&self, node: fathom_graph::NodeId) -> Option<&[u32]> {
+        *self.name_terms.get(node.index())?
     }
 }
 
@@ -372,7 +378,7 @@ impl Index {
     /// The graph and the files' texts as chunking and ranking read them:
     /// for whoever rebuilds or restores a retrieval index by hand.
     pub fn sources(&self) -> impl Sources + '_ {
-        GraphTexts { graph: &self.graph, texts: &self.texts, line_terms: None }
+        GraphTexts { graph: &self.graph, texts: &self.texts, line_terms: None, name_terms: &[] }
     }
 
     /// Searches symbols: BM25, names and trace locations, plus embeddings

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use fathom_archive::{Archive, ReadOptions, SourceFile};
-use fathom_graph::{CodeGraph, FileInput};
+use fathom_graph::{CodeGraph, FileInput, FileNodes};
 use fathom_model::{FileFacts, Language};
 use fathom_parse::Parsers;
 use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
@@ -170,11 +170,14 @@ thread_local! {
 }
 
 fn parse_one(file: &SourceFile) -> Parsed {
-    let terms = SPLITTER.with_borrow_mut(|splitter| splitter.line_terms(&file.text));
-    PARSERS.with_borrow_mut(|parsers| parse_with(parsers, file, terms))
+    let mut parsed = PARSERS.with_borrow_mut(|parsers| parse_with(parsers, file));
+    let names = parsed.facts.definitions.iter().map(|d| d.name.as_str());
+    parsed.terms = SPLITTER.with_borrow_mut(|splitter| splitter.split(&file.text, names));
+    parsed
 }
 
-fn parse_with(parsers: &mut Parsers, file: &SourceFile, terms: LineTerms) -> Parsed {
+/// A file's parse, its terms not split yet.
+fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
     let language = Language::from_path(&file.path).expect("a staged repository keeps only files with a language");
     let mut errors = Vec::new();
     if file.lossy {
@@ -192,7 +195,7 @@ fn parse_with(parsers: &mut Parsers, file: &SourceFile, terms: LineTerms) -> Par
             FileFacts::default()
         }
     };
-    Parsed { language, facts, terms, errors }
+    Parsed { language, facts, terms: LineTerms::default(), errors }
 }
 
 /// Splits `positions` of `files` into `n` shares of about equal size (by
@@ -241,8 +244,8 @@ fn answered<'f>(files: &'f [SourceFile], positions: &[u32], parsed: &[Parsed]) -
             if Language::from_path(&file.path) != Some(parse.language) {
                 return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
             }
-            if !parse.terms.fits(&file.text) {
-                return Err(format!("the terms given for {} do not split its lines", file.path));
+            if !parse.terms.fits(&file.text, parse.facts.definitions.len()) {
+                return Err(format!("the terms given for {} do not split its lines and names", file.path));
             }
             Ok(file)
         })
@@ -414,6 +417,7 @@ impl Staged {
         let (mut graph, nodes) =
             CodeGraph::build(&inputs, &mut |done, total| observer.progress(Stage::Graph, done, total));
         drop(inputs);
+        let name_terms = name_terms(&graph, &nodes, &parsed, &line_terms);
         timings.graph = observer.now_ms() - mark;
 
         let mark = observer.now_ms();
@@ -455,7 +459,10 @@ impl Staged {
                 f.text
             })
             .collect();
-        let retrieval = Retrieval::build(&GraphTexts { graph: &graph, texts: &texts, line_terms: Some(&line_terms) });
+        let sources =
+            GraphTexts { graph: &graph, texts: &texts, line_terms: Some(&line_terms), name_terms: &name_terms };
+        let retrieval = Retrieval::build(&sources);
+        drop(name_terms);
         drop(line_terms);
         observer.progress(Stage::Index, graph.node_count(), graph.node_count());
         timings.index = observer.now_ms() - mark;
@@ -464,6 +471,25 @@ impl Staged {
         let summary = IndexSummary::new(&name, &graph, skipped, errors, resolution, timings);
         Index { graph, retrieval, texts, by_path, summary, options, embedding_model: None }
     }
+}
+
+/// The terms parsing split of each node's name, by node: `None` for a node
+/// that is no file's definition, or whose name is not the definition's.
+fn name_terms<'t>(
+    graph: &CodeGraph,
+    nodes: &[FileNodes],
+    parsed: &[(Language, FileFacts)],
+    terms: &'t [LineTerms],
+) -> Vec<Option<&'t [u32]>> {
+    let mut by_node = vec![None; graph.node_count()];
+    for ((file, (_, facts)), split) in nodes.iter().zip(parsed).zip(terms) {
+        for (at, (&node, definition)) in file.definitions.iter().zip(&facts.definitions).enumerate() {
+            if graph.node(node).name == definition.name {
+                by_node[node.index()] = split.name(at);
+            }
+        }
+    }
+    by_node
 }
 
 /// A parse worker's half: the files [`Staged::share`] encoded, parsed and

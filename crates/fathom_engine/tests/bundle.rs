@@ -210,6 +210,25 @@ fn the_header_says_what_the_bundle_holds() {
     assert_eq!(names, ["graph", "texts", "summary", "chunks", "lexical", "vectors", "dense"]);
 }
 
+/// Indexing reads each line's and each name's terms as parsing split them
+/// (on every core, or in the parse workers); postings rebuilt from the
+/// chunks' plain text are the same, to the bit, in every language.
+#[test]
+fn terms_split_while_parsing_give_the_postings_of_the_plain_text() {
+    let fixtures = std::fs::read_dir(fixture("")).unwrap().map(|entry| entry.unwrap().path());
+    for dir in fixtures.filter(|path| path.is_dir()) {
+        let index = index_dir(&dir);
+        let sources = index.sources();
+        let mut lexical = index.retrieval().stored_lexical().into_owned();
+        let built = lexical.postings.clone().into_owned();
+        lexical.terms_version += 1;
+        let parts = StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None };
+        let rebuilt = Retrieval::restore(&sources, parts).unwrap();
+        assert!(!built.is_empty(), "{}", dir.display());
+        assert_eq!(rebuilt.stored_lexical().postings.into_owned(), built, "{}", dir.display());
+    }
+}
+
 #[test]
 fn postings_of_other_terms_are_rebuilt_from_the_text() {
     let index = index_dir(&fixture("mini-py-js"));

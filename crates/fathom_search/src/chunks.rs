@@ -116,6 +116,11 @@ pub trait Sources: Sync {
     fn line_terms(&self, _file: usize) -> Option<&crate::lexical::LineTerms> {
         None
     }
+    /// A node's name already split into lexical terms, when parsing did it
+    /// ([`crate::lexical::LineTerms::name`]).
+    fn name_terms(&self, _node: NodeId) -> Option<&[u32]> {
+        None
+    }
 }
 
 /// A piece of a chunk's text ([`pieces`]).
@@ -126,6 +131,8 @@ pub enum Piece<'a> {
     /// Line `.0` (0-based) of the chunk's file, as `str::lines` gives it.
     /// Consecutive lines are joined by a newline.
     Line(u32, &'a str),
+    /// The name of node `.0`, a member in a class's outline.
+    Name(NodeId, &'a str),
 }
 
 pub fn content_hash(text: &str) -> String {
@@ -303,7 +310,7 @@ pub fn text(sources: &dyn Sources, chunk: &Chunk) -> String {
     let mut after_line = false;
     pieces(sources, chunk, &mut |piece| {
         match piece {
-            Piece::Text(text) => out.push_str(text),
+            Piece::Text(text) | Piece::Name(_, text) => out.push_str(text),
             Piece::Line(_, line) => {
                 if after_line {
                     out.push('\n');
@@ -328,14 +335,12 @@ pub fn pieces(sources: &dyn Sources, chunk: &Chunk, emit: &mut dyn FnMut(Piece<'
         Part::TopLevel => top_level_lines(sources, chunk.node),
         _ => node_lines(file, node.span, chunk.start_line, chunk.end_line).collect(),
     };
-    let header = match chunk.part {
-        Part::TopLevel => format!("{} {}\n", kind_word(node.kind), path),
-        Part::Window(n) if n > 0 => format!("{} {}\n", kind_word(node.kind), node.qualified_name),
-        _ if node.kind == SymbolKind::Method => format!("{} {}\n", kind_word(node.kind), node.qualified_name),
-        _ => String::new(),
-    };
-    if !header.is_empty() {
-        emit(Piece::Text(&header));
+    let kind = kind_word(node.kind);
+    match chunk.part {
+        Part::TopLevel => emit(Piece::Text(&format!("{kind} {path}\n"))),
+        Part::Window(n) if n > 0 => qualified_header(kind, chunk.node, node, emit),
+        _ if node.kind == SymbolKind::Method => qualified_header(kind, chunk.node, node, emit),
+        _ => {}
     }
     if let Some(doc) = node.details.as_ref().and_then(|d| d.docstring.as_deref())
         && matches!(chunk.part, Part::Whole | Part::Outline | Part::Window(0))
@@ -352,10 +357,31 @@ pub fn pieces(sources: &dyn Sources, chunk: &Chunk, emit: &mut dyn FnMut(Piece<'
         emit(Piece::Line(at, line));
     }
     if chunk.part == Part::Outline {
-        let names: Vec<&str> = members(graph, chunk.node).map(|m| graph.node(m).name.as_str()).collect();
-        if !names.is_empty() {
-            emit(Piece::Text(&format!("\nmembers: {}", names.join(", "))));
+        for (at, member) in members(graph, chunk.node).enumerate() {
+            emit(Piece::Text(if at == 0 { "\nmembers: " } else { ", " }));
+            emit(Piece::Name(member, &graph.node(member).name));
         }
+    }
+}
+
+/// A header of a node's kind and qualified name: `method a.B.c\n`. The
+/// name that ends the qualified name is a piece of its own, when it does end
+/// it as a word of its own, so that the lexical index reads its terms as
+/// parsing split them ([`Piece::Name`]).
+fn qualified_header(kind: &str, id: NodeId, node: &fathom_graph::Node, emit: &mut dyn FnMut(Piece<'_>)) {
+    let (qualified, name) = (node.qualified_name.as_str(), node.name.as_str());
+    // A word character on both sides of the cut would make one word of two pieces.
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let before = qualified
+        .strip_suffix(name)
+        .filter(|before| !(name.is_empty() || (before.ends_with(word) && name.starts_with(word))));
+    match before {
+        Some(before) => {
+            emit(Piece::Text(&format!("{kind} {before}")));
+            emit(Piece::Name(id, name));
+            emit(Piece::Text("\n"));
+        }
+        None => emit(Piece::Text(&format!("{kind} {qualified}\n"))),
     }
 }
 

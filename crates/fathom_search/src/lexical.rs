@@ -278,33 +278,56 @@ pub enum Input<'a> {
     Terms(&'a [u32]),
 }
 
-/// A file's lexical terms, line by line (as `str::lines` splits it), hashed
-/// as the index keys them. Parsing splits them, on every core, so the
-/// lexical index, built on one thread after resolution, only reads them
-/// (splitting was most of its cost). No word spans two lines, so a chunk's
-/// terms are its lines' terms in order.
+/// A file's lexical terms, line by line (as `str::lines` splits it), and
+/// those of each of its definitions' names, hashed as the index keys them.
+/// Parsing splits them, on every core, so the lexical index, built on one
+/// thread after resolution, only reads them (splitting was most of its
+/// cost). No word spans two lines, so a chunk's terms are its lines' terms in
+/// order. A name is split where the parse worker already split the line
+/// that declares it, so its words are found in that worker's cache; the
+/// index would otherwise split nearly every name afresh (most are unique
+/// words), once in a class's member list and once in its own chunk.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LineTerms {
     terms: Box<[u32]>,
     /// Where each line's terms start in `terms`.
     starts: Box<[u32]>,
+    /// The definitions' names' terms, in the order of the file's definitions.
+    names: Box<[u32]>,
+    /// Where each name's terms start in `names`.
+    name_starts: Box<[u32]>,
 }
 
 impl LineTerms {
     /// The terms of line `at` (0-based), if the file has that line.
     pub fn line(&self, at: u32) -> Option<&[u32]> {
-        let start = *self.starts.get(at as usize)? as usize;
-        let end = self.starts.get(at as usize + 1).map_or(self.terms.len(), |&end| end as usize);
-        self.terms.get(start..end)
+        slice(&self.terms, &self.starts, at as usize)
     }
 
-    /// Whether these are a split of `text`: one list per line, in order.
-    /// A parse worker's answer is checked with it before it is taken.
-    pub fn fits(&self, text: &str) -> bool {
-        let ordered = self.starts.windows(2).all(|w| w[0] <= w[1]);
-        let inside = self.starts.last().is_none_or(|&last| last as usize <= self.terms.len());
-        ordered && inside && self.starts.len() == fathom_model::count_lines(text).lines as usize
+    /// The terms of the name of the file's definition `at`, if it has one.
+    pub fn name(&self, at: usize) -> Option<&[u32]> {
+        slice(&self.names, &self.name_starts, at)
     }
+
+    /// Whether these are a split of `text` and of `names` names: one list
+    /// per line and one per name, in order. A parse worker's answer is
+    /// checked with it before it is taken.
+    pub fn fits(&self, text: &str, names: usize) -> bool {
+        let ordered = |starts: &[u32], len: usize| {
+            starts.windows(2).all(|w| w[0] <= w[1]) && starts.last().is_none_or(|&last| last as usize <= len)
+        };
+        ordered(&self.starts, self.terms.len())
+            && ordered(&self.name_starts, self.names.len())
+            && self.starts.len() == fathom_model::count_lines(text).lines as usize
+            && self.name_starts.len() == names
+    }
+}
+
+/// Run `at` of `all`, which `starts` cuts into runs.
+fn slice<'a>(all: &'a [u32], starts: &[u32], at: usize) -> Option<&'a [u32]> {
+    let start = *starts.get(at)? as usize;
+    let end = starts.get(at + 1).map_or(all.len(), |&end| end as usize);
+    all.get(start..end)
 }
 
 /// Splits files into [`LineTerms`], with one cache of words and stems for
@@ -313,14 +336,22 @@ impl LineTerms {
 pub struct Splitter(WordTerms);
 
 impl Splitter {
-    pub fn line_terms(&mut self, text: &str) -> LineTerms {
+    /// The terms of `text`'s lines and of `names`, a file's definitions' names.
+    pub fn split<'n>(&mut self, text: &str, names: impl IntoIterator<Item = &'n str>) -> LineTerms {
+        let (terms, starts) = self.runs(text.lines());
+        let (names, name_starts) = self.runs(names);
+        LineTerms { terms, starts, names, name_starts }
+    }
+
+    /// Each text's terms, one after another, and where each one's start.
+    fn runs<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> (Box<[u32]>, Box<[u32]>) {
         let mut terms = Vec::new();
         let mut starts = Vec::new();
-        for line in text.lines() {
+        for text in texts {
             starts.push(terms.len() as u32);
-            self.0.extend(line, &mut terms);
+            self.0.extend(text, &mut terms);
         }
-        LineTerms { terms: terms.into_boxed_slice(), starts: starts.into_boxed_slice() }
+        (terms.into_boxed_slice(), starts.into_boxed_slice())
     }
 }
 
@@ -447,14 +478,22 @@ mod tests {
     }
 
     /// A text's lines split ahead ([`LineTerms`]) give the terms the text
-    /// gives, line by line and all together.
+    /// gives, line by line and all together; and its names', name by name.
     #[test]
     fn line_terms_are_the_texts_terms_by_line() {
         let text = "def getUser(id):\r\n    \"\"\"Fetch the user.\"\"\"\n\n    return USERS[id]  # naïve\nlast";
-        let lines = Splitter::default().line_terms(text);
-        assert!(lines.fits(text));
-        assert!(!lines.fits("one line"));
+        let names = ["getUser", "", "operator()", "naïve_café"];
+        let lines = Splitter::default().split(text, names);
+        assert!(lines.fits(text, names.len()));
+        assert!(!lines.fits("one line", names.len()));
+        assert!(!lines.fits(text, names.len() + 1));
         let mut cache = WordTerms::default();
+        for (at, name) in names.iter().enumerate() {
+            let mut expected = Vec::new();
+            cache.extend(name, &mut expected);
+            assert_eq!(lines.name(at), Some(expected.as_slice()), "{name:?}");
+        }
+        assert_eq!(lines.name(names.len()), None);
         let mut all = Vec::new();
         for (at, line) in text.lines().enumerate() {
             let mut expected = Vec::new();

@@ -695,7 +695,10 @@ fn heading<'g>(graph: &'g CodeGraph, chunk: &Chunk) -> Heading<'g> {
 fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(Input<'_>)) {
     let graph = sources.graph();
     let heading = heading(graph, chunk);
-    input(Input::Repeated(heading.name, heading.times));
+    match sources.name_terms(chunk.node) {
+        Some(terms) => (0..heading.times.max(1)).for_each(|_| input(Input::Terms(terms))),
+        None => input(Input::Repeated(heading.name, heading.times)),
+    }
     input(Input::Text(heading.path));
     let split = graph.node(chunk.node).file.and_then(|file| sources.line_terms(file.0 as usize));
     chunks::pieces(sources, chunk, &mut |piece| match piece {
@@ -703,6 +706,10 @@ fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(In
         Piece::Line(at, line) => match split.and_then(|split| split.line(at)) {
             Some(terms) => input(Input::Terms(terms)),
             None => input(Input::Text(line)),
+        },
+        Piece::Name(node, name) => match sources.name_terms(node) {
+            Some(terms) => input(Input::Terms(terms)),
+            None => input(Input::Text(name)),
         },
     });
 }
