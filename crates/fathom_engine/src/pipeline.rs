@@ -170,14 +170,11 @@ thread_local! {
 }
 
 fn parse_one(file: &SourceFile) -> Parsed {
-    let mut parsed = PARSERS.with_borrow_mut(|parsers| parse_with(parsers, file));
-    let names = parsed.facts.definitions.iter().map(|d| d.name.as_str());
-    parsed.terms = SPLITTER.with_borrow_mut(|splitter| splitter.split(&file.text, names));
-    parsed
+    PARSERS.with_borrow_mut(|parsers| SPLITTER.with_borrow_mut(|splitter| parse_with(parsers, splitter, file)))
 }
 
-/// A file's parse, its terms not split yet.
-fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
+/// A file's parse, then its lines' and its definitions' names' terms.
+fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile) -> Parsed {
     let language = Language::from_path(&file.path).expect("a staged repository keeps only files with a language");
     let mut errors = Vec::new();
     if file.lossy {
@@ -195,7 +192,8 @@ fn parse_with(parsers: &mut Parsers, file: &SourceFile) -> Parsed {
             FileFacts::default()
         }
     };
-    Parsed { language, facts, terms: LineTerms::default(), errors }
+    let terms = splitter.split(&file.text, facts.definitions.iter().map(|d| d.name.as_str()));
+    Parsed { language, facts, terms, errors }
 }
 
 /// Splits `positions` of `files` into `n` shares of about equal size (by

@@ -221,7 +221,9 @@ fn terms_split_while_parsing_give_the_postings_of_the_plain_text() {
         let sources = index.sources();
         let mut lexical = index.retrieval().stored_lexical().into_owned();
         let built = lexical.postings.clone().into_owned();
+        // Marked stale and made wrong, so that only a rebuild can match.
         lexical.terms_version += 1;
+        lexical.postings.to_mut().iter_mut().for_each(|p| p.iter_mut().for_each(|(term, _)| *term ^= 0x5555));
         let parts = StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None };
         let rebuilt = Retrieval::restore(&sources, parts).unwrap();
         assert!(!built.is_empty(), "{}", dir.display());

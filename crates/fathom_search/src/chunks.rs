@@ -10,6 +10,8 @@ use fathom_graph::{CodeGraph, NodeId};
 use fathom_model::SymbolKind;
 use sha2::{Digest, Sha256};
 
+use crate::tokens::in_word;
+
 /// A window's size in characters of body text: about what MiniLM reads
 /// (256 word pieces) of typical code.
 pub const WINDOW_CHARS: usize = 1200;
@@ -131,7 +133,9 @@ pub enum Piece<'a> {
     /// Line `.0` (0-based) of the chunk's file, as `str::lines` gives it.
     /// Consecutive lines are joined by a newline.
     Line(u32, &'a str),
-    /// The name of node `.0`, a member in a class's outline.
+    /// The name of node `.0`: a member in a class's outline, or the last
+    /// segment of a header's qualified name. The lexical index reads the
+    /// terms parsing split of it ([`Sources::name_terms`]).
     Name(NodeId, &'a str),
 }
 
@@ -338,7 +342,7 @@ pub fn pieces(sources: &dyn Sources, chunk: &Chunk, emit: &mut dyn FnMut(Piece<'
     let kind = kind_word(node.kind);
     match chunk.part {
         Part::TopLevel => emit(Piece::Text(&format!("{kind} {path}\n"))),
-        Part::Window(n) if n > 0 => qualified_header(kind, chunk.node, node, emit),
+        Part::Window(1..) => qualified_header(kind, chunk.node, node, emit),
         _ if node.kind == SymbolKind::Method => qualified_header(kind, chunk.node, node, emit),
         _ => {}
     }
@@ -371,10 +375,9 @@ pub fn pieces(sources: &dyn Sources, chunk: &Chunk, emit: &mut dyn FnMut(Piece<'
 fn qualified_header(kind: &str, id: NodeId, node: &fathom_graph::Node, emit: &mut dyn FnMut(Piece<'_>)) {
     let (qualified, name) = (node.qualified_name.as_str(), node.name.as_str());
     // A word character on both sides of the cut would make one word of two pieces.
-    let word = |c: char| c.is_alphanumeric() || c == '_';
     let before = qualified
         .strip_suffix(name)
-        .filter(|before| !(name.is_empty() || (before.ends_with(word) && name.starts_with(word))));
+        .filter(|before| !(name.is_empty() || (before.ends_with(in_word) && name.starts_with(in_word))));
     match before {
         Some(before) => {
             emit(Piece::Text(&format!("{kind} {before}")));

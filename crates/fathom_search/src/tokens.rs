@@ -110,6 +110,11 @@ const WORD_BYTE: [bool; 128] = {
     table
 };
 
+/// Whether `c` is part of a word, as [`words`] cuts them.
+pub(crate) fn in_word(c: char) -> bool {
+    if c.is_ascii() { WORD_BYTE[c as usize] } else { c.is_alphanumeric() }
+}
+
 impl Words<'_> {
     /// Moves past characters while they are (`inside`) or are not in a word.
     fn skip(&mut self, inside: bool) {
@@ -119,7 +124,7 @@ impl Words<'_> {
                 (WORD_BYTE[byte as usize], 1)
             } else {
                 let c = self.text[self.at..].chars().next().expect("at a char boundary");
-                (c.is_alphanumeric(), c.len_utf8())
+                (in_word(c), c.len_utf8())
             };
             if word != inside {
                 return;
