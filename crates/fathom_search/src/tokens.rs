@@ -87,16 +87,28 @@ fn is_stop_word(word: &str) -> bool {
 /// Runs of letters, digits and underscores, of at most 80 bytes; `$` and
 /// `@` prefixes are dropped.
 pub(crate) fn words(text: &str) -> Words<'_> {
-    Words { text, at: 0 }
+    Words { text, at: 0, longest: MAX_WORD_BYTES }
+}
+
+/// A longer run of word characters is no word (a hash, a blob of data).
+const MAX_WORD_BYTES: usize = 80;
+
+/// Every run of word characters ([`in_word`]) in `text`, however long: what
+/// [`words`] cuts, before it drops the longest. Test linking matches
+/// identifiers whole with it.
+pub fn word_runs(text: &str) -> Words<'_> {
+    Words { text, at: 0, longest: usize::MAX }
 }
 
 /// The iterator of [`words`]. ASCII, nearly all of code, is classified a
 /// byte at a time through a table; only other characters are decoded
 /// (splitting on a `char` predicate decoded every one, a third of
 /// tokenising's cost).
-pub(crate) struct Words<'t> {
+pub struct Words<'t> {
     text: &'t str,
     at: usize,
+    /// Longer runs are skipped.
+    longest: usize,
 }
 
 /// Whether each ASCII byte is part of a word.
@@ -110,8 +122,9 @@ const WORD_BYTE: [bool; 128] = {
     table
 };
 
-/// Whether `c` is part of a word, as [`words`] cuts them.
-pub(crate) fn in_word(c: char) -> bool {
+/// Whether `c` is part of a word, as [`words`] cuts them: a letter, a
+/// digit or an underscore.
+pub fn in_word(c: char) -> bool {
     if c.is_ascii() { WORD_BYTE[c as usize] } else { c.is_alphanumeric() }
 }
 
@@ -145,7 +158,7 @@ impl<'t> Iterator for Words<'t> {
             }
             let start = self.at;
             self.skip(true);
-            if self.at - start <= 80 {
+            if self.at - start <= self.longest {
                 return Some(&self.text[start..self.at]);
             }
         }

@@ -24,13 +24,14 @@ pub mod recommend;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::AhoCorasick;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use fathom_graph::{CodeGraph, Edge, EdgeKind, FileId, NodeId, Reason};
 use fathom_model::{Language, SymbolKind};
 use fathom_search::retrieval::{TEST_DIRS, is_test_path};
+use fathom_search::tokens::{in_word, word_runs};
 use serde::Serialize;
 
 /// Each hop past the first multiplies a call path's confidence by this.
@@ -70,15 +71,16 @@ pub fn link<S: AsRef<str>>(graph: &mut CodeGraph, texts: &[S]) -> LinkStats {
     let tests = linker.tests.len();
     let mut stats = LinkStats { tests, ..LinkStats::default() };
     let mut linked: FxHashSet<NodeId> = FxHashSet::default();
-    let mut pairs: Vec<((NodeId, NodeId), Vec<Evidence>)> = found.into_iter().collect();
-    pairs.sort_by_key(|((test, target), _)| (test.index(), target.index()));
-    for ((test, target), evidence) in pairs {
-        let confidence = 1.0 - evidence.iter().map(|e| 1.0 - e.confidence).product::<f32>();
+    // In test order, then target order; each pair's evidence as it came.
+    for pair in found.chunk_by(|a, b| (a.test, a.target) == (b.test, b.target)) {
+        let (test, target) = (pair[0].test, pair[0].target);
+        let evidence = pair.iter().map(|found| found.evidence);
+        let confidence = 1.0 - evidence.clone().map(|e| 1.0 - e.confidence).product::<f32>();
         if confidence < MIN_CONFIDENCE {
             continue;
         }
-        let strongest = evidence.iter().max_by(|a, b| a.confidence.total_cmp(&b.confidence)).expect("non-empty");
-        let line = evidence.iter().filter(|e| e.reason == Reason::TestCalls).find_map(|e| e.line);
+        let strongest = evidence.clone().max_by(|a, b| a.confidence.total_cmp(&b.confidence)).expect("non-empty");
+        let line = evidence.filter(|e| e.reason == Reason::TestCalls).find_map(|e| e.line);
         let rounded = (confidence.min(0.99) * 100.0).round() / 100.0;
         graph.add_edge(test, target, Edge::inferred(EdgeKind::Tests, rounded, strongest.reason, line));
         linked.insert(test);
@@ -88,10 +90,18 @@ pub fn link<S: AsRef<str>>(graph: &mut CodeGraph, texts: &[S]) -> LinkStats {
     stats
 }
 
+/// One piece of evidence for one (test, definition) pair.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    test: NodeId,
+    target: NodeId,
+    evidence: Evidence,
+}
+
 struct Linker<'g, S> {
     graph: &'g CodeGraph,
     texts: &'g [S],
-    /// Tests: functions, methods and classes the parser marked.
+    /// Tests: functions, methods and classes the parser marked, in id order.
     tests: Vec<NodeId>,
     /// Whether each file, by index, is test code (by its path or its
     /// contents): [`Linker::is_subject`] asks for every definition a test
@@ -102,11 +112,11 @@ struct Linker<'g, S> {
     /// each node's edges of every kind would be gathered and sorted.
     calls: CallLists,
     /// Definitions that can be tested (outside test code), by simple name.
-    subjects_by_name: ByName<Vec<NodeId>>,
+    subjects_by_name: ByName<&'g str, Vec<NodeId>>,
     /// The same, by a case- and separator-blind key (`parse_url` = `parseUrl`).
-    subjects_by_key: ByName<Vec<NodeId>>,
+    subjects_by_key: ByName<String, Vec<NodeId>>,
     /// Modules outside test code, by file name.
-    modules_by_file_name: ByName<Vec<NodeId>>,
+    modules_by_file_name: ByName<String, Vec<NodeId>>,
 }
 
 impl<'g, S: AsRef<str>> Linker<'g, S> {
@@ -140,7 +150,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                 let file_name = path.rsplit('/').next().unwrap_or(path).to_owned();
                 linker.modules_by_file_name.entry(file_name).or_default().push(id);
             } else {
-                linker.subjects_by_name.entry(node.name.clone()).or_default().push(id);
+                linker.subjects_by_name.entry(&node.name).or_default().push(id);
                 linker.subjects_by_key.entry(name_key(&node.name)).or_default().push(id);
             }
         }
@@ -156,22 +166,27 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             && !node.details.as_ref().is_some_and(|d| d.is_test)
     }
 
-    /// Keyed by node ids, not by anything the repository spells: FxHash.
-    fn evidence(&self) -> FxHashMap<(NodeId, NodeId), Vec<Evidence>> {
-        let mut found: FxHashMap<(NodeId, NodeId), Vec<Evidence>> = FxHashMap::default();
-        let mut add = |test: NodeId, target: NodeId, evidence: Evidence| {
-            if evidence.confidence >= MIN_CONFIDENCE && test != target {
-                found.entry((test, target)).or_default().push(evidence);
-            }
-        };
+    /// Every test's evidence, ordered by test and then by definition; one
+    /// pair's pieces in the order they were found.
+    fn evidence(&self) -> Vec<Found> {
+        let mut found: Vec<Found> = Vec::new();
         let mirrors: HashMap<FileId, Vec<NodeId>> = (0..self.is_test_file.len())
             .filter(|&at| self.is_test_file[at])
             .map(|at| FileId(at as u32))
             .map(|file| (file, self.mirrored_modules(file)))
             .collect();
         let mut imported = ImportedByModule::default();
+        debug_assert!(self.tests.is_sorted(), "tests are found in id order");
         for &test in &self.tests {
+            let from = found.len();
+            let mut add = |target: NodeId, evidence: Evidence| {
+                if evidence.confidence >= MIN_CONFIDENCE && test != target {
+                    found.push(Found { test, target, evidence });
+                }
+            };
             self.evidence_of(test, &mirrors, &mut imported, &mut add);
+            // Stable: a pair's pieces keep the order they were found in.
+            found[from..].sort_by_key(|f| f.target);
         }
         found
     }
@@ -183,29 +198,29 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         &self,
         test: NodeId,
         mirrors: &HashMap<FileId, Vec<NodeId>>,
-        imported: &mut ImportedByModule,
-        add: &mut dyn FnMut(NodeId, NodeId, Evidence),
+        imported: &mut ImportedByModule<'g>,
+        add: &mut dyn FnMut(NodeId, Evidence),
     ) {
         let node = self.graph.node(test);
         if matches!(node.kind, SymbolKind::Function | SymbolKind::Method) {
             for (target, evidence) in self.calls(test) {
-                add(test, target, evidence);
+                add(target, evidence);
             }
             let text = self.text_of(test);
             for (target, evidence) in self.imports(test, text, imported) {
-                add(test, target, evidence);
+                add(target, evidence);
             }
             for (target, evidence) in self.mentions(test, text) {
-                add(test, target, evidence);
+                add(target, evidence);
             }
         }
         for (target, evidence) in self.naming(test, mirrors) {
-            add(test, target, evidence);
+            add(target, evidence);
         }
         if let Some(modules) = node.file.and_then(|f| mirrors.get(&f)) {
             let confidence = if modules.len() == 1 { 0.5 } else { 0.3 };
             for &module in modules {
-                add(test, module, Evidence { reason: Reason::TestMirroredPath, confidence, line: None });
+                add(module, Evidence { reason: Reason::TestMirroredPath, confidence, line: None });
             }
         }
     }
@@ -246,7 +261,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     }
 
     /// What the test's module imports and the test's code names.
-    fn imports(&self, test: NodeId, text: &str, imported: &mut ImportedByModule) -> Vec<(NodeId, Evidence)> {
+    fn imports(&self, test: NodeId, text: &str, imported: &mut ImportedByModule<'g>) -> Vec<(NodeId, Evidence)> {
         let Some(module) = self.graph.module_of(test) else { return Vec::new() };
         // A module's imports are gathered once, not once for each of its tests.
         let imported = imported.entry(module).or_insert_with(|| {
@@ -258,7 +273,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
                             && self.is_subject(*to)
                             && self.graph.node(*to).kind != SymbolKind::Module
                     })
-                    .map(|(edge, to)| (to, &self.graph.node(to).name, edge.confidence))
+                    .map(|(edge, to)| (to, self.graph.node(to).name.as_str(), edge.confidence))
                     .collect(),
             )
         });
@@ -275,7 +290,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         let ours = family(self.graph.node(test).language);
         let mut out = Vec::new();
         let mut seen: HashSet<&str, ahash::RandomState> = HashSet::default();
-        for line in text.lines().filter(|l| is_assertion(l)) {
+        for line in assertion_lines(text) {
             for word in words(line) {
                 if word.len() < 4 || !seen.insert(word) {
                     continue;
@@ -376,64 +391,50 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
     }
 }
 
-type ImportedByModule = FxHashMap<NodeId, Imported>;
+type ImportedByModule<'g> = FxHashMap<NodeId, Imported<'g>>;
 
 /// Keyed by names the repository spells: hashed with random keys, so that
 /// no file can choose names that collide.
-type ByName<V> = HashMap<String, V, ahash::RandomState>;
+type ByName<K, V> = HashMap<K, V, ahash::RandomState>;
 
 /// A test module's imports of subjects (not modules), oldest first, and
-/// their names, found in a test's text in one pass (a module imports a few
-/// dozen names, and each of its tests asks for all of them).
-struct Imported {
-    /// Each import's target, its name's pattern, and its edge's confidence.
+/// their names, found in a test's text in one pass over its words (a module
+/// imports a few dozen names, and each of its tests asks for all of them).
+struct Imported<'g> {
+    /// Each import's target, its name's number in `names`, and its edge's
+    /// confidence.
     subjects: Vec<(NodeId, Option<usize>, f32)>,
-    /// The distinct names that can be words (see `is_word`); `None` if none.
-    names: Option<AhoCorasick>,
+    /// The distinct names that can be words (see `is_word`), numbered.
+    names: ByName<&'g str, usize>,
 }
 
-impl Imported {
-    fn new(imports: Vec<(NodeId, &String, f32)>) -> Imported {
-        let mut patterns: Vec<&str> = Vec::new();
+impl<'g> Imported<'g> {
+    fn new(imports: Vec<(NodeId, &'g str, f32)>) -> Imported<'g> {
+        let mut names: ByName<&'g str, usize> = ByName::default();
         let subjects = imports
             .into_iter()
             .map(|(to, name, confidence)| {
-                let pattern = is_word(name).then(|| {
-                    patterns.iter().position(|p| p == name).unwrap_or_else(|| {
-                        patterns.push(name);
-                        patterns.len() - 1
-                    })
-                });
-                (to, pattern, confidence)
+                let next = names.len();
+                let number = is_word(name).then(|| *names.entry(name).or_insert(next));
+                (to, number, confidence)
             })
             .collect();
-        // An NFA: one per test module, so building it must cost little (a
-        // DFA's build cost more than all the searches it would speed up).
-        let names = (!patterns.is_empty()).then(|| {
-            AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::ContiguousNFA))
-                .build(&patterns)
-                .expect("names are valid patterns")
-        });
         Imported { subjects, names }
     }
 
-    /// The imports whose names are words of `text`, as `has_word` finds
-    /// them, in import order.
+    /// The imports whose names are [`words`] of `text`, in import order.
     fn named_in(&self, text: &str) -> impl Iterator<Item = (NodeId, f32)> + '_ {
-        let mut found = vec![false; self.names.as_ref().map_or(0, AhoCorasick::patterns_len)];
-        if let Some(names) = &self.names {
-            // Overlapping: `parse` inside `parse_url` is seen, and refused,
-            // without hiding `parse_url` itself.
-            for m in names.find_overlapping_iter(text) {
-                if !found[m.pattern().as_usize()] && stands_alone(text, m.start(), m.end()) {
-                    found[m.pattern().as_usize()] = true;
+        let mut found = vec![false; self.names.len()];
+        if !self.names.is_empty() {
+            for word in words(text) {
+                if let Some(&number) = self.names.get(word) {
+                    found[number] = true;
                 }
             }
         }
         self.subjects
             .iter()
-            .filter(move |(_, pattern, _)| pattern.is_some_and(|p| found[p]))
+            .filter(move |(_, number, _)| number.is_some_and(|n| found[n]))
             .map(|&(to, _, confidence)| (to, confidence))
     }
 }
@@ -540,29 +541,31 @@ const ASSERTION_MARKS: [&str; 9] = [
     "assertRaises",
 ];
 
-/// Whether a line of a test asserts something: it starts with `assert`, or
-/// holds one of [`ASSERTION_MARKS`], all looked for in one pass over it
-/// (every line of every test is asked).
-fn is_assertion(line: &str) -> bool {
+/// The lines of `text` (as `str::lines` cuts them) that assert something:
+/// each starts with `assert`, or holds one of [`ASSERTION_MARKS`]. The marks
+/// are looked for in one pass over the whole text, not one per line (every
+/// line of every test is asked); no mark spans two lines.
+fn assertion_lines(text: &str) -> impl Iterator<Item = &str> {
     static MARKS: LazyLock<AhoCorasick> =
         LazyLock::new(|| AhoCorasick::new(ASSERTION_MARKS).expect("fixed, valid patterns"));
-    line.trim_start().starts_with("assert") || MARKS.is_match(line)
-}
-
-/// A letter, digit or underscore: what words are made of.
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    let mut marks = MARKS.find_iter(text).map(|m| m.start()).peekable();
+    text.lines().filter(move |line| {
+        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        while marks.next_if(|&at| at < start).is_some() {}
+        let marked = marks.peek().is_some_and(|&at| at < start + line.len());
+        marked || line.trim_start().starts_with("assert")
+    })
 }
 
 /// Whether `word` is shaped like the [`words`] of a text.
 fn is_word(word: &str) -> bool {
-    word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && word.chars().all(is_word_char)
+    word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && word.chars().all(in_word)
 }
 
 /// Whether no word character touches `text[start..end]`.
+#[cfg(test)]
 fn stands_alone(text: &str, start: usize, end: usize) -> bool {
-    !text[..start].chars().next_back().is_some_and(is_word_char)
-        && !text[end..].chars().next().is_some_and(is_word_char)
+    !text[..start].chars().next_back().is_some_and(in_word) && !text[end..].chars().next().is_some_and(in_word)
 }
 
 /// Whether `word` is one of [`words`] of `text`: found where no word
@@ -572,9 +575,10 @@ fn has_word(text: &str, word: &str) -> bool {
     is_word(word) && text.match_indices(word).any(|(at, _)| stands_alone(text, at, at + word.len()))
 }
 
-/// The identifier-shaped words of a text, in order, repeats included.
+/// The identifier-shaped words of a text, in order, repeats included: runs
+/// of letters, digits and underscores that do not start with a digit.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !is_word_char(c)).filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+    word_runs(text).filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
 }
 
 #[cfg(test)]
@@ -606,14 +610,15 @@ mod tests {
         }
     }
 
-    /// One pass over the marks answers what asking for each in turn did.
+    /// One pass over the marks answers what asking each line for each in
+    /// turn does.
     #[test]
-    fn assertion_lines() {
+    fn assertion_lines_are_those_with_a_mark() {
         let each = |line: &str| {
             let line = line.trim_start();
             line.starts_with("assert") || ASSERTION_MARKS.iter().any(|mark| line.contains(mark))
         };
-        for line in [
+        let lines = [
             "    assert x == 1",
             "self.assertEqual(a, b)",
             "assert_eq!(a, b);",
@@ -627,8 +632,22 @@ mod tests {
             "return expected",
             "",
             "  ",
-        ] {
-            assert_eq!(is_assertion(line), each(line), "{line:?}");
+            "expect(a).toBe(expect(b)); x.should",
+            "pytest.rai",
+            "ses(x)",
+        ];
+        // Every order of the lines, with both line endings: a mark near a
+        // line's end or start is counted in its own line only.
+        for ending in ["\n", "\r\n"] {
+            for rotation in 0..lines.len() {
+                let mut rotated = lines.to_vec();
+                rotated.rotate_left(rotation);
+                let text = rotated.join(ending);
+                let found: Vec<&str> = assertion_lines(&text).collect();
+                let each: Vec<&str> = text.lines().filter(|l| each(l)).collect();
+                assert_eq!(found, each, "{text:?}");
+                assert!(!found.is_empty());
+            }
         }
     }
 
@@ -639,7 +658,7 @@ mod tests {
         let text = "def test_x(self):\n    parse_url(u); Parser().feed(x)  # url naïve";
         let names = ["parse", "parse_url", "Parser", "feed", "url", "naïve", "parse_url", "x y", "", "Straße", "u"];
         let owned: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-        let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n, 1.0)).collect();
+        let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n.as_str(), 1.0)).collect();
         let found: Vec<usize> = Imported::new(imports).named_in(text).map(|(id, _)| id.index()).collect();
         let each: Vec<usize> = (0..names.len()).filter(|&at| has_word(text, names[at])).collect();
         assert_eq!(found, each);
