@@ -110,7 +110,8 @@ pub fn resolve(graph: &mut CodeGraph, files: &[SourceFile<'_>], config: &Project
         bindings: Vec::new(),
         ancestry: RefCell::default(),
         exports: RefCell::default(),
-        locals: files.iter().map(|f| Locals::new(&f.facts.locals)).collect(),
+        locals: files.iter().map(|f| locals(f.facts)).collect(),
+        nested: files.iter().map(|f| nested(f.facts)).collect(),
         stats: Stats::default(),
     };
     resolver.attach_owned_methods();
@@ -137,35 +138,51 @@ struct Resolver<'g, 'f> {
     /// `django.db` asks the same.
     exports: RefCell<Map<(NodeId, String), Option<Target>>>,
     /// Per file: its locals by scope and name.
-    locals: Vec<Locals<'f>>,
+    locals: Vec<ByScope<'f, &'f Local>>,
+    /// Per file: its nested functions and classes by parent and name.
+    nested: Vec<ByScope<'f, usize>>,
     stats: Stats,
 }
 
-/// A file's locals sorted by scope and name, each pair's in the order
-/// written: a bare name asks whether it is a local of each scope around it,
-/// and scanning every local of the file for each name made resolving
-/// Django's uses quadratic in its largest test modules.
-struct Locals<'f> {
-    sorted: Vec<(Option<usize>, &'f str, &'f Local)>,
+/// A file's things (locals, nested definitions) by scope and name, the
+/// first written of each pair: a bare name asks whether it is one of each
+/// scope around it, and scanning all of the file's for each name made
+/// resolving Django's calls and uses quadratic in its largest test modules.
+struct ByScope<'f, T> {
+    first: Map<(Option<usize>, &'f str), T>,
 }
 
-impl<'f> Locals<'f> {
-    fn new(locals: &'f [Local]) -> Locals<'f> {
-        let mut sorted: Vec<_> = locals.iter().map(|l| (l.scope, l.name.as_str(), l)).collect();
-        sorted.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        Locals { sorted }
+impl<'f, T: Copy> ByScope<'f, T> {
+    /// `things` in the order written, each with its scope (`None`: the
+    /// file's top level) and name.
+    fn new(things: impl Iterator<Item = (Option<usize>, &'f str, T)>) -> ByScope<'f, T> {
+        let mut first = Map::default();
+        for (scope, name, thing) in things {
+            first.entry((scope, name)).or_insert(thing);
+        }
+        ByScope { first }
     }
 
-    /// The first local written named `name` in `scope` (`None`: the file's
-    /// top level). The scope is found first, by number alone: most scopes
-    /// hold a few locals, and most files' names share long prefixes.
-    fn get(&self, scope: Option<usize>, name: &str) -> Option<&'f Local> {
-        let from = self.sorted.partition_point(|(s, ..)| *s < scope);
-        let to = from + self.sorted[from..].partition_point(|(s, ..)| *s == scope);
-        let in_scope = &self.sorted[from..to];
-        let at = in_scope.partition_point(|(_, n, _)| *n < name);
-        in_scope.get(at).filter(|(_, n, _)| *n == name).map(|(.., local)| *local)
+    /// The first written named `name` in `scope`.
+    fn get(&self, scope: Option<usize>, name: &str) -> Option<T> {
+        self.first.get(&(scope, name)).copied()
     }
+}
+
+/// A file's locals ([`Local::scope`]).
+fn locals(facts: &FileFacts) -> ByScope<'_, &Local> {
+    ByScope::new(facts.locals.iter().map(|l| (l.scope, l.name.as_str(), l)))
+}
+
+/// A file's functions and classes defined inside another definition, by
+/// their parent's index: what a bare name in that parent calls first.
+fn nested(facts: &FileFacts) -> ByScope<'_, usize> {
+    let nested = facts
+        .definitions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.parent.is_some() && matches!(d.kind, SymbolKind::Function | SymbolKind::Class));
+    ByScope::new(nested.map(|(at, d)| (d.parent, d.name.as_str(), at)))
 }
 
 impl Resolver<'_, '_> {
@@ -727,11 +744,7 @@ impl Resolver<'_, '_> {
         let file = &self.files[index];
         let definitions = &file.facts.definitions;
         std::iter::successors(scope, |&i| definitions[i].parent).find_map(|enclosing| {
-            let at = definitions.iter().position(|d| {
-                d.parent == Some(enclosing)
-                    && d.name == name
-                    && matches!(d.kind, SymbolKind::Function | SymbolKind::Class)
-            })?;
+            let at = self.nested[index].get(Some(enclosing), name)?;
             Some(Found::one(file.nodes.definitions[at], Reason::SameFile, 0.95))
         })
     }

@@ -5,6 +5,15 @@
 /// `Optional[User]` → [`User`], `User?` → [`User`], `A | B` → [`A`, `B`].
 /// Arrays and other containers of a type are not that type: `User[]` → [].
 pub(crate) fn class_names(written: &str) -> Vec<String> {
+    // Most types written are one bare name, which every rule below keeps as it is.
+    if !written.is_empty() && written.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return if is_null(written) { Vec::new() } else { vec![written.to_owned()] };
+    }
+    parsed_class_names(written)
+}
+
+/// [`class_names`], by the rules alone.
+fn parsed_class_names(written: &str) -> Vec<String> {
     let mut out = Vec::new();
     for part in split_top_level(written.trim(), '|') {
         let mut t = part.trim().trim_start_matches("readonly ").trim_start_matches("const ").trim();
@@ -27,13 +36,16 @@ pub(crate) fn class_names(written: &str) -> Vec<String> {
         }
         let base = t.split('<').next().unwrap_or(t).split('[').next().unwrap_or(t).trim();
         let name = base.rsplit(['.', ':', '\\']).find(|s| !s.is_empty()).unwrap_or(base);
-        let null =
-            matches!(name, "null" | "undefined" | "None" | "nil" | "void" | "any" | "unknown" | "object" | "Object");
-        if !name.is_empty() && !null && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        if !name.is_empty() && !is_null(name) && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
             out.push(name.to_owned());
         }
     }
     out
+}
+
+/// A type that says nothing of a receiver's class.
+fn is_null(name: &str) -> bool {
+    matches!(name, "null" | "undefined" | "None" | "nil" | "void" | "any" | "unknown" | "object" | "Object")
 }
 
 /// The written type of the `position`-th parameter of a function type,
@@ -211,6 +223,12 @@ mod tests {
         assert_eq!(class_names("Observer<T> | Subscriber<T>"), ["Observer", "Subscriber"]);
         assert_eq!(class_names("models.Order"), ["Order"]);
         assert_eq!(class_names("&mut Foo"), ["Foo"]);
+        // A bare name is taken as it is, as the rules would.
+        for bare in
+            ["User", "readonly", "mut", "const", "Optional", "Partial", "null", "None", "Object", "_x9", "naïve", "9"]
+        {
+            assert_eq!(class_names(bare), parsed_class_names(bare), "{bare:?}");
+        }
         assert!(class_names("User[]").is_empty(), "an array of users is not a user");
         assert_eq!(class_names("Partial<Observer<T>>"), ["Observer"]);
         assert!(class_names("undefined").is_empty());
