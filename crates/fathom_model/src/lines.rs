@@ -11,17 +11,22 @@ pub struct LineCount {
 
 /// Counts `text`'s lines and lines of code in one pass over its bytes. Every
 /// file's, and every definition's, is counted, so this costs a small part
-/// of what `lines()` and `trim()` on each line did.
+/// of what `lines()` and `trim()` on each line did: line ends are found by
+/// `memchr`, several bytes at a time, and a line of code is told by its
+/// first bytes.
 pub fn count_lines(text: &str) -> LineCount {
     let mut count = LineCount::default();
-    let mut start = 0;
-    while start < text.len() {
-        let end = text[start..].find('\n').map_or(text.len(), |at| start + at);
+    let mut line = |line: &str| {
         count.lines += 1;
-        if !is_blank(&text[start..end]) {
-            count.code += 1;
-        }
+        count.code += u32::from(!is_blank(line));
+    };
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        line(&text[start..end]);
         start = end + 1;
+    }
+    if start < text.len() {
+        line(&text[start..]);
     }
     count
 }
@@ -58,6 +63,9 @@ mod tests {
             "naïve\n   é\n\u{2028}\n",
             "a\r",
             "\n\n",
+            "\n a\n\n",
+            "\r\n",
+            " \r\n\t",
         ];
         for text in texts {
             let lines = text.lines().count() as u32;
