@@ -80,10 +80,10 @@ pub(crate) fn extract(profile: &Profile, found: Vec<Found<'_>>, text: &str, path
         definition.name_span = span_of(f.name.expect("set"));
         definition.owner = f.owner.map(|o| bare_type(node_text(o, text)));
         fill(&mut definition, f, profile, text);
-        let class = enclosing_class(&out, parent).map(|c| (out[c].name.clone(), base_names(&out[c])));
+        let class = enclosing_class(&out, parent).map(|c| (out[c].name.as_str(), out[c].bases.as_slice()));
         definition.is_constructor = constructor
             || (kind == SymbolKind::Method
-                && class.as_ref().is_some_and(|(class, _)| (profile.is_constructor)(&definition.name, class)));
+                && class.is_some_and(|(class, _)| (profile.is_constructor)(&definition.name, class)));
         definition.is_test = forced_test
             || (profile.is_test)(&TestContext {
                 path,
@@ -91,7 +91,7 @@ pub(crate) fn extract(profile: &Profile, found: Vec<Found<'_>>, text: &str, path
                 kind,
                 decorators: &definition.decorators,
                 bases: &definition.bases,
-                class: class.as_ref().map(|(name, bases)| (name.as_str(), bases.as_slice())),
+                class,
             });
         if kind != SymbolKind::Field && kind != SymbolKind::GlobalVariable {
             open.push(out.len());
@@ -207,10 +207,6 @@ fn enclosing_class(out: &[Definition], mut at: Option<usize>) -> Option<usize> {
         at = out[i].parent;
     }
     None
-}
-
-fn base_names(class: &Definition) -> Vec<String> {
-    class.bases.iter().map(|b| b.name.clone()).collect()
 }
 
 fn fill(d: &mut Definition, f: &Found<'_>, profile: &Profile, text: &str) {

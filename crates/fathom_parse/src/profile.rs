@@ -20,8 +20,8 @@ pub(crate) struct TestContext<'a> {
     pub decorators: &'a [Decorator],
     /// The definition's own supertypes, for classes.
     pub bases: &'a [BaseRef],
-    /// The enclosing class's name and its base names, for methods.
-    pub class: Option<(&'a str, &'a [String])>,
+    /// The enclosing class's name and its supertypes, for methods.
+    pub class: Option<(&'a str, &'a [BaseRef])>,
 }
 
 pub(crate) struct Profile {

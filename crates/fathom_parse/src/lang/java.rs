@@ -47,8 +47,9 @@ fn is_test(c: &TestContext<'_>) -> bool {
         SymbolKind::Method => {
             has_decorator(c.decorators, JVM_TEST_ANNOTATIONS)
                 || (c.name.starts_with("test")
-                    && c.class
-                        .is_some_and(|(_, bases)| bases.iter().any(|b| b == "TestCase" || b.ends_with(".TestCase"))))
+                    && c.class.is_some_and(|(_, bases)| {
+                        bases.iter().any(|b| b.name == "TestCase" || b.name.ends_with(".TestCase"))
+                    }))
         }
         SymbolKind::Class => {
             c.name.ends_with("Test")

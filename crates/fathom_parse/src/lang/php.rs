@@ -1,4 +1,4 @@
-use fathom_model::{SymbolKind, Visibility};
+use fathom_model::{BaseRef, SymbolKind, Visibility};
 
 use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synthesize_nothing};
 
@@ -40,16 +40,13 @@ fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
 /// `#[Test]` attribute (a `/** @test */` docblock is marked by the queries).
 fn is_test(c: &TestContext<'_>) -> bool {
     let last = |name: &str| name.rsplit('\\').next().unwrap_or(name).to_owned();
-    let test_case = |bases: &[String]| bases.iter().any(|b| last(b).ends_with("TestCase"));
+    let test_case = |bases: &[BaseRef]| bases.iter().any(|b| last(&b.name).ends_with("TestCase"));
     match c.kind {
         SymbolKind::Method => {
             c.decorators.iter().any(|d| last(&d.name) == "Test")
                 || (c.name.starts_with("test") && c.class.is_some_and(|(_, bases)| test_case(bases)))
         }
-        SymbolKind::Class => {
-            let bases: Vec<String> = c.bases.iter().map(|b| b.name.clone()).collect();
-            test_case(&bases)
-        }
+        SymbolKind::Class => test_case(c.bases),
         _ => false,
     }
 }

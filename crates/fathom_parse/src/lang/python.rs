@@ -1,4 +1,4 @@
-use fathom_model::{SymbolKind, Visibility};
+use fathom_model::{BaseRef, SymbolKind, Visibility};
 
 use crate::profile::{Docstrings, Profile, TestContext, file_name, in_test_dir, synthesize_nothing};
 
@@ -42,17 +42,14 @@ fn visibility(name: &str, _modifiers: &[String]) -> Option<Visibility> {
 fn is_test(c: &TestContext<'_>) -> bool {
     let file = file_name(c.path);
     let test_file = file.starts_with("test_") || file.ends_with("_test.py") || in_test_dir(c.path);
-    let test_case = |bases: &[String]| bases.iter().any(|b| b.ends_with("TestCase"));
+    let test_case = |bases: &[BaseRef]| bases.iter().any(|b| b.name.ends_with("TestCase"));
     match c.kind {
         SymbolKind::Function => test_file && c.name.starts_with("test"),
         SymbolKind::Method => {
             c.name.starts_with("test")
                 && c.class.is_some_and(|(class, bases)| class.starts_with("Test") || test_case(bases))
         }
-        SymbolKind::Class => {
-            let bases: Vec<String> = c.bases.iter().map(|b| b.name.clone()).collect();
-            test_case(&bases) || (test_file && c.name.starts_with("Test"))
-        }
+        SymbolKind::Class => test_case(c.bases) || (test_file && c.name.starts_with("Test")),
         _ => false,
     }
 }

@@ -64,7 +64,7 @@ fn is_test(c: &TestContext<'_>) -> bool {
     };
     match c.kind {
         SymbolKind::Method => {
-            c.name.starts_with("test_") && c.class.is_some_and(|(_, bases)| bases.iter().any(|b| test_base(b)))
+            c.name.starts_with("test_") && c.class.is_some_and(|(_, bases)| bases.iter().any(|b| test_base(&b.name)))
         }
         SymbolKind::Class => {
             let test_file = file_name(c.path).ends_with("_test.rb") || in_test_dir(c.path);
