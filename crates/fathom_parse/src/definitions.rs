@@ -47,9 +47,15 @@ enum Role {
 }
 
 /// Turns what a [`Collector`] found into definitions, nested by span.
-pub(crate) fn extract(profile: &Profile, found: Vec<Found<'_>>, text: &str, path: &str) -> Vec<Definition> {
+pub(crate) fn extract<'t>(
+    profile: &Profile,
+    found: Vec<Found<'t>>,
+    wrapped: &Wrapped<'t>,
+    text: &str,
+    path: &str,
+) -> Vec<Definition> {
     let mut spans: Vec<(Span, usize)> =
-        found.iter().enumerate().map(|(at, f)| (span_of(outer(profile, f.node.expect("set"))), at)).collect();
+        found.iter().enumerate().map(|(at, f)| (span_of(wrapped.outer(f.node.expect("set"))), at)).collect();
     spans.sort_by_key(|(span, _)| (span.start_byte, std::cmp::Reverse(span.end_byte)));
 
     // Nest by span: each definition's parent is the innermost one around it.
@@ -79,7 +85,7 @@ pub(crate) fn extract(profile: &Profile, found: Vec<Found<'_>>, text: &str, path
         definition.class_kind = class_kind;
         definition.name_span = span_of(f.name.expect("set"));
         definition.owner = f.owner.map(|o| bare_type(node_text(o, text)));
-        fill(&mut definition, f, profile, text);
+        fill(&mut definition, f, wrapped, profile, text);
         let class = enclosing_class(&out, parent).map(|c| (out[c].name.as_str(), out[c].bases.as_slice()));
         definition.is_constructor = constructor
             || (kind == SymbolKind::Method
@@ -209,7 +215,7 @@ fn enclosing_class(out: &[Definition], mut at: Option<usize>) -> Option<usize> {
     None
 }
 
-fn fill(d: &mut Definition, f: &Found<'_>, profile: &Profile, text: &str) {
+fn fill<'t>(d: &mut Definition, f: &Found<'t>, wrapped: &Wrapped<'t>, profile: &Profile, text: &str) {
     let node = f.node.expect("set");
     d.signature = Some(signature(node, f.body, text));
     d.parameters = f.parameters.map(|p| parameters(p, profile, text)).unwrap_or_default();
@@ -231,7 +237,7 @@ fn fill(d: &mut Definition, f: &Found<'_>, profile: &Profile, text: &str) {
         .map(|&(kind, n)| BaseRef { name: bare_type(node_text(n, text)), kind, span: span_of(n) })
         .filter(|b| !b.name.is_empty())
         .collect();
-    d.docstring = docstring(profile, node, f.body, text);
+    d.docstring = docstring(profile, wrapped, node, f.body, text);
     let source = &text[d.span.start_byte as usize..d.span.end_byte as usize];
     d.loc = fathom_model::count_lines(source).code;
 }
@@ -296,7 +302,13 @@ fn modifiers(nodes: &[Node<'_>], text: &str) -> Vec<String> {
     out
 }
 
-fn docstring(profile: &Profile, node: Node<'_>, body: Option<Node<'_>>, text: &str) -> Option<String> {
+fn docstring<'t>(
+    profile: &Profile,
+    wrapped: &Wrapped<'t>,
+    node: Node<'t>,
+    body: Option<Node<'t>>,
+    text: &str,
+) -> Option<String> {
     let doc = match profile.docstrings {
         Docstrings::FirstStringInBody => {
             let first = body?.named_child(0)?;
@@ -305,8 +317,8 @@ fn docstring(profile: &Profile, node: Node<'_>, body: Option<Node<'_>>, text: &s
         }
         Docstrings::LeadingComments => {
             let mut comments = Vec::new();
-            let mut line = outer(profile, node).start_position().row;
-            let mut previous = outer(profile, node).prev_sibling();
+            let mut line = wrapped.outer(node).start_position().row;
+            let mut previous = wrapped.outer(node).prev_sibling();
             // Attributes (`#[derive]`) may stand between a doc comment and its item.
             while let Some(p) = previous.filter(|p| p.kind().contains("attribute")) {
                 line = p.start_position().row;
@@ -328,12 +340,42 @@ fn docstring(profile: &Profile, node: Node<'_>, body: Option<Node<'_>>, text: &s
     (!doc.is_empty()).then(|| collapse_to(doc, 2000))
 }
 
-/// The node whose span is the definition's: its decorators' wrapper, if any.
-fn outer<'t>(profile: &Profile, node: Node<'t>) -> Node<'t> {
-    match node.parent() {
-        Some(parent) if profile.wrappers.contains(&parent.kind()) => parent,
-        _ => node,
+/// The wrappers of definitions ([`Profile::wrappers`]: Python's decorators,
+/// JavaScript's `export`), by the id of each one's children: a wrapped
+/// definition's span is its wrapper's. The wrappers come from a pattern of
+/// their own in the query's one pass ([`wrapper_patterns`]): asking each
+/// definition for its parent cost more than the rest of its extraction, as
+/// tree-sitter finds a node's parent by descending from the root.
+#[derive(Default)]
+pub(crate) struct Wrapped<'t> {
+    by_child: FxHashMap<usize, Node<'t>>,
+}
+
+impl<'t> Wrapped<'t> {
+    pub(crate) fn add(&mut self, wrapper: Node<'t>) {
+        let mut cursor = wrapper.walk();
+        for child in wrapper.children(&mut cursor) {
+            self.by_child.insert(child.id(), wrapper);
+        }
     }
+
+    /// The node whose span is the definition's: its parent if that is a
+    /// wrapper, else itself.
+    fn outer(&self, node: Node<'t>) -> Node<'t> {
+        self.by_child.get(&node.id()).copied().unwrap_or(node)
+    }
+}
+
+/// The pattern that finds a language's wrappers, `[(a) (b)] @wrapper`, or
+/// nothing for a language without them.
+pub(crate) fn wrapper_patterns(profile: &Profile, grammar: &tree_sitter::Language) -> String {
+    let kinds: Vec<String> = profile
+        .wrappers
+        .iter()
+        .filter(|kind| grammar.id_for_node_kind(kind, true) != 0)
+        .map(|kind| format!("({kind})"))
+        .collect();
+    if kinds.is_empty() { String::new() } else { format!("[{}] @wrapper\n", kinds.join(" ")) }
 }
 
 pub(crate) fn node_text<'s>(node: Node<'_>, text: &'s str) -> &'s str {

@@ -64,12 +64,15 @@ pub struct Parsers {
 
 struct Loaded {
     parser: Parser,
-    /// `definitions.scm`, `references.scm` and the [`metrics`] patterns as
-    /// one query, in that order, so that one pass over the tree matches all.
+    /// `definitions.scm`, `references.scm`, the [`metrics`] patterns and
+    /// the wrappers' ([`definitions::wrapper_patterns`]) as one query, in
+    /// that order, so that one pass over the tree matches all.
     query: Query,
     definition_patterns: usize,
     /// Where the metrics patterns start.
     metrics_patterns: usize,
+    /// Where the wrappers' pattern starts.
+    wrapper_patterns: usize,
     vocabulary: references::Vocabulary,
     metrics: metrics::Vocabulary,
     profile: &'static profile::Profile,
@@ -88,12 +91,15 @@ impl Parsers {
         let mut found = definitions::Collector::new(&loaded.query);
         let mut references = references::Matches::default();
         let mut metrics = metrics::Found::default();
+        let mut wrapped = definitions::Wrapped::default();
         let mut in_order = InOrder::default();
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(&loaded.query, root, text.as_bytes());
         while let Some(m) = matches.next() {
             let captures = m.captures().iter().map(|c| (c.index, c.node));
-            if m.pattern_index < loaded.metrics_patterns {
+            if m.pattern_index >= loaded.wrapper_patterns {
+                captures.for_each(|(_, wrapper)| wrapped.add(wrapper));
+            } else if m.pattern_index < loaded.metrics_patterns {
                 in_order.add(m.pattern_index, captures);
             } else {
                 metrics.add(&loaded.metrics, captures, text);
@@ -107,7 +113,7 @@ impl Parsers {
             }
         });
         let mut facts = FileFacts {
-            definitions: definitions::extract(loaded.profile, found.finish(), text, path),
+            definitions: definitions::extract(loaded.profile, found.finish(), &wrapped, text, path),
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
@@ -146,7 +152,8 @@ impl Loaded {
         let mut parser = Parser::new();
         parser.set_language(&grammar).map_err(|e| fail(e.to_string()))?;
         let generated = metrics::patterns(profile, &grammar);
-        let source = format!("{}\n{}\n{generated}", profile.definitions, profile.references);
+        let wrappers = definitions::wrapper_patterns(profile, &grammar);
+        let source = format!("{}\n{}\n{generated}\n{wrappers}", profile.definitions, profile.references);
         let query = Query::new(&grammar, &source).map_err(|_| {
             // Said against the file it is in, which compiling each alone tells.
             let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
@@ -154,6 +161,7 @@ impl Loaded {
                 alone(profile.definitions, "definitions.scm")
                     .or_else(|| alone(profile.references, "references.scm"))
                     .or_else(|| alone(&generated, "the branch and member patterns"))
+                    .or_else(|| alone(&wrappers, "the wrapper patterns"))
                     .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
             )
         })?;
@@ -162,8 +170,19 @@ impl Loaded {
         };
         let definition_patterns = patterns_before(profile.definitions.len());
         let metrics_patterns = patterns_before(profile.definitions.len() + 1 + profile.references.len() + 1);
+        let wrapper_patterns =
+            patterns_before(profile.definitions.len() + 1 + profile.references.len() + 1 + generated.len() + 1);
         let vocabulary = references::Vocabulary::new(&query);
         let metrics = metrics::Vocabulary::new(&query, &grammar);
-        Ok(Loaded { parser, query, definition_patterns, metrics_patterns, vocabulary, metrics, profile })
+        Ok(Loaded {
+            parser,
+            query,
+            definition_patterns,
+            metrics_patterns,
+            wrapper_patterns,
+            vocabulary,
+            metrics,
+            profile,
+        })
     }
 }
