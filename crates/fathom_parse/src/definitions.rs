@@ -317,8 +317,9 @@ fn docstring<'t>(
         }
         Docstrings::LeadingComments => {
             let mut comments = Vec::new();
-            let mut line = wrapped.outer(node).start_position().row;
-            let mut previous = wrapped.outer(node).prev_sibling();
+            let outer = wrapped.outer(node);
+            let mut line = outer.start_position().row;
+            let mut previous = outer.prev_sibling();
             // Attributes (`#[derive]`) may stand between a doc comment and its item.
             while let Some(p) = previous.filter(|p| p.kind().contains("attribute")) {
                 line = p.start_position().row;

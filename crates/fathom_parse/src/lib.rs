@@ -153,25 +153,35 @@ impl Loaded {
         parser.set_language(&grammar).map_err(|e| fail(e.to_string()))?;
         let generated = metrics::patterns(profile, &grammar);
         let wrappers = definitions::wrapper_patterns(profile, &grammar);
-        let source = format!("{}\n{}\n{generated}\n{wrappers}", profile.definitions, profile.references);
+        // The query's parts in order, each named as an error would say it,
+        // and where each starts in the query's source.
+        let parts: [(&str, &str); 4] = [
+            (profile.definitions, "definitions.scm"),
+            (profile.references, "references.scm"),
+            (&generated, "the branch and member patterns"),
+            (&wrappers, "the wrapper patterns"),
+        ];
+        let mut source = String::new();
+        let mut starts = [0; 4];
+        for ((part, _), start) in parts.iter().zip(&mut starts) {
+            *start = source.len();
+            source.push_str(part);
+            source.push('\n');
+        }
         let query = Query::new(&grammar, &source).map_err(|_| {
-            // Said against the file it is in, which compiling each alone tells.
+            // Said against the part it is in, which compiling each alone tells.
             let alone = |source, file| Query::new(&grammar, source).err().map(|e| format!("{file}: {e}"));
             fail(
-                alone(profile.definitions, "definitions.scm")
-                    .or_else(|| alone(profile.references, "references.scm"))
-                    .or_else(|| alone(&generated, "the branch and member patterns"))
-                    .or_else(|| alone(&wrappers, "the wrapper patterns"))
+                parts
+                    .iter()
+                    .find_map(|&(part, file)| alone(part, file))
                     .unwrap_or_else(|| "definitions.scm and references.scm do not compile together".to_owned()),
             )
         })?;
         let patterns_before = |end: usize| {
             (0..query.pattern_count()).take_while(|&pattern| query.start_byte_for_pattern(pattern) < end).count()
         };
-        let definition_patterns = patterns_before(profile.definitions.len());
-        let metrics_patterns = patterns_before(profile.definitions.len() + 1 + profile.references.len() + 1);
-        let wrapper_patterns =
-            patterns_before(profile.definitions.len() + 1 + profile.references.len() + 1 + generated.len() + 1);
+        let [_, definition_patterns, metrics_patterns, wrapper_patterns] = starts.map(patterns_before);
         let vocabulary = references::Vocabulary::new(&query);
         let metrics = metrics::Vocabulary::new(&query, &grammar);
         Ok(Loaded {
