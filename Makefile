@@ -85,7 +85,9 @@ test-native: corpora model
 	cargo clippy --locked --workspace --all-features --all-targets -- -D warnings
 	cargo test --locked --workspace --all-features
 
+## test-e2e: the browser tests; the native CLI they use beside the browser is the one test-native built (a no-op then).
 test-e2e:
+	cargo test --locked --workspace --all-features --no-run --quiet
 	npx vitest run --config tests/vitest.config.ts
 
 clean:
