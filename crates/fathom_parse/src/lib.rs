@@ -120,8 +120,8 @@ impl Parsers {
         // Where each function, method and class is: complexity and
         // references both ask which one encloses an offset.
         let scopes = references::Scopes::new(&facts.definitions);
-        let members = metrics.finish(&scopes, &mut facts.definitions);
-        references::extract(&loaded.vocabulary, &references, text, &scopes, &members, &mut facts);
+        let marks = metrics.finish(&scopes, &mut facts.definitions);
+        references::extract(&loaded.vocabulary, &references, text, &scopes, &marks, &mut facts);
         Ok(ParsedFile { facts, syntax_errors: errors::collect(root, errors::MAX_REPORTED) })
     }
 

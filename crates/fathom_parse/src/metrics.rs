@@ -1,7 +1,7 @@
-//! Cyclomatic complexity, and the nodes that stand in a member's place
-//! (`a.b`'s `b`), which name no variable.
+//! Cyclomatic complexity, the nodes that stand in a member's place
+//! (`a.b`'s `b`), which name no variable, and where the comments are.
 //!
-//! Both come from the query cursor's one pass over the tree, which visits
+//! All come from the query cursor's one pass over the tree, which visits
 //! every node anyway: the patterns here are generated from the profile and
 //! appended to the language's queries. A second walk over every node cost
 //! 37 % as much as the cursor (instructions, on Django's `db` package; 8 %
@@ -26,11 +26,13 @@ const MEMBER_FIELDS: [&str; 6] = ["attribute", "property", "field", "name", "key
 const BRANCH: &str = "metrics.branch";
 const LOGICAL: &str = "metrics.logical";
 const MEMBER: &str = "metrics.member";
+const COMMENT: &str = "metrics.comment";
 
 /// The patterns for one grammar, to append to its queries:
 /// - the profile's branch kinds, as one alternation;
 /// - its binary-expression kinds, which are branches when their operator is
 ///   a logical one (checked on each match: the text decides);
+/// - the grammar's comment kinds (named kinds whose name says `comment`);
 /// - a node of the profile's variable kinds in any member field. Naming the
 ///   kind matters: the cursor starts a pattern with a wildcard parent only
 ///   at nodes of its child's kind, where `(_ name: _)` would start at every
@@ -60,6 +62,17 @@ pub(crate) fn patterns(profile: &Profile, grammar: &tree_sitter::Language) -> St
     if !logical.is_empty() && grammar.field_id_for_name("operator").is_some() {
         out.push_str(&format!("[{}] @{LOGICAL}\n", logical.join(" ")));
     }
+    let comments: Vec<String> = (0..grammar.node_kind_count() as u16)
+        .filter(|&id| grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id))
+        .filter_map(|id| grammar.node_kind_for_id(id))
+        .filter(|kind| kind.contains("comment"))
+        .map(|kind| format!("({kind})"))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !comments.is_empty() {
+        out.push_str(&format!("[{}] @{COMMENT}\n", comments.join(" ")));
+    }
     let variables: Vec<String> =
         profile.variables.iter().filter(|kind| grammar.id_for_node_kind(kind, true) != 0).filter_map(node).collect();
     if !variables.is_empty() {
@@ -77,6 +90,7 @@ pub(crate) struct Vocabulary {
     branch: Option<u32>,
     logical: Option<u32>,
     member: Option<u32>,
+    comment: Option<u32>,
     operator: Option<NonZeroU16>,
 }
 
@@ -87,20 +101,40 @@ impl Vocabulary {
             branch: index(BRANCH),
             logical: index(LOGICAL),
             member: index(MEMBER),
+            comment: index(COMMENT),
             operator: grammar.field_id_for_name("operator"),
         }
     }
 }
 
-/// Nodes, by id, that stand in a member field of their parent.
-pub(crate) type Members = FxHashSet<usize>;
+/// What references need of the generated patterns' matches.
+#[derive(Default)]
+pub(crate) struct Marks {
+    /// Nodes, by id, that stand in a member field of their parent.
+    members: FxHashSet<usize>,
+    /// Where each comment starts, in the source's order.
+    comments: Vec<u32>,
+}
+
+impl Marks {
+    pub(crate) fn is_member(&self, node: Node<'_>) -> bool {
+        self.members.contains(&node.id())
+    }
+
+    /// Whether a comment starts within `node`.
+    pub(crate) fn has_comment_in(&self, node: Node<'_>) -> bool {
+        let start = node.start_byte() as u32;
+        let at = self.comments.partition_point(|&c| c < start);
+        self.comments.get(at).is_some_and(|&c| c < node.end_byte() as u32)
+    }
+}
 
 /// What the generated patterns matched in one file.
 #[derive(Default)]
 pub(crate) struct Found {
     /// Where each branch point starts.
     branches: Vec<u32>,
-    members: Members,
+    marks: Marks,
 }
 
 impl Found {
@@ -108,7 +142,9 @@ impl Found {
         for (index, node) in captures {
             let index = Some(index);
             if index == vocabulary.member {
-                self.members.insert(node.id());
+                self.marks.members.insert(node.id());
+            } else if index == vocabulary.comment {
+                self.marks.comments.push(node.start_byte() as u32);
             } else if index == vocabulary.branch || (index == vocabulary.logical && is_logical(vocabulary, node, text))
             {
                 self.branches.push(node.start_byte() as u32);
@@ -117,9 +153,9 @@ impl Found {
     }
 
     /// Sets `complexity` (1 + branch points) on every function and method,
-    /// and returns the nodes that are [`Members`]. `scopes` are those of
+    /// and returns the [`Marks`] references need. `scopes` are those of
     /// `definitions`.
-    pub(crate) fn finish(self, scopes: &Scopes, definitions: &mut [Definition]) -> Members {
+    pub(crate) fn finish(self, scopes: &Scopes, definitions: &mut [Definition]) -> Marks {
         let mut counts = vec![0u32; definitions.len()];
         for at in self.branches {
             if let Some(owner) = callable_around(scopes, at, definitions) {
@@ -131,7 +167,11 @@ impl Found {
                 definition.complexity = Some(1 + count);
             }
         }
-        self.members
+        // The cursor hands comments on in the source's order; sorting
+        // costs nothing then, and keeps the lookup right if it did not.
+        let mut marks = self.marks;
+        marks.comments.sort_unstable();
+        marks
     }
 }
 

@@ -17,7 +17,7 @@ use rustc_hash::FxHashSet;
 use tree_sitter::{Node, Query};
 
 use crate::definitions::{node_text, span_of};
-use crate::metrics::Members;
+use crate::metrics::Marks;
 use crate::order::Capture;
 use crate::text::{bare_type, collapse, collapsed, unquote};
 
@@ -161,6 +161,17 @@ impl<'t> Matches<'t> {
     }
 }
 
+/// How many arguments a call's argument list holds: its named children,
+/// less any comments among them. Walking the children costs some 2,800
+/// instructions a call, so it is done only where a comment is.
+fn arguments(args: Node<'_>, marks: &Marks) -> u32 {
+    if !marks.has_comment_in(args) {
+        return args.named_child_count() as u32;
+    }
+    let mut c = args.walk();
+    args.named_children(&mut c).filter(|a| !a.kind().contains("comment")).count() as u32
+}
+
 /// The file's names and receivers, each spelled once: [`FileFacts::names`].
 /// Keyed by names from the file: a hasher with random keys, so a hostile
 /// file cannot choose names that collide.
@@ -187,7 +198,7 @@ pub(crate) fn extract(
     matches: &Matches<'_>,
     text: &str,
     scopes: &Scopes,
-    members: &Members,
+    marks: &Marks,
     facts: &mut FileFacts,
 ) {
     let declared: FxHashSet<u32> = facts.definitions.iter().map(|d| d.name_span.start_byte).collect();
@@ -217,10 +228,7 @@ pub(crate) fn extract(
         match outer {
             Outer::Call | Outer::New => {
                 let Some(name) = part(Part::CallName) else { continue };
-                let arguments = part(Part::CallArguments).map_or(0, |args| {
-                    let mut c = args.walk();
-                    args.named_children(&mut c).filter(|a| !a.kind().contains("comment")).count() as u32
-                });
+                let arguments = part(Part::CallArguments).map_or(0, |args| arguments(args, marks));
                 facts.calls.push(CallSite {
                     caller: scopes.innermost(span.start_byte, &facts.definitions),
                     name: names.id(Cow::Borrowed(node_text(name, text))),
@@ -256,7 +264,7 @@ pub(crate) fn extract(
                 let explicit = part(Part::UseName);
                 let name_node = explicit.unwrap_or(node);
                 let at = name_node.start_byte() as u32;
-                if declared.contains(&at) || (explicit.is_none() && members.contains(&node.id())) {
+                if declared.contains(&at) || (explicit.is_none() && marks.is_member(node)) {
                     continue;
                 }
                 uses.push(Found {

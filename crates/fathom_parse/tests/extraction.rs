@@ -168,3 +168,33 @@ fn names_and_receivers_are_spelled_once_per_file() {
     assert!(calls.contains(&(Some("self.items"), "append")), "{calls:?}");
     assert!(calls.contains(&(Some("self"), "save")), "{calls:?}");
 }
+
+/// A call's arity counts its arguments, never a comment among them, nor
+/// one inside a nested call's arguments or after the list.
+#[test]
+fn a_calls_arguments_are_counted_without_comments() {
+    let cases: [(Language, &str, &str); 6] = [
+        (Language::Python, "a.py", "f(1, 2)\ng(1, # one\n  2)\nh(k(# inner\n  1), 3)  # after\nm()\n"),
+        (Language::JavaScript, "a.js", "f(1, 2);\ng(1, /* one */ 2);\nh(k(/* inner */ 1), 3); // after\nm();\n"),
+        (Language::TypeScript, "a.ts", "f(1, 2);\ng(1, // one\n  2);\nh(k(/* inner */ 1), 3); /* after */\nm();\n"),
+        (Language::Rust, "a.rs", "fn x() { f(1, 2); g(1, /* one */ 2); h(k(/* inner */ 1), 3); // after\n m(); }\n"),
+        (
+            Language::Java,
+            "A.java",
+            "class A { void x() { f(1, 2); g(1, /* one */ 2); h(k(/* inner */ 1), 3); // after\n m(); } }\n",
+        ),
+        (
+            Language::Go,
+            "a.go",
+            "package a\nfunc x() { f(1, 2); g(1, /* one */ 2); h(k(/* inner */ 1), 3) // after\n m() }\n",
+        ),
+    ];
+    for (language, path, source) in cases {
+        let parsed = parse(language, path, source);
+        let names = &parsed.facts.names;
+        let mut arity: Vec<(&str, u32)> =
+            parsed.facts.calls.iter().map(|c| (names[c.name.0 as usize].as_str(), c.arguments)).collect();
+        arity.sort();
+        assert_eq!(arity, [("f", 2), ("g", 2), ("h", 2), ("k", 1), ("m", 0)], "{}", language.name());
+    }
+}
