@@ -158,7 +158,7 @@ impl Loaded {
         let parts: [(&str, &str); 4] = [
             (profile.definitions, "definitions.scm"),
             (profile.references, "references.scm"),
-            (&generated, "the branch and member patterns"),
+            (&generated, "the generated metrics patterns"),
             (&wrappers, "the wrapper patterns"),
         ];
         let mut source = String::new();

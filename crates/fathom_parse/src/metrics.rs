@@ -7,6 +7,7 @@
 //! 37 % as much as the cursor (instructions, on Django's `db` package; 8 %
 //! of indexing all of Django); these patterns add 4 % to the cursor.
 
+use std::collections::BTreeSet;
 use std::num::NonZeroU16;
 
 use fathom_model::Definition;
@@ -16,6 +17,7 @@ use tree_sitter::{Node, Query};
 use crate::order::Capture;
 use crate::profile::Profile;
 use crate::references::Scopes;
+use crate::text::is_comment;
 
 const LOGICAL_OPERATORS: [&str; 5] = ["&&", "||", "and", "or", "??"];
 
@@ -32,7 +34,7 @@ const COMMENT: &str = "metrics.comment";
 /// - the profile's branch kinds, as one alternation;
 /// - its binary-expression kinds, which are branches when their operator is
 ///   a logical one (checked on each match: the text decides);
-/// - the grammar's comment kinds (named kinds whose name says `comment`);
+/// - the grammar's comment kinds ([`is_comment`]);
 /// - a node of the profile's variable kinds in any member field. Naming the
 ///   kind matters: the cursor starts a pattern with a wildcard parent only
 ///   at nodes of its child's kind, where `(_ name: _)` would start at every
@@ -62,16 +64,15 @@ pub(crate) fn patterns(profile: &Profile, grammar: &tree_sitter::Language) -> St
     if !logical.is_empty() && grammar.field_id_for_name("operator").is_some() {
         out.push_str(&format!("[{}] @{LOGICAL}\n", logical.join(" ")));
     }
-    let comments: Vec<String> = (0..grammar.node_kind_count() as u16)
+    // Each kind once: a grammar may give several symbols one name.
+    let comments: BTreeSet<&str> = (0..grammar.node_kind_count() as u16)
         .filter(|&id| grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id))
         .filter_map(|id| grammar.node_kind_for_id(id))
-        .filter(|kind| kind.contains("comment"))
-        .map(|kind| format!("({kind})"))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
+        .filter(|kind| is_comment(kind))
         .collect();
     if !comments.is_empty() {
-        out.push_str(&format!("[{}] @{COMMENT}\n", comments.join(" ")));
+        let kinds: Vec<String> = comments.iter().map(|kind| format!("({kind})")).collect();
+        out.push_str(&format!("[{}] @{COMMENT}\n", kinds.join(" ")));
     }
     let variables: Vec<String> =
         profile.variables.iter().filter(|kind| grammar.id_for_node_kind(kind, true) != 0).filter_map(node).collect();

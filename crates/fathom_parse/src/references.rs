@@ -19,7 +19,7 @@ use tree_sitter::{Node, Query};
 use crate::definitions::{node_text, span_of};
 use crate::metrics::Marks;
 use crate::order::Capture;
-use crate::text::{bare_type, collapse, collapsed, unquote};
+use crate::text::{bare_type, collapse, collapsed, is_comment, unquote};
 
 /// What a match is: its outer capture.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -169,7 +169,7 @@ fn arguments(args: Node<'_>, marks: &Marks) -> u32 {
         return args.named_child_count() as u32;
     }
     let mut c = args.walk();
-    args.named_children(&mut c).filter(|a| !a.kind().contains("comment")).count() as u32
+    args.named_children(&mut c).filter(|a| !is_comment(a.kind())).count() as u32
 }
 
 /// The file's names and receivers, each spelled once: [`FileFacts::names`].
@@ -378,7 +378,7 @@ fn callback_parameters(
         vec![parameters]
     } else {
         let mut cursor = parameters.walk();
-        parameters.named_children(&mut cursor).filter(|p| !p.kind().contains("comment")).collect()
+        parameters.named_children(&mut cursor).filter(|p| !is_comment(p.kind())).collect()
     };
     list.into_iter()
         .enumerate()

@@ -64,6 +64,13 @@ pub(crate) fn split_decorator(text: &str) -> (String, Option<String>) {
     }
 }
 
+/// Whether a node kind is a comment, in any grammar: the rule that both
+/// leaves comments out of argument and parameter lists and generates the
+/// pattern that finds where comments are ([`crate::metrics::patterns`]).
+pub(crate) fn is_comment(kind: &str) -> bool {
+    kind.contains("comment")
+}
+
 /// Documentation comment text without its comment markers.
 pub(crate) fn comment_body(text: &str) -> String {
     let lines: Vec<String> = text
