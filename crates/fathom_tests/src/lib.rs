@@ -206,11 +206,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             for (target, evidence) in self.calls(test) {
                 add(target, evidence);
             }
-            let text = self.text_of(test);
-            for (target, evidence) in self.imports(test, text, imported) {
-                add(target, evidence);
-            }
-            for (target, evidence) in self.mentions(test, text) {
+            for (target, evidence) in self.words_of(test, imported) {
                 add(target, evidence);
             }
         }
@@ -260,53 +256,58 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             .collect()
     }
 
-    /// What the test's module imports and the test's code names.
-    fn imports(&self, test: NodeId, text: &str, imported: &mut ImportedByModule<'g>) -> Vec<(NodeId, Evidence)> {
-        let Some(module) = self.graph.module_of(test) else { return Vec::new() };
+    /// What the test's own words say, from one pass over them: the imports
+    /// of its module that it names (in import order), then the definitions
+    /// that its lines that assert name, in its language family (in the order
+    /// they are first named).
+    fn words_of(&self, test: NodeId, imported: &mut ImportedByModule<'g>) -> Vec<(NodeId, Evidence)> {
         // A module's imports are gathered once, not once for each of its tests.
-        let imported = imported.entry(module).or_insert_with(|| {
-            Imported::new(
-                self.graph
-                    .outgoing(module)
-                    .filter(|(edge, to)| {
-                        edge.kind == EdgeKind::Imports
-                            && self.is_subject(*to)
-                            && self.graph.node(*to).kind != SymbolKind::Module
-                    })
-                    .map(|(edge, to)| (to, self.graph.node(to).name.as_str(), edge.confidence))
-                    .collect(),
-            )
+        let imports: Option<&Imported<'g>> = self.graph.module_of(test).map(|module| {
+            &*imported.entry(module).or_insert_with(|| {
+                Imported::new(
+                    self.graph
+                        .outgoing(module)
+                        .filter(|(edge, to)| {
+                            edge.kind == EdgeKind::Imports
+                                && self.is_subject(*to)
+                                && self.graph.node(*to).kind != SymbolKind::Module
+                        })
+                        .map(|(edge, to)| (to, self.graph.node(to).name.as_str(), edge.confidence))
+                        .collect(),
+                )
+            })
         });
-        imported
-            .named_in(text)
+        let ours = family(self.graph.node(test).language);
+        let mut mentioned = Vec::new();
+        // Names are looked up before they are remembered: most words name
+        // nothing, and are hashed once instead of twice.
+        let mut seen: HashSet<&str, ahash::RandomState> = HashSet::default();
+        let found = scan_words(self.text_of(test), imports, &mut |word| {
+            if word.len() < 4 {
+                return;
+            }
+            let Some(candidates) = self.subjects_by_name.get(word) else { return };
+            if !seen.insert(word) {
+                return;
+            }
+            let candidates: Vec<NodeId> =
+                candidates.iter().copied().filter(|&c| family(self.graph.node(c).language) == ours).collect();
+            if candidates.is_empty() || candidates.len() > 3 {
+                return;
+            }
+            let confidence = if candidates.len() == 1 { 0.5 } else { 0.3 };
+            mentioned.extend(
+                candidates.iter().map(|&c| (c, Evidence { reason: Reason::TestMention, confidence, line: None })),
+            );
+        });
+        let mut out: Vec<(NodeId, Evidence)> = imports
+            .into_iter()
+            .flat_map(|imports| imports.named(&found))
             .map(|(to, confidence)| {
                 (to, Evidence { reason: Reason::TestImports, confidence: 0.6 * confidence, line: None })
             })
-            .collect()
-    }
-
-    /// Definitions named on the test's assertion lines (in its language family).
-    fn mentions(&self, test: NodeId, text: &str) -> Vec<(NodeId, Evidence)> {
-        let ours = family(self.graph.node(test).language);
-        let mut out = Vec::new();
-        let mut seen: HashSet<&str, ahash::RandomState> = HashSet::default();
-        for line in assertion_lines(text) {
-            for word in words(line) {
-                if word.len() < 4 || !seen.insert(word) {
-                    continue;
-                }
-                let Some(candidates) = self.subjects_by_name.get(word) else { continue };
-                let candidates: Vec<NodeId> =
-                    candidates.iter().copied().filter(|&c| family(self.graph.node(c).language) == ours).collect();
-                if candidates.is_empty() || candidates.len() > 3 {
-                    continue;
-                }
-                let confidence = if candidates.len() == 1 { 0.5 } else { 0.3 };
-                out.extend(
-                    candidates.iter().map(|&c| (c, Evidence { reason: Reason::TestMention, confidence, line: None })),
-                );
-            }
-        }
+            .collect();
+        out.extend(mentioned);
         out
     }
 
@@ -398,45 +399,83 @@ type ImportedByModule<'g> = FxHashMap<NodeId, Imported<'g>>;
 type ByName<K, V> = HashMap<K, V, ahash::RandomState>;
 
 /// A test module's imports of subjects (not modules), oldest first, and
-/// their names, found in a test's text in one pass over its words (a module
-/// imports a few dozen names, and each of its tests asks for all of them).
+/// their names, which [`scan_words`] finds in a test's text in one pass over
+/// its words (a module imports a few dozen names, and each of its tests
+/// asks for all of them).
 struct Imported<'g> {
     /// Each import's target, its name's number in `names`, and its edge's
     /// confidence.
     subjects: Vec<(NodeId, Option<usize>, f32)>,
     /// The distinct names that can be words (see `is_word`), numbered.
     names: ByName<&'g str, usize>,
+    /// Bit `n` is set when a name is `n` bytes long (bit 63: 63 or more).
+    lengths: u64,
+    /// Bit `b` is set when a name starts with byte `b`.
+    firsts: [u64; 4],
 }
 
 impl<'g> Imported<'g> {
     fn new(imports: Vec<(NodeId, &'g str, f32)>) -> Imported<'g> {
         let mut names: ByName<&'g str, usize> = ByName::default();
+        let (mut lengths, mut firsts) = (0u64, [0u64; 4]);
         let subjects = imports
             .into_iter()
             .map(|(to, name, confidence)| {
                 let next = names.len();
-                let number = is_word(name).then(|| *names.entry(name).or_insert(next));
+                let number = is_word(name).then(|| {
+                    lengths |= 1 << name.len().min(63);
+                    let first = name.as_bytes()[0];
+                    firsts[usize::from(first >> 6)] |= 1 << (first & 63);
+                    *names.entry(name).or_insert(next)
+                });
                 (to, number, confidence)
             })
             .collect();
-        Imported { subjects, names }
+        Imported { subjects, names, lengths, firsts }
     }
 
-    /// The imports whose names are [`words`] of `text`, in import order.
-    fn named_in(&self, text: &str) -> impl Iterator<Item = (NodeId, f32)> + '_ {
-        let mut found = vec![false; self.names.len()];
-        if !self.names.is_empty() {
-            for word in words(text) {
-                if let Some(&number) = self.names.get(word) {
-                    found[number] = true;
-                }
-            }
-        }
+    /// The number of the name that `word` (one of [`words`]) is. Most
+    /// words of a test name no import, and most of them differ from every
+    /// name in length or first byte, which is checked before hashing.
+    fn number(&self, word: &str) -> Option<usize> {
+        let first = *word.as_bytes().first()?;
+        let maybe = self.lengths >> word.len().min(63) & 1 == 1
+            && self.firsts[usize::from(first >> 6)] >> (first & 63) & 1 == 1;
+        if maybe { self.names.get(word).copied() } else { None }
+    }
+
+    /// The imports whose names' numbers are marked in `found`, in import order.
+    fn named<'a>(&'a self, found: &'a [bool]) -> impl Iterator<Item = (NodeId, f32)> + 'a {
         self.subjects
             .iter()
             .filter(move |(_, number, _)| number.is_some_and(|n| found[n]))
             .map(|&(to, _, confidence)| (to, confidence))
     }
+}
+
+/// One pass over the [`words`] of a test's text: returns which of
+/// `imports`' names (by number) are among them, and hands each word on a
+/// line that asserts ([`assertion_lines`]) to `asserted`, in order.
+fn scan_words<'t>(text: &'t str, imports: Option<&Imported<'_>>, asserted: &mut dyn FnMut(&'t str)) -> Vec<bool> {
+    let names = imports.map_or(0, |imports| imports.names.len());
+    let mut found = vec![false; names];
+    let offset = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
+    let mut lines = assertion_lines(text).map(|line| (offset(line), offset(line) + line.len())).peekable();
+    if names == 0 && lines.peek().is_none() {
+        return found;
+    }
+    for word in words(text) {
+        if let Some(number) = imports.and_then(|imports| imports.number(word)) {
+            found[number] = true;
+        }
+        // No word spans two lines, so a word asserts if its start does.
+        let at = offset(word);
+        while lines.next_if(|&(_, end)| end <= at).is_some() {}
+        if lines.peek().is_some_and(|&(start, _)| start <= at) {
+            asserted(word);
+        }
+    }
+    found
 }
 
 /// Every node's outgoing `CALLS` edges in one list, each node's a slice of
@@ -659,10 +698,50 @@ mod tests {
         let names = ["parse", "parse_url", "Parser", "feed", "url", "naïve", "parse_url", "x y", "", "Straße", "u"];
         let owned: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
         let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n.as_str(), 1.0)).collect();
-        let found: Vec<usize> = Imported::new(imports).named_in(text).map(|(id, _)| id.index()).collect();
+        let imported = Imported::new(imports);
+        let found = scan_words(text, Some(&imported), &mut |_| {});
+        let found: Vec<usize> = imported.named(&found).map(|(id, _)| id.index()).collect();
         let each: Vec<usize> = (0..names.len()).filter(|&at| has_word(text, names[at])).collect();
         assert_eq!(found, each);
         assert_eq!(each, [1, 2, 3, 4, 5, 6, 10]);
+    }
+
+    /// The one pass hands on the words of the lines that assert, in order,
+    /// as taking those lines and then their words does, and finds the same
+    /// names whether or not any line asserts.
+    #[test]
+    fn the_words_of_lines_that_assert_are_found_in_the_same_pass() {
+        let lines = [
+            "def test_feed(self):",
+            "    parser = Parser(strict=True)",
+            "    self.assertEqual(parser.feed(data), 3)",
+            "    assert parse_url(u).host == 'naïve.example'",
+            "x = feed_all(Parser)  # not asserting",
+            "expect(render(tree)).toBe(1); check(Straße)",
+            "",
+            "with pytest.raises(ValueError): parse_url(None)",
+        ];
+        let names = ["Parser", "feed", "parse_url", "render", "check", "Straße", "missing", "data"];
+        let owned: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+        for ending in ["\n", "\r\n"] {
+            for rotation in 0..lines.len() {
+                for skip in 0..lines.len() {
+                    let mut rotated = lines.to_vec();
+                    rotated.rotate_left(rotation);
+                    rotated.remove(skip);
+                    let text = rotated.join(ending);
+                    let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n.as_str(), 1.0)).collect();
+                    let imported = Imported::new(imports);
+                    let mut asserted = Vec::new();
+                    let found = scan_words(&text, Some(&imported), &mut |word| asserted.push(word));
+                    let each: Vec<&str> = assertion_lines(&text).flat_map(words).collect();
+                    assert_eq!(asserted, each, "{text:?}");
+                    let found: Vec<usize> = imported.named(&found).map(|(id, _)| id.index()).collect();
+                    let named: Vec<usize> = (0..names.len()).filter(|&at| has_word(&text, names[at])).collect();
+                    assert_eq!(found, named, "{text:?}");
+                }
+            }
+        }
     }
 
     #[test]
