@@ -460,7 +460,12 @@ fn scan_words<'t>(text: &'t str, imports: Option<&Imported<'_>>, asserted: &mut 
     let names = imports.map_or(0, |imports| imports.names.len());
     let mut found = vec![false; names];
     let offset = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
-    let mut lines = assertion_lines(text).map(|line| (offset(line), offset(line) + line.len())).peekable();
+    let mut lines = assertion_lines(text)
+        .map(|line| {
+            let start = offset(line);
+            (start, start + line.len())
+        })
+        .peekable();
     if names == 0 && lines.peek().is_none() {
         return found;
     }
@@ -690,15 +695,18 @@ mod tests {
         }
     }
 
+    /// A module importing `names`, the `n`th as node `n`, each with confidence 1.
+    fn imported<'n>(names: &[&'n str]) -> Imported<'n> {
+        Imported::new(names.iter().enumerate().map(|(at, &name)| (NodeId::new(at), name, 1.0)).collect())
+    }
+
     /// A module's imported names are found in one pass as `has_word` finds
     /// each, names inside other names and repeated names included.
     #[test]
     fn imported_names_are_found_as_words() {
         let text = "def test_x(self):\n    parse_url(u); Parser().feed(x)  # url naïve";
         let names = ["parse", "parse_url", "Parser", "feed", "url", "naïve", "parse_url", "x y", "", "Straße", "u"];
-        let owned: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-        let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n.as_str(), 1.0)).collect();
-        let imported = Imported::new(imports);
+        let imported = imported(&names);
         let found = scan_words(text, Some(&imported), &mut |_| {});
         let found: Vec<usize> = imported.named(&found).map(|(id, _)| id.index()).collect();
         let each: Vec<usize> = (0..names.len()).filter(|&at| has_word(text, names[at])).collect();
@@ -722,7 +730,6 @@ mod tests {
             "with pytest.raises(ValueError): parse_url(None)",
         ];
         let names = ["Parser", "feed", "parse_url", "render", "check", "Straße", "missing", "data"];
-        let owned: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
         for ending in ["\n", "\r\n"] {
             for rotation in 0..lines.len() {
                 for skip in 0..lines.len() {
@@ -730,8 +737,7 @@ mod tests {
                     rotated.rotate_left(rotation);
                     rotated.remove(skip);
                     let text = rotated.join(ending);
-                    let imports = owned.iter().enumerate().map(|(at, n)| (NodeId::new(at), n.as_str(), 1.0)).collect();
-                    let imported = Imported::new(imports);
+                    let imported = imported(&names);
                     let mut asserted = Vec::new();
                     let found = scan_words(&text, Some(&imported), &mut |word| asserted.push(word));
                     let each: Vec<&str> = assertion_lines(&text).flat_map(words).collect();
