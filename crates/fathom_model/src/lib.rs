@@ -13,5 +13,5 @@ pub use facts::{
     Parameter, Synthesized, TypeAlias, Use,
 };
 pub use language::Language;
-pub use lines::{LineCount, count_lines};
+pub use lines::{LineCount, LineStarts, count_lines};
 pub use symbol::{ClassKind, Span, SymbolKind, Visibility};

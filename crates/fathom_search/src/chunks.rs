@@ -7,7 +7,7 @@
 //! copy of the sources.
 
 use fathom_graph::{CodeGraph, NodeId};
-use fathom_model::SymbolKind;
+use fathom_model::{LineStarts, SymbolKind};
 use sha2::{Digest, Sha256};
 
 use crate::tokens::in_word;
@@ -123,6 +123,11 @@ pub trait Sources: Sync {
     fn name_terms(&self, _node: NodeId) -> Option<&[u32]> {
         None
     }
+    /// Where the file's lines start, when a build found them once for all
+    /// its chunks; lines are otherwise found by scanning the text.
+    fn line_starts(&self, _file: usize) -> Option<&LineStarts> {
+        None
+    }
 }
 
 /// A piece of a chunk's text ([`pieces`]).
@@ -183,14 +188,44 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
 /// The lines of a file, 1-based `start..=end`, clamped to the file.
 #[cfg(test)]
 fn lines(text: &str, start: u32, end: u32) -> impl Iterator<Item = &str> {
-    node_lines(text, fathom_model::Span::default(), start, end).map(|(_, line)| line)
+    node_lines(text, None, fathom_model::Span::default(), start, end).map(|(_, line)| line)
 }
 
-/// The lines `start..=end` of a file, each with its 0-based number, counted
-/// from the line where `node` starts rather than from the top: a big file's
-/// chunks each cost their own length, not the file's.
-fn node_lines(text: &str, node: fathom_model::Span, start: u32, end: u32) -> impl Iterator<Item = (u32, &str)> {
+/// A file's lines, each with its 0-based number.
+type Lines<'t> = Box<dyn Iterator<Item = (u32, &'t str)> + 't>;
+
+/// The lines of the file of `node` (the `Sources`' file `file`) and where
+/// they start, if the sources know.
+fn file_of<'s>(sources: &'s dyn Sources, node: &fathom_graph::Node) -> (&'s str, Option<&'s LineStarts>) {
+    let file = node.file.map_or(0, |f| f.0 as usize);
+    (sources.file_text(file), sources.line_starts(file))
+}
+
+/// Every line of a file.
+fn all_lines<'t>(text: &'t str, starts: Option<&'t LineStarts>) -> Lines<'t> {
+    match starts {
+        Some(starts) => Box::new((0..starts.len()).map(move |at| (at, starts.line(text, at).unwrap_or_default()))),
+        None => Box::new(text.lines().enumerate().map(|(at, line)| (at as u32, line))),
+    }
+}
+
+/// The lines `start..=end` of a file (at least line `start`, if the file
+/// has it), each with its 0-based number: sliced where `starts` says they
+/// are, or else counted from the line where `node` starts rather than from
+/// the top, so that a big file's chunks each cost their own length, not the
+/// file's.
+fn node_lines<'t>(
+    text: &'t str,
+    starts: Option<&'t LineStarts>,
+    node: fathom_model::Span,
+    start: u32,
+    end: u32,
+) -> Lines<'t> {
     let start = start.max(1);
+    if let Some(starts) = starts {
+        let last = end.max(start).min(starts.len());
+        return Box::new((start - 1..last).map(move |at| (at, starts.line(text, at).unwrap_or_default())));
+    }
     let (from, line) = match text.get(..node.start_byte as usize) {
         Some(before) if node.start_line >= 1 && node.start_line <= start => {
             (before.rfind('\n').map_or(0, |i| i + 1), node.start_line)
@@ -198,20 +233,20 @@ fn node_lines(text: &str, node: fathom_model::Span, start: u32, end: u32) -> imp
         _ => (0, 1),
     };
     let lines = text[from..].lines().skip((start - line) as usize).take(end.saturating_sub(start) as usize + 1);
-    lines.enumerate().map(move |(k, line)| (start - 1 + k as u32, line))
+    Box::new(lines.enumerate().map(move |(k, line)| (start - 1 + k as u32, line)))
 }
 
 fn body_windows(sources: &dyn Sources, id: NodeId) -> Vec<(Part, u32, u32)> {
     let node = sources.graph().node(id);
-    let text = sources.file_text(node.file.expect("checked").0 as usize);
+    let (text, starts) = file_of(sources, node);
     let (start, end) = (node.span.start_line, node.span.end_line.max(node.span.start_line));
     // Most bodies fit one window: their lines are counted, not gathered.
     let (total, lines) =
-        node_lines(text, node.span, start, end).fold((0, 0), |(t, n), (_, l)| (t + l.len() + 1, n + 1));
+        node_lines(text, starts, node.span, start, end).fold((0, 0), |(t, n), (_, l)| (t + l.len() + 1, n + 1));
     if total <= WINDOW_CHARS || lines <= 1 {
         return vec![(Part::Whole, start, end)];
     }
-    let body: Vec<&str> = node_lines(text, node.span, start, end).map(|(_, line)| line).collect();
+    let body: Vec<&str> = node_lines(text, starts, node.span, start, end).map(|(_, line)| line).collect();
     let mut windows = Vec::new();
     let mut first = 0usize;
     while first < body.len() && windows.len() < MAX_WINDOWS {
@@ -270,7 +305,7 @@ fn top_level_lines(sources: &dyn Sources, module: NodeId) -> Vec<(u32, &str)> {
 fn each_top_level_line<'s>(sources: &'s dyn Sources, module: NodeId, take: &mut dyn FnMut(u32, &'s str) -> bool) {
     let graph = sources.graph();
     let node = graph.node(module);
-    let text = sources.file_text(node.file.expect("checked").0 as usize);
+    let (text, starts) = file_of(sources, node);
     let mut covered: Vec<(u32, u32)> = members(graph, module)
         .map(|m| graph.node(m))
         .filter(|m| matches!(m.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method))
@@ -288,14 +323,14 @@ fn each_top_level_line<'s>(sources: &'s dyn Sources, module: NodeId, take: &mut 
     }
     let mut spans = merged.into_iter().peekable();
     let mut size = 0;
-    for (i, line) in text.lines().enumerate() {
-        let n = i as u32 + 1;
+    for (i, line) in all_lines(text, starts) {
+        let n = i + 1;
         while spans.next_if(|&(_, end)| end < n).is_some() {}
         if spans.peek().is_some_and(|&(start, _)| start <= n) || line.trim().is_empty() {
             continue;
         }
         size += line.len() + 1;
-        if size > WINDOW_CHARS || !take(i as u32, line) {
+        if size > WINDOW_CHARS || !take(i, line) {
             break;
         }
     }
@@ -334,10 +369,10 @@ pub fn pieces(sources: &dyn Sources, chunk: &Chunk, emit: &mut dyn FnMut(Piece<'
     let graph = sources.graph();
     let node = graph.node(chunk.node);
     let path = graph.path_of(chunk.node).unwrap_or_default();
-    let file = sources.file_text(node.file.map_or(0, |f| f.0 as usize));
+    let (file, starts) = file_of(sources, node);
     let body: Vec<(u32, &str)> = match chunk.part {
         Part::TopLevel => top_level_lines(sources, chunk.node),
-        _ => node_lines(file, node.span, chunk.start_line, chunk.end_line).collect(),
+        _ => node_lines(file, starts, node.span, chunk.start_line, chunk.end_line).collect(),
     };
     let kind = kind_word(node.kind);
     match chunk.part {
@@ -401,6 +436,39 @@ fn kind_word(kind: SymbolKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Slicing lines where `LineStarts` says they start gives the lines
+    /// scanning gives: for every range (backwards, past the end, from a
+    /// node's own first line or the file's top), and every line of the file.
+    #[test]
+    fn lines_sliced_by_their_starts_are_the_lines_scanned() {
+        let texts = ["", "\n", "a", "def f():\r\n    pass\r\n\r\nx = 1\r", "a\n\n  b\nc\n", "é\n\tü\r\n\n"];
+        for text in texts {
+            let starts = LineStarts::of(text);
+            let scanned: Vec<(u32, &str)> = all_lines(text, None).collect();
+            assert_eq!(all_lines(text, Some(&starts)).collect::<Vec<_>>(), scanned, "{text:?}");
+            let count = starts.len();
+            for first in 1..=count + 2 {
+                // A node whose first line is `first`, if the file has it, and one at the top.
+                let start_byte = match first {
+                    1 => Some(0),
+                    _ => text.match_indices('\n').nth(first as usize - 2).map(|(at, _)| at as u32 + 1),
+                };
+                let own = start_byte.filter(|_| first <= count).map(|start_byte| fathom_model::Span {
+                    start_line: first,
+                    start_byte,
+                    ..Default::default()
+                });
+                for node in [Some(fathom_model::Span::default()), own].into_iter().flatten() {
+                    for end in 0..=count + 2 {
+                        let sliced: Vec<_> = node_lines(text, Some(&starts), node, first, end).collect();
+                        let scanned: Vec<_> = node_lines(text, None, node, first, end).collect();
+                        assert_eq!(sliced, scanned, "{text:?} lines {first}..={end} of a node at {node:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn lines_are_one_based_and_inclusive() {

@@ -343,6 +343,13 @@ impl Splitter {
         LineTerms { terms, starts, names, name_starts }
     }
 
+    /// The terms of one text, as the lexical index reads it.
+    pub fn terms(&mut self, text: &str) -> Box<[u32]> {
+        let mut terms = Vec::new();
+        self.0.extend(text, &mut terms);
+        terms.into_boxed_slice()
+    }
+
     /// Each text's terms, one after another, and where each one's start.
     fn runs<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> (Box<[u32]>, Box<[u32]>) {
         let mut terms = Vec::new();

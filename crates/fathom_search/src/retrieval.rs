@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
-use fathom_model::SymbolKind;
+use fathom_model::{LineStarts, SymbolKind};
 use serde::Serialize;
 
 use crate::chunks::{self, Chunk, Piece, Sources};
 use crate::dense::{Dense, HnswParams, Vector};
 use crate::hints::{self, Hints};
-use crate::lexical::{Bm25Params, Input, Lexical, NAME_BOOST, StoredLexical};
+use crate::lexical::{Bm25Params, Input, Lexical, LineTerms, NAME_BOOST, Splitter, StoredLexical};
 use crate::{MatchKind, NameIndex};
 
 /// Reciprocal rank fusion's constant (Cormack et al.).
@@ -354,6 +354,7 @@ impl Retrieval {
     /// Chunks the graph and builds the lexical index; the dense index waits
     /// for vectors.
     pub fn build(sources: &dyn Sources) -> Retrieval {
+        let sources = &Prepared::new(sources);
         let chunks = chunks::chunk_all(sources);
         let graph = sources.graph();
         let lexical = Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input));
@@ -418,6 +419,7 @@ impl Retrieval {
         let lexical = if lexical.is_current() {
             Lexical::from_stored(lexical)
         } else {
+            let sources = &Prepared::new(sources);
             Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input))
         };
         Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense })
@@ -689,18 +691,63 @@ fn heading<'g>(graph: &'g CodeGraph, chunk: &Chunk) -> Heading<'g> {
     }
 }
 
+/// The sources as building the index reads them: what every chunk of a
+/// file reads is found once per file, not once per chunk: where its lines
+/// start, and its path's terms.
+struct Prepared<'s> {
+    sources: &'s dyn Sources,
+    line_starts: Vec<LineStarts>,
+    path_terms: Vec<Box<[u32]>>,
+}
+
+impl<'s> Prepared<'s> {
+    fn new(sources: &'s dyn Sources) -> Prepared<'s> {
+        let files: Vec<usize> = (0..sources.graph().files().len()).collect();
+        let line_starts = crate::parallel::map(&files, |&file| LineStarts::of(sources.file_text(file)));
+        let mut splitter = Splitter::default();
+        let path_terms = sources.graph().files().iter().map(|file| splitter.terms(&file.path)).collect();
+        Prepared { sources, line_starts, path_terms }
+    }
+}
+
+impl Sources for Prepared<'_> {
+    fn graph(&self) -> &CodeGraph {
+        self.sources.graph()
+    }
+
+    fn file_text(&self, file: usize) -> &str {
+        self.sources.file_text(file)
+    }
+
+    fn line_terms(&self, file: usize) -> Option<&LineTerms> {
+        self.sources.line_terms(file)
+    }
+
+    fn name_terms(&self, node: NodeId) -> Option<&[u32]> {
+        self.sources.name_terms(node)
+    }
+
+    fn line_starts(&self, file: usize) -> Option<&LineStarts> {
+        self.line_starts.get(file)
+    }
+}
+
 /// What BM25 reads for a chunk, in pieces: the [`heading`] (its name split
 /// once), then the chunk's text in [`chunks::pieces`], each of its file's
 /// lines as the terms parsing split when there are any.
-fn lexical_pieces(sources: &dyn Sources, chunk: &Chunk, input: &mut dyn FnMut(Input<'_>)) {
+fn lexical_pieces(sources: &Prepared<'_>, chunk: &Chunk, input: &mut dyn FnMut(Input<'_>)) {
     let graph = sources.graph();
     let heading = heading(graph, chunk);
     match sources.name_terms(chunk.node) {
         Some(terms) => (0..heading.times.max(1)).for_each(|_| input(Input::Terms(terms))),
         None => input(Input::Repeated(heading.name, heading.times)),
     }
-    input(Input::Text(heading.path));
-    let split = graph.node(chunk.node).file.and_then(|file| sources.line_terms(file.0 as usize));
+    let file = graph.node(chunk.node).file.map(|file| file.0 as usize);
+    match file.and_then(|file| sources.path_terms.get(file)) {
+        Some(terms) => input(Input::Terms(terms)),
+        None => input(Input::Text(heading.path)),
+    }
+    let split = file.and_then(|file| sources.line_terms(file));
     chunks::pieces(sources, chunk, &mut |piece| match piece {
         Piece::Text(text) => input(Input::Text(text)),
         Piece::Line(at, line) => match split.and_then(|split| split.line(at)) {
