@@ -87,26 +87,32 @@ fn is_blank(line: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Texts whose lines are cut in every way `str::lines` cuts them: line
+    /// ends with and without `\r`, a lone `\r`, blank and whitespace lines
+    /// (beyond ASCII too), no final line end.
+    const TEXTS: [&str; 17] = [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "a\nb",
+        "a\n\n\nb\n",
+        "a\r\n\r\nb\r\n",
+        "  \t\n\x0B\x0C\n x\n",
+        "\u{a0}\u{3000}\n\u{a0}x\n",
+        "naïve\n   é\n\u{2028}\n",
+        "a\r",
+        "a\rb\n",
+        "\n\n",
+        "\n a\n\n",
+        "\r\n",
+        "é\r\nü\n\r",
+        " \r\n\t",
+    ];
+
     #[test]
     fn counts_as_lines_and_trim_do() {
-        let texts = [
-            "",
-            "\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\n\n\nb\n",
-            "a\r\n\r\nb\r\n",
-            "  \t\n\x0B\x0C\n x\n",
-            "\u{a0}\u{3000}\n\u{a0}x\n",
-            "naïve\n   é\n\u{2028}\n",
-            "a\r",
-            "\n\n",
-            "\n a\n\n",
-            "\r\n",
-            " \r\n\t",
-        ];
-        for text in texts {
+        for text in TEXTS {
             let lines = text.lines().count() as u32;
             let code = text.lines().filter(|l| !l.trim().is_empty()).count() as u32;
             assert_eq!(count_lines(text), LineCount { lines, code }, "{text:?}");
@@ -115,22 +121,7 @@ mod tests {
 
     #[test]
     fn line_starts_cut_lines_as_lines_does() {
-        let texts = [
-            "",
-            "\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\n\n\nb\n",
-            "a\r\n\r\nb\r\n",
-            "a\r",
-            "a\rb\n",
-            "\r\n",
-            "\n\n",
-            "é\r\nü\n\r",
-            " \r\n\t",
-        ];
-        for text in texts {
+        for text in TEXTS {
             let starts = LineStarts::of(text);
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(starts.len() as usize, lines.len(), "{text:?}");
