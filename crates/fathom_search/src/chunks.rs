@@ -194,17 +194,23 @@ fn lines(text: &str, start: u32, end: u32) -> impl Iterator<Item = &str> {
 /// A file's lines, each with its 0-based number.
 type Lines<'t> = Box<dyn Iterator<Item = (u32, &'t str)> + 't>;
 
-/// The lines of the file of `node` (the `Sources`' file `file`) and where
-/// they start, if the sources know.
+/// The text of `node`'s file, and where its lines start if the sources
+/// know.
 fn file_of<'s>(sources: &'s dyn Sources, node: &fathom_graph::Node) -> (&'s str, Option<&'s LineStarts>) {
     let file = node.file.map_or(0, |f| f.0 as usize);
     (sources.file_text(file), sources.line_starts(file))
 }
 
+/// Lines `ats` (0-based, within the file) of a file, sliced where `starts`
+/// says they are.
+fn sliced<'t>(text: &'t str, starts: &'t LineStarts, ats: std::ops::Range<u32>) -> Lines<'t> {
+    Box::new(ats.map(move |at| (at, starts.line(text, at).unwrap_or_default())))
+}
+
 /// Every line of a file.
 fn all_lines<'t>(text: &'t str, starts: Option<&'t LineStarts>) -> Lines<'t> {
     match starts {
-        Some(starts) => Box::new((0..starts.len()).map(move |at| (at, starts.line(text, at).unwrap_or_default()))),
+        Some(starts) => sliced(text, starts, 0..starts.len()),
         None => Box::new(text.lines().enumerate().map(|(at, line)| (at as u32, line))),
     }
 }
@@ -223,8 +229,7 @@ fn node_lines<'t>(
 ) -> Lines<'t> {
     let start = start.max(1);
     if let Some(starts) = starts {
-        let last = end.max(start).min(starts.len());
-        return Box::new((start - 1..last).map(move |at| (at, starts.line(text, at).unwrap_or_default())));
+        return sliced(text, starts, start - 1..end.max(start).min(starts.len()));
     }
     let (from, line) = match text.get(..node.start_byte as usize) {
         Some(before) if node.start_line >= 1 && node.start_line <= start => {
