@@ -18,6 +18,7 @@
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
 
 mod history;
+mod locate;
 mod root;
 
 use std::collections::HashSet;
@@ -111,6 +112,30 @@ fn main() {
         };
         report["flask"] = flask_eval(&root, &embedder, cache.as_mut());
         print_table(&report);
+    }
+    if wants("locate") {
+        let data = root.join("../shared/data/swe-dev");
+        report["localisation"] = if data.join("instances.jsonl").is_file() {
+            // Embedding every tree's chunks on the CPU takes long on a small
+            // machine the first time: FATHOM_EVAL_DENSE=0 skips the dense modes.
+            let dense = std::env::var("FATHOM_EVAL_DENSE").map_or(true, |v| v != "0");
+            let loaded = dense.then(|| {
+                let (weights, tokenizer) =
+                    asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
+                (
+                    Embedder::cpu(&weights, &tokenizer).expect("the model loads"),
+                    DiskCache::open(&DiskCache::default_dir()).ok(),
+                )
+            });
+            let mut loaded = loaded;
+            let embedder = loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut()));
+            let report = locate::evaluate(&data, &corpora_dir().join("swe-dev"), embedder);
+            locate::print_table(&report);
+            report
+        } else {
+            eprintln!("eval: {} is absent; skipping localisation", data.display());
+            json!({"skipped": format!("{} is absent", data.display())})
+        };
     }
     if wants("tests") {
         report["tests_for"] = history::evaluate(&root, &corpora_dir());
