@@ -184,6 +184,8 @@ impl Index {
             mode,
             expand: false,
             filter: crate::SearchFilter { tests: TestFilter::Only, ..Default::default() },
+            // A diff's lines are many, but they are code to match, not a report.
+            read_report: false,
             ..SearchOptions::default()
         };
         let lexical = if words.is_empty() {

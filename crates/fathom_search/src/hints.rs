@@ -63,7 +63,7 @@ fn colon_location(token: &str) -> Option<Location> {
     (is_source_path(path) && line > 0).then(|| Location { path: path.to_owned(), line })
 }
 
-fn is_source_path(token: &str) -> bool {
+pub(crate) fn is_source_path(token: &str) -> bool {
     token
         .rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext) && !stem.ends_with('.'))
@@ -71,7 +71,7 @@ fn is_source_path(token: &str) -> bool {
 
 /// `getUserById`, `parse_date`, `MAX_SIZE`, `a.b.C.d`, `Foo`: not `the`,
 /// `Hello`, `3.14`.
-fn looks_like_code(word: &str) -> bool {
+pub(crate) fn looks_like_code(word: &str) -> bool {
     if word.len() < 3 || !word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
         return false;
     }

@@ -15,7 +15,9 @@
 pub mod chunks;
 pub mod dense;
 pub mod hints;
+pub mod issue;
 pub mod lexical;
+pub mod locate;
 pub mod parallel;
 pub mod retrieval;
 pub mod snippet;

@@ -12,7 +12,9 @@ use serde::Serialize;
 use crate::chunks::{self, Chunk, Piece, Sources};
 use crate::dense::{Dense, HnswParams, Vector};
 use crate::hints::{self, Hints};
+use crate::issue::Issue;
 use crate::lexical::{Bm25Params, Input, Lexical, LineTerms, NAME_BOOST, Splitter, StoredLexical};
+use crate::locate;
 use crate::{MatchKind, NameIndex};
 
 /// Reciprocal rank fusion's constant (Cormack et al.).
@@ -118,6 +120,10 @@ pub struct SearchOptions {
     pub min_similarity: f32,
     /// Which hits and files are kept (after ranking, before the cut to `k`).
     pub filter: Filter,
+    /// Read a query shaped like a bug report (several lines, a traceback,
+    /// a code block) as one: rank files by all it says ([`locate`]). Off,
+    /// it is searched as any other text.
+    pub read_report: bool,
 }
 
 impl Default for SearchOptions {
@@ -129,6 +135,7 @@ impl Default for SearchOptions {
             expand: true,
             min_similarity: 0.2,
             filter: Filter::default(),
+            read_report: true,
         }
     }
 }
@@ -433,6 +440,10 @@ impl Retrieval {
         &self.names
     }
 
+    pub(crate) fn lexical(&self) -> &Lexical {
+        &self.lexical
+    }
+
     /// Chunks still without a vector.
     pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
         self.vectors.iter().enumerate().filter(|(_, v)| v.is_none()).map(|(i, _)| i)
@@ -610,7 +621,18 @@ impl Retrieval {
             Ok(_) => {}
             Err(why) => note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}"))),
         }
-        let files = rank_files(graph, &hits);
+        // A bug report ranks files by everything it says (see `locate`), and
+        // its symbols follow their files' order.
+        let files = if options.read_report && mode != Mode::Dense && Issue::is_report(query) {
+            let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
+            let evidence = self.evidence(sources, query, query_vector.filter(|_| mode == Mode::Hybrid));
+            let files = located_files(graph, evidence.rank(&locate::WEIGHTS), &hits, accept.as_ref());
+            let order: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.file.as_str(), i)).collect();
+            hits.sort_by_key(|h| graph.path_of(h.node).and_then(|p| order.get(p)).copied().unwrap_or(usize::MAX));
+            files
+        } else {
+            rank_files(graph, &hits)
+        };
         hits.truncate(options.k);
         for hit in &mut hits {
             if let Some(&chunk) = best_chunk.get(&hit.node) {
@@ -817,14 +839,14 @@ fn trace_lane(sources: &dyn Sources, hints: &Hints) -> Vec<NodeId> {
 }
 
 /// How many trailing path segments two paths share.
-fn shared_segments(a: &str, b: &str) -> usize {
+pub(crate) fn shared_segments(a: &str, b: &str) -> usize {
     a.rsplit('/').zip(b.rsplit('/')).take_while(|(x, y)| x == y).count()
 }
 
 /// `src/flask/app.py` is named by `app.py`, `flask/app.py` and
 /// `/srv/site-packages/flask/app.py` (two segments agree), but not by
 /// `other/app.py` or `papp.py`.
-fn path_matches(path: &str, wanted: &str) -> bool {
+pub(crate) fn path_matches(path: &str, wanted: &str) -> bool {
     let shared = shared_segments(path, wanted);
     shared >= 1 && (shared == wanted.split('/').count() || shared == path.split('/').count() || shared >= 2)
 }
@@ -889,6 +911,33 @@ fn expand(graph: &CodeGraph, hits: &mut Vec<RankedHit>, damping: f64) {
             }),
         }
     }
+}
+
+/// Located files as a ranking, each with its best symbols: the definitions
+/// the report names, then its best hits there.
+fn located_files(
+    graph: &CodeGraph,
+    located: Vec<locate::Located>,
+    hits: &[RankedHit],
+    accept: Option<&Accept>,
+) -> Vec<FileRank> {
+    let modules: HashMap<&str, NodeId> = graph.files().iter().map(|f| (f.path.as_str(), f.module)).collect();
+    located
+        .into_iter()
+        .filter(|l| accept.is_none_or(|a| modules.get(l.evidence.file.as_str()).is_some_and(|&m| a.node(graph, m))))
+        .map(|l| {
+            let mut named: Vec<&locate::Named> = l.evidence.named.iter().collect();
+            named.sort_by(|a, b| b.specificity.total_cmp(&a.specificity));
+            let mut symbols: Vec<NodeId> = Vec::new();
+            let in_file = hits.iter().filter(|h| graph.path_of(h.node) == Some(l.evidence.file.as_str()));
+            for node in named.iter().map(|n| n.node).chain(in_file.map(|h| h.node)) {
+                if symbols.len() < 3 && !symbols.contains(&node) {
+                    symbols.push(node);
+                }
+            }
+            FileRank { file: l.evidence.file, score: l.score, symbols }
+        })
+        .collect()
 }
 
 /// Files by their best symbol (MaxP), with a small share of their next two

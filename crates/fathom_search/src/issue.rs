@@ -1,0 +1,312 @@
+//! Reading a bug report: which of its words are prose and which are code,
+//! the frames of its tracebacks, the modules its examples import and the
+//! names they use. A report mixes a title and paragraphs with code blocks,
+//! tracebacks, dotted API paths, error messages and program output; each
+//! says something different about where the fault is, so each is kept apart.
+
+use crate::hints;
+
+/// Where a name was written: in code (a fenced or indented block, a
+/// traceback, an inline code span) or in prose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    Prose,
+    Code,
+}
+
+/// A name the report uses, as written (`apply_color_lut`,
+/// `pvlib.irradiance.get_total_irradiance`, `Dict.getitem`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Mention {
+    pub text: String,
+    pub place: Place,
+    /// Named by an import statement (`from a.b import c` names `a.b` and
+    /// `a.b.c`).
+    pub imported: bool,
+}
+
+/// One frame of a traceback: the file, the line and the function.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Frame {
+    pub path: String,
+    pub line: u32,
+    pub function: Option<String>,
+    /// 0 for the innermost frame of its traceback (where it raised), 1 for
+    /// its caller, and so on.
+    pub depth: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Issue {
+    /// The words outside code, inline code spans included.
+    pub prose: String,
+    /// Code blocks and tracebacks, joined.
+    pub code: String,
+    pub frames: Vec<Frame>,
+    /// Each distinct name once, at its strongest place.
+    pub mentions: Vec<Mention>,
+}
+
+impl Issue {
+    /// Whether a query reads as a report rather than a search: several lines,
+    /// a traceback or a code block, or a long sentence.
+    pub fn is_report(query: &str) -> bool {
+        query.contains("```")
+            || query.contains("Traceback (most recent call last)")
+            || query.lines().filter(|l| !l.trim().is_empty()).count() >= 3
+            || query.split_whitespace().count() >= 30
+    }
+
+    pub fn read(text: &str) -> Issue {
+        let mut issue = Issue::default();
+        let mut in_fence = false;
+        let mut in_traceback = false;
+        // Frames of the current traceback, outermost first.
+        let mut traceback: Vec<Frame> = Vec::new();
+        for line in text.lines() {
+            let trimmed = line.trim();
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                in_fence = !in_fence;
+                continue;
+            }
+            if trimmed.starts_with("Traceback (most recent call last)") {
+                issue.close_traceback(&mut traceback);
+                in_traceback = true;
+                issue.code.push_str(line);
+                issue.code.push('\n');
+                continue;
+            }
+            if in_traceback {
+                if let Some(frame) = python_frame(trimmed) {
+                    traceback.push(frame);
+                    issue.code.push_str(line);
+                    issue.code.push('\n');
+                    continue;
+                }
+                // The source line under a frame is indented; the exception
+                // line that ends a traceback is not.
+                if line.starts_with(char::is_whitespace) && !trimmed.is_empty() {
+                    issue.code.push_str(line);
+                    issue.code.push('\n');
+                    issue.scan_code(trimmed);
+                    continue;
+                }
+                in_traceback = false;
+                issue.close_traceback(&mut traceback);
+                issue.code.push_str(line);
+                issue.code.push('\n');
+                issue.scan_code(trimmed);
+                continue;
+            }
+            // A frame outside a traceback's header (an excerpt).
+            if let Some(frame) = python_frame(trimmed) {
+                traceback.push(frame);
+                issue.code.push_str(line);
+                issue.code.push('\n');
+                continue;
+            }
+            issue.close_traceback(&mut traceback);
+            let indented = line.starts_with("    ") || line.starts_with('\t');
+            if in_fence || indented || trimmed.starts_with(">>>") || trimmed.starts_with("$ ") {
+                issue.code.push_str(line);
+                issue.code.push('\n');
+                issue.scan_code(trimmed.trim_start_matches(">>>").trim_start_matches("...").trim_start_matches("$ "));
+            } else {
+                issue.scan_prose(line);
+                issue.prose.push_str(line);
+                issue.prose.push('\n');
+            }
+        }
+        issue.close_traceback(&mut traceback);
+        // Other languages' locations (`app.ts:12:3`, `(Foo.java:42)`).
+        for location in hints::analyze(text).locations {
+            if !issue.frames.iter().any(|f| f.path == location.path && f.line == location.line) {
+                issue.frames.push(Frame { path: location.path, line: location.line, function: None, depth: 0 });
+            }
+        }
+        issue
+    }
+
+    /// Numbers the frames of a finished traceback from its innermost.
+    fn close_traceback(&mut self, traceback: &mut Vec<Frame>) {
+        let n = traceback.len() as u32;
+        for (i, mut frame) in traceback.drain(..).enumerate() {
+            frame.depth = n - 1 - i as u32;
+            if let Some(function) = &frame.function {
+                self.mention(function, Place::Code, false);
+            }
+            self.frames.push(frame);
+        }
+    }
+
+    fn mention(&mut self, text: &str, place: Place, imported: bool) {
+        let text = text.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+        if text.len() < 2 || text.starts_with(|c: char| c.is_ascii_digit()) || KEYWORDS.contains(&text) {
+            return;
+        }
+        match self.mentions.iter_mut().find(|m| m.text == text) {
+            Some(m) => {
+                m.place = m.place.max(place);
+                m.imported |= imported;
+            }
+            None => self.mentions.push(Mention { text: text.to_owned(), place, imported }),
+        }
+    }
+
+    /// A line of code: its imports and every name in it.
+    fn scan_code(&mut self, line: &str) {
+        let line = line.split(" #").next().unwrap_or(line);
+        if let Some(rest) = line.strip_prefix("from ")
+            && let Some((module, names)) = rest.split_once(" import ")
+        {
+            let module = module.trim();
+            self.mention(module, Place::Code, true);
+            for name in names.split(',') {
+                let name = name
+                    .split(" as ")
+                    .next()
+                    .unwrap_or("")
+                    .trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace());
+                if !name.is_empty() && name != "*" {
+                    self.mention(&format!("{module}.{name}"), Place::Code, true);
+                }
+            }
+            return;
+        }
+        if let Some(rest) = line.strip_prefix("import ") {
+            for module in rest.split(',') {
+                self.mention(module.split(" as ").next().unwrap_or("").trim(), Place::Code, true);
+            }
+            return;
+        }
+        for word in dotted_words(line) {
+            self.mention(word, Place::Code, false);
+        }
+    }
+
+    /// A line of prose: its inline code spans are code, and its code-shaped
+    /// words (`get_total_irradiance`, `Dataset.to_json`) are names written
+    /// in prose.
+    fn scan_prose(&mut self, line: &str) {
+        for (i, span) in line.split('`').enumerate() {
+            if i % 2 == 1 {
+                self.scan_code(span.trim());
+            } else {
+                for word in dotted_words(span) {
+                    if hints::looks_like_code(word) {
+                        self.mention(word, Place::Prose, false);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Words that are syntax, not names, in the languages reports quote most.
+const KEYWORDS: &[&str] = &[
+    "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
+    "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+    "return", "try", "while", "with", "yield", "None", "True", "False", "self", "cls", "print", "function", "const",
+    "let", "var", "new", "this", "null", "true", "false", "public", "private", "static", "void", "fn", "pub", "mut",
+    "impl", "use", "struct",
+];
+
+/// The phrases of a report that code could hold as they are: runs of at
+/// least three words, between quotes, brackets and other punctuation, in
+/// any line (an error message is one such run, and its variable parts are
+/// cut away by their quotes). Each distinct phrase once, in order.
+pub fn phrases(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        for run in line.split(|c: char| !(c.is_alphanumeric() || c == ' ' || c == '_' || c == '-')) {
+            let run = run.trim();
+            let words = run.split(' ').filter(|w| !w.is_empty()).count();
+            if words >= 3 && run.len() >= 12 && !out.iter().any(|p| p == run) {
+                out.push(run.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// `File "pkg/mod.py", line 12, in func`
+fn python_frame(line: &str) -> Option<Frame> {
+    let rest = line.strip_prefix("File \"")?;
+    let (path, rest) = rest.split_once('"')?;
+    let rest = rest.trim_start_matches(',').trim_start().strip_prefix("line ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let line = digits.parse().ok()?;
+    let function =
+        rest.split_once(" in ").map(|(_, f)| f.trim().to_owned()).filter(|f| !f.starts_with('<') && !f.is_empty());
+    Some(Frame { path: path.to_owned(), line, function, depth: 0 })
+}
+
+/// Words of code, dots kept: `ds.pixel_array.shape`, `L031`, `__init__`.
+fn dotted_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty() && !w.contains(".."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = "apply_color_lut() incorrect exception when missing RedPaletteColorLUTDescriptor
+**Describe the bug**
+`AttributeError` when used on a dataset without `RedPaletteColorLookupTableDescriptor `
+
+```python
+from pydicom.pixel_data_handlers.util import apply_color_lut
+ds = dcmread(\"CT_small.dcm\")
+```
+```
+Traceback (most recent call last):
+  File \"<stdin>\", line 1, in <module>
+  File \".../pydicom/pixel_data_handlers/util.py\", line 116, in apply_color_lut
+    lut_desc = ds.RedPaletteColorLookupTableDescriptor
+  File \".../pydicom/dataset.py\", line 768, in __getattr__
+    return object.__getattribute__(self, name)
+AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTableDescriptor'
+```
+";
+
+    #[test]
+    fn a_report_is_split_into_prose_code_and_frames() {
+        let issue = Issue::read(REPORT);
+        assert!(Issue::is_report(REPORT));
+        assert!(!Issue::is_report("where is the session saved"));
+        let frames: Vec<(&str, u32, Option<&str>, u32)> =
+            issue.frames.iter().map(|f| (f.path.as_str(), f.line, f.function.as_deref(), f.depth)).collect();
+        assert_eq!(
+            frames,
+            [
+                ("<stdin>", 1, None, 2),
+                (".../pydicom/pixel_data_handlers/util.py", 116, Some("apply_color_lut"), 1),
+                (".../pydicom/dataset.py", 768, Some("__getattr__"), 0)
+            ]
+        );
+        let find = |t: &str| issue.mentions.iter().find(|m| m.text == t).cloned();
+        let imported = find("pydicom.pixel_data_handlers.util.apply_color_lut").unwrap();
+        assert!(imported.imported && imported.place == Place::Code);
+        assert!(find("pydicom.pixel_data_handlers.util").unwrap().imported);
+        assert_eq!(find("apply_color_lut").unwrap().place, Place::Code, "named in a frame and in code");
+        assert_eq!(find("RedPaletteColorLookupTableDescriptor").unwrap().place, Place::Code, "an inline span");
+        assert_eq!(find("dcmread").unwrap().place, Place::Code);
+        assert!(find("Describe").is_none(), "prose words are not names");
+        assert!(issue.prose.contains("incorrect exception") && !issue.prose.contains("dcmread"));
+        assert!(issue.code.contains("dcmread") && issue.code.contains("object.__getattribute__"));
+    }
+
+    #[test]
+    fn prose_names_and_other_languages_locations() {
+        let issue =
+            Issue::read("Calling pvlib.irradiance.get_total_irradiance with model='perez' fails at src/app.ts:12:3");
+        let texts: Vec<&str> = issue.mentions.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["pvlib.irradiance.get_total_irradiance", "app.ts"], "not `Calling`, `model`, `perez`");
+        assert_eq!(issue.mentions[0].place, Place::Prose);
+        assert_eq!(issue.frames.len(), 1);
+        assert_eq!((issue.frames[0].path.as_str(), issue.frames[0].line), ("src/app.ts", 12));
+    }
+}

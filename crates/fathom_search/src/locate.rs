@@ -1,0 +1,533 @@
+//! "Where is the code this bug report is about?": files, best first, each
+//! with the evidence that put it there.
+//!
+//! A report is read apart ([`Issue`]) and each part becomes evidence about
+//! files:
+//! - the words, by BM25 over the chunks, grouped to files by their best
+//!   chunk, with a little of the next ones;
+//! - the names the report uses, resolved to definitions: a name defined in
+//!   one place says more than one defined in twenty (`specificity`), and a
+//!   name written in code or imported more than one that only looks like
+//!   code in prose;
+//! - the modules and files it names (`from a.b import c`, `a/b.py`, the
+//!   word `L031` for `rules/L031.py`);
+//! - the frames of its tracebacks that lie in the repository;
+//! - the graph: a file one call, import or inheritance away from a named
+//!   definition gets a damped share of that definition's evidence (fixes
+//!   often land one hop from the name the report gives);
+//! - a prior: tests, docs, examples and build scripts are rarely where a
+//!   fix lands; they stay findable, below the source.
+
+use std::collections::HashMap;
+
+use fathom_graph::{CodeGraph, EdgeKind, NodeId};
+use fathom_model::SymbolKind;
+use serde::Serialize;
+
+use crate::chunks::Sources;
+use crate::issue::{Issue, Place};
+use crate::retrieval::{Retrieval, is_test_path};
+use crate::{MatchKind, NameIndex};
+
+/// How many chunks the word lane reads.
+const WORD_DEPTH: usize = 400;
+/// A phrase found in more files than this is a common one.
+const MAX_PHRASE_FILES: usize = 5;
+
+/// What a file is, for the prior.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Source,
+    Test,
+    /// Docs, examples, benchmarks, build and packaging scripts.
+    Aside,
+}
+
+pub fn role(path: &str) -> Role {
+    if is_test_path(path) || path.split('/').any(|s| s == "conftest.py") {
+        return Role::Test;
+    }
+    let lower = path.to_ascii_lowercase();
+    let aside_dirs = ["doc", "docs", "example", "examples", "benchmarks", "bench", "scripts", "tools", "ci", ".github"];
+    let mut segments = lower.split('/');
+    let file = segments.next_back().unwrap_or_default();
+    if segments.any(|s| aside_dirs.contains(&s)) {
+        return Role::Aside;
+    }
+    let stem = file.split('.').next().unwrap_or_default();
+    if matches!(stem, "setup" | "conftest" | "noxfile" | "tasks" | "versioneer" | "conf" | "fabfile") {
+        return Role::Aside;
+    }
+    Role::Source
+}
+
+/// A definition the report names, as found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Named {
+    pub node: NodeId,
+    /// The mention as the report wrote it.
+    pub mention: String,
+    /// 1 / how many definitions answer to the mention.
+    pub specificity: f64,
+    pub place: Place,
+    pub imported: bool,
+}
+
+/// Everything known about one file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FileEvidence {
+    pub file: String,
+    pub role: Option<Role>,
+    /// 1-based rank of the file by its best chunk's BM25 score.
+    pub word_rank: Option<u32>,
+    /// Its best chunk's score over the best file's.
+    pub word_score: f64,
+    /// Its best three chunks' scores over the best file's best.
+    pub word_score3: f64,
+    /// The matched terms of its best chunk.
+    pub word_chunk: Option<usize>,
+    /// Definitions in the file that the report names.
+    pub named: Vec<Named>,
+    /// The file's module is named (imported, or a prefix of a dotted name).
+    pub module_named: f64,
+    /// The report names the file's path or its name (`a/b.py`, `b.py`):
+    /// 1 / how many files answer to it.
+    pub path_named: f64,
+    /// A word of the report is the file's stem (`filewriter`), and a
+    /// code-shaped one (`L031`, `brain_typing`).
+    pub stem_named: f64,
+    pub stem_coded: f64,
+    /// Phrases of the report found in the file as they are, each counted
+    /// 1 / how many files hold it.
+    pub phrases: f64,
+    /// The file's rank and relative score by the words of the report's
+    /// code alone, and of its prose alone.
+    pub code_rank: Option<u32>,
+    pub code_score: f64,
+    pub prose_rank: Option<u32>,
+    pub prose_score: f64,
+    /// The file's rank and relative similarity by the report's embedding.
+    pub dense_rank: Option<u32>,
+    pub dense_score: f64,
+    /// Frames of a traceback in the file, as the lowest depth.
+    pub frame_depth: Option<u32>,
+    pub frames: u32,
+    /// The best share reached through an edge from a named definition.
+    pub neighbour: f64,
+    pub neighbour_of: Option<(NodeId, EdgeKind)>,
+}
+
+/// The names of a graph, by exact text, for resolving mentions.
+struct Resolver<'g> {
+    graph: &'g CodeGraph,
+    names: &'g NameIndex,
+}
+
+impl Resolver<'_> {
+    /// The definitions that answer to `text` exactly: a dotted path by the
+    /// suffix of qualified names, dropping leading segments (a variable, an
+    /// alias) until something answers; a plain name by name. Externals and
+    /// packages are left out.
+    fn resolve(&self, text: &str) -> Vec<NodeId> {
+        let text = text.strip_prefix("self.").or_else(|| text.strip_prefix("cls.")).unwrap_or(text);
+        let segments: Vec<&str> = text.split('.').collect();
+        for from in 0..segments.len() {
+            let candidate = segments[from..].join(".");
+            if candidate.len() < 2 {
+                continue;
+            }
+            let hits: Vec<NodeId> = self
+                .names
+                .search(self.graph, &candidate, 64)
+                .into_iter()
+                .filter(|h| h.match_kind == MatchKind::Exact)
+                .map(|h| h.node)
+                .filter(|&n| {
+                    let node = self.graph.node(n);
+                    !node.is_external && node.kind != SymbolKind::Package && node.file.is_some()
+                })
+                .collect();
+            if !hits.is_empty() {
+                // A plain name must agree in case where some do.
+                let same_case: Vec<NodeId> =
+                    hits.iter().copied().filter(|&n| self.graph.node(n).qualified_name.ends_with(&candidate)).collect();
+                return if same_case.is_empty() { hits } else { same_case };
+            }
+        }
+        // A name the reporter's version had with a number (`PersonName3`,
+        // since renamed `PersonName`).
+        let stripped = text.trim_end_matches(|c: char| c.is_ascii_digit());
+        if stripped.len() < text.len() && stripped.len() >= 4 && !stripped.ends_with(['.', '_']) {
+            return self.resolve(stripped);
+        }
+        Vec::new()
+    }
+}
+
+/// What locating found: every file with evidence, unranked.
+pub struct Evidence {
+    pub issue: Issue,
+    pub files: Vec<FileEvidence>,
+}
+
+/// How each kind of evidence counts. Fitted on `make eval`'s localisation
+/// set by `scripts/dev/locate-fit.py` (coordinate search over a coarse grid),
+/// which reports leave-one-repository-out figures beside the fitted ones;
+/// see bench/PERFORMANCE.md. Every answer records them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Weights {
+    /// The whole report's words: `word × (k + 1) / (k + rank) × score^exponent`.
+    pub word: f64,
+    pub word_exponent: f64,
+    pub rank_k: f64,
+    /// The mean relative score of the file's best three chunks.
+    pub word3: f64,
+    /// The words of the report's code alone, and of its prose alone.
+    pub code: f64,
+    pub prose: f64,
+    /// The embeddings' lane, read like the others. Not fitted: the set's
+    /// six repositories are not embedded on the machine that tunes (see
+    /// bench/PERFORMANCE.md); set to what the code lane earned.
+    pub dense: f64,
+    /// Named definitions: the sum of their specificities, capped; a name
+    /// written in prose counts `name_prose` as much, an imported one
+    /// `1 + name_import` times, a dotted one `1 + name_dotted` times.
+    pub name: f64,
+    pub name_cap: f64,
+    pub name_prose: f64,
+    pub name_import: f64,
+    pub name_dotted: f64,
+    pub module: f64,
+    pub path: f64,
+    pub stem: f64,
+    pub stem_coded: f64,
+    pub phrase: f64,
+    pub phrase_cap: f64,
+    /// A frame at depth `d` (0 where it raised) counts `frame × decay^d`.
+    pub frame: f64,
+    pub frame_decay: f64,
+    pub neighbour: f64,
+    /// Factors for tests and for docs, examples and build scripts.
+    pub test: f64,
+    pub aside: f64,
+}
+
+pub const WEIGHTS: Weights = Weights {
+    word: 2.0,
+    word_exponent: 2.0,
+    rank_k: 30.0,
+    word3: 0.5,
+    code: 0.5,
+    prose: 0.0,
+    dense: 0.5,
+    name: 0.1,
+    name_cap: 1.5,
+    name_prose: 0.3,
+    name_import: 1.0,
+    name_dotted: 0.5,
+    module: 0.0,
+    path: 2.0,
+    stem: 0.1,
+    stem_coded: 0.0,
+    phrase: 1.0,
+    phrase_cap: 2.0,
+    frame: 0.5,
+    frame_decay: 0.5,
+    neighbour: 0.2,
+    test: 0.05,
+    aside: 0.05,
+};
+
+impl Weights {
+    /// A file's score from its evidence.
+    pub fn score(&self, f: &FileEvidence) -> f64 {
+        let lane = |weight: f64, rank: Option<u32>, score: f64| {
+            rank.map_or(0.0, |r| {
+                weight * (self.rank_k + 1.0) / (self.rank_k + f64::from(r)) * score.powf(self.word_exponent)
+            })
+        };
+        let mut s = lane(self.word, f.word_rank, f.word_score)
+            + self.word3 * f.word_score3
+            + lane(self.code, f.code_rank, f.code_score)
+            + lane(self.prose, f.prose_rank, f.prose_score)
+            + lane(self.dense, f.dense_rank, f.dense_score);
+        let named: f64 = f
+            .named
+            .iter()
+            .map(|n| {
+                let mut v = n.specificity;
+                if n.place == Place::Prose {
+                    v *= self.name_prose;
+                }
+                if n.imported {
+                    v *= 1.0 + self.name_import;
+                }
+                if n.mention.contains('.') {
+                    v *= 1.0 + self.name_dotted;
+                }
+                v
+            })
+            .sum();
+        s += self.name * named.min(self.name_cap);
+        s += self.module * f.module_named + self.path * f.path_named;
+        s += self.stem * f.stem_named + self.stem_coded * f.stem_coded;
+        s += self.phrase * f.phrases.min(self.phrase_cap);
+        if let Some(depth) = f.frame_depth {
+            s += self.frame * self.frame_decay.powi(depth as i32);
+        }
+        s += self.neighbour * f.neighbour;
+        s * match f.role {
+            Some(Role::Test) => self.test,
+            Some(Role::Aside) => self.aside,
+            _ => 1.0,
+        }
+    }
+}
+
+/// A file a report points at, with its score and evidence.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Located {
+    pub score: f64,
+    pub evidence: FileEvidence,
+}
+
+impl Evidence {
+    /// The files, best first; files with no score are left out.
+    pub fn rank(self, weights: &Weights) -> Vec<Located> {
+        let mut located: Vec<Located> = self
+            .files
+            .into_iter()
+            .map(|evidence| Located { score: weights.score(&evidence), evidence })
+            .filter(|l| l.score > 0.0)
+            .collect();
+        located.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.evidence.file.cmp(&b.evidence.file)));
+        located
+    }
+}
+
+impl Retrieval {
+    /// Gathers the evidence about every file a report points at.
+    /// `query_vector`, the report's embedding, adds the dense lane.
+    pub fn evidence(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>) -> Evidence {
+        let graph = sources.graph();
+        let issue = Issue::read(text);
+        let mut files: HashMap<&str, FileEvidence> = HashMap::new();
+        fn entry<'a, 'p>(files: &'a mut HashMap<&'p str, FileEvidence>, path: &'p str) -> &'a mut FileEvidence {
+            files.entry(path).or_insert_with(|| FileEvidence {
+                file: path.to_owned(),
+                role: Some(role(path)),
+                ..FileEvidence::default()
+            })
+        }
+
+        // Words.
+        let mut ranked_files: Vec<&str> = Vec::new();
+        let mut best = 0.0;
+        for (chunk, score) in self.lexical().search(text, WORD_DEPTH) {
+            let node = self.chunks()[chunk as usize].node;
+            let Some(path) = graph.path_of(node) else { continue };
+            if best == 0.0 {
+                best = f64::from(score);
+            }
+            let relative = f64::from(score) / best;
+            let file = entry(&mut files, path);
+            if file.word_rank.is_none() {
+                ranked_files.push(path);
+                file.word_rank = Some(ranked_files.len() as u32);
+                file.word_score = relative;
+                file.word_chunk = Some(chunk as usize);
+            }
+            // The best three chunks, by distinct symbol or not.
+            file.word_score3 += relative / 3.0;
+        }
+
+        // Meaning, where the chunks are embedded.
+        if let (Some(dense), Some(vector)) = (self.dense(), query_vector) {
+            let mut rank = 0;
+            let mut best = 0.0;
+            for (chunk, similarity) in dense.search(vector, WORD_DEPTH) {
+                let node = self.chunks()[chunk as usize].node;
+                let Some(path) = graph.path_of(node) else { continue };
+                if best == 0.0 {
+                    best = f64::from(similarity.max(f32::EPSILON));
+                }
+                let file = entry(&mut files, path);
+                if file.dense_rank.is_none() {
+                    rank += 1;
+                    file.dense_rank = Some(rank);
+                    file.dense_score = f64::from(similarity) / best;
+                }
+            }
+        }
+
+        // Names.
+        let resolver = Resolver { graph, names: self.names() };
+        let module_of_file: HashMap<NodeId, &str> = graph.files().iter().map(|f| (f.module, f.path.as_str())).collect();
+        for mention in &issue.mentions {
+            let nodes = resolver.resolve(&mention.text);
+            if nodes.is_empty() {
+                continue;
+            }
+            let specificity = 1.0 / nodes.len() as f64;
+            for node in nodes {
+                let Some(path) = graph.path_of(node) else { continue };
+                let file = entry(&mut files, path);
+                if module_of_file.contains_key(&node) {
+                    file.module_named = file.module_named.max(specificity);
+                } else if !file.named.iter().any(|n| n.node == node) {
+                    file.named.push(Named {
+                        node,
+                        mention: mention.text.clone(),
+                        specificity,
+                        place: mention.place,
+                        imported: mention.imported,
+                    });
+                }
+            }
+        }
+
+        // Paths and stems: `pydicom/filewriter.py` and `filewriter.py` name a
+        // file; so, more loosely, does the bare word `filewriter`, or `L031`.
+        let mut stems: HashMap<String, Vec<&str>> = HashMap::new();
+        for f in graph.files() {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            let stem = name.split('.').next().unwrap_or(name).to_lowercase();
+            if stem.len() >= 3 && stem != "__init__" {
+                stems.entry(stem).or_default().push(&f.path);
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for token in
+            text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',' | '[' | ']'))
+        {
+            // A link to a file names it too: `…/blob/<commit>/pkg/mod.py#L46`.
+            let token = token.split(['#', '?']).next().unwrap_or(token);
+            let token = token.trim_matches(|c: char| matches!(c, '.' | ':' | ';' | '!' | '?'));
+            if token.len() < 3 || !seen.insert(token) {
+                continue;
+            }
+            if crate::hints::is_source_path(token) {
+                let wanted = token.trim_start_matches("./").trim_start_matches(".../");
+                let found: Vec<&str> = graph
+                    .files()
+                    .iter()
+                    .filter(|f| crate::retrieval::path_matches(&f.path, wanted))
+                    .map(|f| f.path.as_str())
+                    .collect();
+                for path in &found {
+                    let file = entry(&mut files, path);
+                    file.path_named = file.path_named.max(1.0 / found.len() as f64);
+                }
+                continue;
+            }
+            for word in token.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                let lower = word.to_lowercase();
+                let Some(paths) = stems.get(&lower) else { continue };
+                let coded = crate::hints::looks_like_code(word) || word.chars().any(|c| c.is_ascii_digit());
+                let specificity = 1.0 / paths.len() as f64;
+                for path in paths {
+                    let file = entry(&mut files, path);
+                    if coded {
+                        file.stem_coded = file.stem_coded.max(specificity);
+                    } else {
+                        file.stem_named = file.stem_named.max(specificity);
+                    }
+                }
+            }
+        }
+
+        // Phrases found as they are: error messages above all.
+        let phrases = crate::issue::phrases(text);
+        if !phrases.is_empty() {
+            let automaton = aho_corasick::AhoCorasick::new(&phrases).expect("phrases are short literals");
+            let mut holders: Vec<Vec<usize>> = vec![Vec::new(); phrases.len()];
+            for (at, f) in graph.files().iter().enumerate() {
+                for found in automaton.find_overlapping_iter(sources.file_text(at)) {
+                    let list = &mut holders[found.pattern().as_usize()];
+                    if list.last() != Some(&at) {
+                        list.push(at);
+                    }
+                }
+                let _ = f;
+            }
+            for list in holders.iter().filter(|l| !l.is_empty() && l.len() <= MAX_PHRASE_FILES) {
+                let specificity = 1.0 / list.len() as f64;
+                for &at in list {
+                    let file = entry(&mut files, &graph.files()[at].path);
+                    file.phrases += specificity;
+                }
+            }
+        }
+
+        // The code and the prose apart, by their words.
+        for (part, words) in [(0, &issue.code), (1, &issue.prose)] {
+            if words.trim().is_empty() {
+                continue;
+            }
+            let mut rank = 0;
+            let mut best = 0.0;
+            for (chunk, score) in self.lexical().search(words, WORD_DEPTH) {
+                let node = self.chunks()[chunk as usize].node;
+                let Some(path) = graph.path_of(node) else { continue };
+                if best == 0.0 {
+                    best = f64::from(score);
+                }
+                let file = entry(&mut files, path);
+                let slot = if part == 0 { &mut file.code_rank } else { &mut file.prose_rank };
+                if slot.is_none() {
+                    rank += 1;
+                    *slot = Some(rank);
+                    let relative = f64::from(score) / best;
+                    if part == 0 { file.code_score = relative } else { file.prose_score = relative }
+                }
+            }
+        }
+
+        // Frames.
+        for frame in &issue.frames {
+            let wanted = frame.path.replace('\\', "/");
+            let wanted = wanted.trim_start_matches("./").trim_start_matches(".../");
+            let Some(found) =
+                graph.files().iter().filter(|f| crate::retrieval::path_matches(&f.path, wanted)).max_by_key(|f| {
+                    (crate::retrieval::shared_segments(&f.path, wanted), std::cmp::Reverse(f.path.len()))
+                })
+            else {
+                continue;
+            };
+            let file = entry(&mut files, &found.path);
+            file.frames += 1;
+            file.frame_depth = Some(file.frame_depth.map_or(frame.depth, |d| d.min(frame.depth)));
+        }
+
+        // One hop from named definitions.
+        let named: Vec<(NodeId, f64)> =
+            files.values().flat_map(|f| f.named.iter().map(|n| (n.node, n.specificity))).collect();
+        for (node, specificity) in named {
+            let edges = graph.outgoing(node).map(|(e, n)| (e, n)).chain(graph.incoming(node).map(|(e, n)| (e, n)));
+            for (edge, neighbour) in edges {
+                if !matches!(edge.kind, EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Imports) {
+                    continue;
+                }
+                let n = graph.node(neighbour);
+                if n.is_external || n.kind == SymbolKind::Package {
+                    continue;
+                }
+                let Some(path) = graph.path_of(neighbour) else { continue };
+                if graph.path_of(node) == Some(path) {
+                    continue;
+                }
+                let share = specificity * f64::from(edge.confidence);
+                let file = entry(&mut files, path);
+                if share > file.neighbour {
+                    file.neighbour = share;
+                    file.neighbour_of = Some((node, edge.kind));
+                }
+            }
+        }
+
+        let mut files: Vec<FileEvidence> = files.into_values().collect();
+        files.sort_by(|a, b| a.file.cmp(&b.file));
+        Evidence { issue, files }
+    }
+}
