@@ -350,7 +350,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let text = change.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
             let query_vector = match text {
                 Some(text) if !args.lexical => match embedding::prepare(&mut index)? {
-                    Some(embedder) => embedder.embed(&[text])?.pop(),
+                    Some(embedder) => Some(embedder.embed_query(text)?),
                     None => None,
                 },
                 _ => None,
@@ -384,7 +384,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return batch::run(&index, embedder.as_ref(), &lines, &options, files);
             }
             let query = query.expect("clap requires a query or --queries");
-            let query_vector = embedder.map(|e| e.embed(&[query.as_str()])).transpose()?.and_then(|mut v| v.pop());
+            let query_vector = embedder.map(|e| e.embed_query(&query)).transpose()?;
             let results = index.search(&query, &options, query_vector.as_deref());
             output::search(&results, files, json)?;
             if results.hits.is_empty() {

@@ -142,7 +142,7 @@ impl Server {
         let vector = if self.index.embedding_status().dense_ready {
             self.embedder.as_ref().and_then(|e| {
                 let embedder = e.lock().ok()?;
-                embedder.embed(&[args.query.as_str()]).ok()?.pop()
+                embedder.embed_query(&args.query).ok()
             })
         } else {
             None

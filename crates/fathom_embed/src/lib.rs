@@ -199,6 +199,13 @@ impl Embedder {
         Self::rows(out.into_data(), batch.size)
     }
 
+    /// Embeds a query of any length: a long one (a bug report) in
+    /// [`segments`], their vectors fused by [`mean_unit`], instead of
+    /// reading only its first [`MAX_TOKENS`] word pieces.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        Ok(mean_unit(&self.embed(&segments(text))?))
+    }
+
     pub async fn embed_async(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -210,6 +217,63 @@ impl Embedder {
     }
 }
 
+/// About how many characters of text fill the model's window: a word piece
+/// is three to four characters of prose or code.
+pub const SEGMENT_CHARS: usize = 800;
+/// A report is read in at most this many segments (its start counts most).
+pub const MAX_SEGMENTS: usize = 8;
+
+/// A long text cut into segments of at most [`SEGMENT_CHARS`], at line ends
+/// where it can be (a longer line is cut at a character boundary); blank
+/// segments are left out. A short text is one segment.
+pub fn segments(text: &str) -> Vec<&str> {
+    fn push<'t>(piece: &'t str, out: &mut Vec<&'t str>) {
+        if !piece.trim().is_empty() && out.len() < MAX_SEGMENTS {
+            out.push(piece);
+        }
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut end = 0;
+    for line in text.split_inclusive('\n') {
+        let line_end = end + line.len();
+        if line_end - start > SEGMENT_CHARS && end > start {
+            push(&text[start..end], &mut out);
+            start = end;
+        }
+        while line_end - start > SEGMENT_CHARS {
+            let mut cut = start + SEGMENT_CHARS;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            push(&text[start..cut], &mut out);
+            start = cut;
+        }
+        end = line_end;
+    }
+    push(&text[start..], &mut out);
+    if out.is_empty() {
+        out.push(text);
+    }
+    out
+}
+
+/// The mean of unit vectors, made unit again: segments fused.
+pub fn mean_unit(vectors: &[Vec<f32>]) -> Vec<f32> {
+    if let [one] = vectors {
+        return one.clone();
+    }
+    let mut mean = vec![0.0f32; vectors.first().map_or(0, Vec::len)];
+    for v in vectors {
+        mean.iter_mut().zip(v).for_each(|(m, x)| *m += x);
+    }
+    let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        mean.iter_mut().for_each(|m| *m /= norm);
+    }
+    mean
+}
+
 /// Cosine similarity of two vectors (both already unit length for
 /// embeddings, but this does not assume it).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -217,4 +281,35 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
     if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na * nb) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_text_is_cut_into_segments_at_line_ends() {
+        assert_eq!(segments("short query"), ["short query"]);
+        let line = "x".repeat(300) + "\n";
+        let text = line.repeat(7);
+        let parts = segments(&text);
+        assert!(parts.len() >= 3, "{}", parts.len());
+        assert!(parts.iter().all(|p| p.len() <= SEGMENT_CHARS && p.ends_with('\n')));
+        assert_eq!(parts.concat(), text, "nothing lost, nothing repeated");
+        // One line longer than a segment is cut inside, at character boundaries.
+        let wide = "é".repeat(SEGMENT_CHARS);
+        let parts = segments(&wide);
+        assert!(parts.len() >= 2 && parts.iter().all(|p| p.len() <= SEGMENT_CHARS));
+        assert_eq!(parts.concat(), wide);
+        // At most MAX_SEGMENTS: the start of a very long report.
+        assert_eq!(segments(&line.repeat(100)).len(), MAX_SEGMENTS);
+        assert_eq!(segments("  \n\n"), ["  \n\n"], "a blank text is still one segment");
+    }
+
+    #[test]
+    fn segments_fuse_to_a_unit_mean() {
+        let fused = mean_unit(&[vec![1.0, 0.0], vec![0.0, 1.0]]);
+        assert!((fused[0] - fused[1]).abs() < 1e-6 && (fused[0] * fused[0] + fused[1] * fused[1] - 1.0).abs() < 1e-5);
+        assert_eq!(mean_unit(&[vec![0.6, 0.8]]), vec![0.6, 0.8]);
+    }
 }

@@ -797,7 +797,9 @@ async fn query_vector(state: &Rc<RefCell<State>>, query: &str, mode: SearchMode)
     };
     Ok(match embedder {
         Some(embedder) if dense && mode != SearchMode::Lexical => {
-            embedder.embed_async(&[query]).await.map_err(js_error)?.pop()
+            // A long query (a bug report) in segments, fused.
+            let vectors = embedder.embed_async(&fathom_embed::segments(query)).await.map_err(js_error)?;
+            Some(fathom_embed::mean_unit(&vectors))
         }
         _ => None,
     })
