@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use fathom_graph::NodeId;
 use fathom_model::SymbolKind;
 use fathom_query::{Hop, NodeRef, Reached};
-use fathom_search::retrieval::RankedHit;
+use fathom_search::retrieval::{RankedHit, is_test_path};
 use fathom_search::tokens::Terms;
 use fathom_tests::change::{ChangedFile, parse_diff};
 use fathom_tests::recommend::{GraphHit, Seed, graph_lane};
@@ -32,6 +32,8 @@ use crate::{Index, SearchMode, SearchOptions, TestFilter};
 pub const RRF_K: f32 = 60.0;
 /// How many tests a text lane offers to the fusion.
 const TEXT_LANE_DEPTH: usize = 50;
+/// How many tests of one test file the naming lane offers.
+const TESTS_PER_NAMED_FILE: usize = 5;
 /// A description whose known words cover less than this is not understood.
 const MIN_COVERAGE: f32 = 0.5;
 
@@ -198,23 +200,35 @@ impl Index {
             _ => Vec::new(),
         };
 
+        // Where no test is linked to what changed, the tests of files named
+        // like the changed files (`test_fields.py` for `fields.py`,
+        // `unittest_brain_builtin.py` for `brain_builtin_inference.py`)
+        // and the tests that share the change's words still reach it.
+        let named_like = if graph_hits.is_empty() { self.tests_named_like(&changed) } else { Vec::new() };
         let unknown_text = coverage.is_some_and(|c| c < MIN_COVERAGE);
         let abstain_why = if changed.is_empty() && unknown_text {
             Some("the description names nothing this repository holds".to_owned())
         } else if changed.is_empty() {
             Some("nothing in the change was found in this repository".to_owned())
-        } else if graph_hits.is_empty() {
+        } else if graph_hits.is_empty() && named_like.is_empty() && lexical.is_empty() {
             let names: Vec<&str> = changed.iter().map(|c| c.symbol.qualified_name.as_str()).collect();
-            Some(format!("no test is linked to what changed ({})", names.join(", ")))
+            Some(format!("no test is linked to what changed ({}), and none shares its name or words", names.join(", ")))
         } else {
             None
         };
+        if graph_hits.is_empty() && abstain_why.is_none() {
+            let names: Vec<&str> = changed.iter().map(|c| c.symbol.qualified_name.as_str()).collect();
+            notes.push(format!(
+                "no test is linked to what changed ({}): these tests are named like its files or share its words",
+                names.join(", ")
+            ));
+        }
         let impact = self.impact_of(&seeds);
         if let Some(why) = abstain_why {
             notes.push(why);
             return Ok(TestsFor { changed, tests: Vec::new(), impact, abstained: true, notes });
         }
-        let tests = self.fuse(&graph_hits, &lexical, &dense, k);
+        let tests = self.fuse(&graph_hits, &named_like, &lexical, &dense, k);
         Ok(TestsFor { changed, tests, impact, abstained: false, notes })
     }
 
@@ -270,10 +284,76 @@ impl Index {
         groups.into_iter().map(|(package, dependents)| ImpactGroup { package, dependents }).collect()
     }
 
-    /// Reciprocal rank fusion of the graph lane and the text lanes.
-    fn fuse(&self, graph: &[GraphHit], lexical: &[RankedHit], dense: &[RankedHit], k: usize) -> Vec<RecommendedTest> {
+    /// Tests in test files named like the changed definitions' files, best
+    /// named first: the share of the two names' words they have in common
+    /// (`test`, `tests` and `unittest` aside), a folder's name counting half.
+    fn tests_named_like(&self, changed: &[Changed]) -> Vec<NodeId> {
+        fn words(part: &str) -> Vec<String> {
+            fathom_search::tokens::split_identifier(part)
+                .into_iter()
+                .map(str::to_lowercase)
+                .filter(|w| !matches!(w.as_str(), "test" | "tests" | "unittest" | "spec" | "py" | "src"))
+                .collect()
+        }
+        fn stem(path: &str) -> &str {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            name.split('.').next().unwrap_or(name)
+        }
+        let changed_files: Vec<&str> = {
+            let mut files: Vec<&str> = changed.iter().filter_map(|c| c.symbol.file.as_deref()).collect();
+            files.sort_unstable();
+            files.dedup();
+            files
+        };
+        let mut scored: Vec<(f32, &str)> = Vec::new();
+        for test_file in self.graph.files().iter().map(|f| f.path.as_str()).filter(|p| is_test_path(p)) {
+            let test_words = words(stem(test_file));
+            let score = changed_files
+                .iter()
+                .map(|file| {
+                    let file_words = words(stem(file));
+                    let folders: Vec<String> = file.split('/').rev().skip(1).flat_map(words).collect();
+                    let shared = test_words.iter().filter(|w| file_words.contains(w)).count() as f32
+                        + 0.5
+                            * test_words.iter().filter(|w| !file_words.contains(w) && folders.contains(w)).count()
+                                as f32;
+                    let all = (test_words.len() + file_words.len()) as f32 - shared;
+                    if all > 0.0 { shared / all } else { 0.0 }
+                })
+                .fold(0.0, f32::max);
+            if score > 0.0 {
+                scored.push((score, test_file));
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        let mut tests = Vec::new();
+        for (_, file) in scored.into_iter().take(TEXT_LANE_DEPTH) {
+            let Some(&at) = self.by_path.get(file) else { continue };
+            let runnable = self
+                .graph
+                .nodes()
+                .filter(|(_, n)| n.file.is_some_and(|f| f.0 == at) && n.details.as_ref().is_some_and(|d| d.is_test));
+            tests.extend(runnable.map(|(id, _)| id).take(TESTS_PER_NAMED_FILE));
+        }
+        tests
+    }
+
+    /// Reciprocal rank fusion of the graph lane, the naming lane and the
+    /// text lanes.
+    fn fuse(
+        &self,
+        graph: &[GraphHit],
+        named_like: &[NodeId],
+        lexical: &[RankedHit],
+        dense: &[RankedHit],
+        k: usize,
+    ) -> Vec<RecommendedTest> {
         let mut by_test: HashMap<NodeId, RecommendedTest> = HashMap::new();
         let mut fused: HashMap<NodeId, f32> = HashMap::new();
+        for (rank, &test) in named_like.iter().enumerate() {
+            *fused.entry(test).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+            by_test.entry(test).or_insert_with(|| RecommendedTest::unranked(&self.graph, test));
+        }
         for (rank, hit) in graph.iter().enumerate() {
             *fused.entry(hit.test).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
             let t = by_test.entry(hit.test).or_insert_with(|| RecommendedTest::unranked(&self.graph, hit.test));

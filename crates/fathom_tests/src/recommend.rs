@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
+use fathom_model::SymbolKind;
 use fathom_query::{Hop, hop};
 
 /// The bound on a path from a change to a test, the `TESTS` edge included.
@@ -35,6 +36,17 @@ pub struct GraphHit {
 const DEPENDENTS: [EdgeKind; 5] =
     [EdgeKind::Calls, EdgeKind::Uses, EdgeKind::Inherits, EdgeKind::Implements, EdgeKind::Overrides];
 
+/// Whether a change reaches `from` through `edge`, an edge into the changed
+/// node: what depends on it, or what holds it. A method's class and a
+/// definition's module are used where the definition itself is not named:
+/// a private helper, a constant, a hook a framework calls, tested through
+/// their class or module.
+fn climbs(graph: &CodeGraph, edge: EdgeKind, from: NodeId) -> bool {
+    DEPENDENTS.contains(&edge)
+        || (matches!(edge, EdgeKind::Contains | EdgeKind::HasMethod)
+            && matches!(graph.node(from).kind, SymbolKind::Class | SymbolKind::Module))
+}
+
 /// Tests reached from the seeds, best first. A seed that is itself a test
 /// comes first with its own weight (a changed test must run).
 pub fn graph_lane(graph: &CodeGraph, seeds: &[Seed]) -> Vec<GraphHit> {
@@ -60,7 +72,7 @@ pub fn graph_lane(graph: &CodeGraph, seeds: &[Seed]) -> Vec<GraphHit> {
                         let mut trail = path.clone();
                         trail.push(hop(graph, from, node, edge));
                         offer(GraphHit { test: from, score: score * edge.confidence, path: trail });
-                    } else if DEPENDENTS.contains(&edge.kind) && depth + 2 <= MAX_HOPS {
+                    } else if climbs(graph, edge.kind, from) && depth + 2 <= MAX_HOPS {
                         let up = score * edge.confidence * UPSTREAM_DAMPING;
                         if reached.get(&from).is_some_and(|(s, _)| *s >= up) {
                             continue;
