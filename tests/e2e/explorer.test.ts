@@ -137,6 +137,48 @@ describe('search and navigation', () => {
     });
   });
 
+  test('a pasted bug report keeps its lines and ranks the file it is about first, as the CLI does', async () => {
+    // The traceback of crates/fathom_engine/tests/locate.rs: its frames name
+    // three files; the innermost, pricing.py, is where it raised.
+    const report = [
+      'Pricing a line with a whole-euro price crashes',
+      '',
+      '```',
+      'Traceback (most recent call last):',
+      '  File "/usr/lib/python3/site-packages/shop/cli.py", line 13, in main',
+      '    print(order.total())',
+      '  File "/usr/lib/python3/site-packages/shop/orders.py", line 19, in total',
+      '    return sum(line_total(quantity, unit_price) for _, quantity, unit_price in self.lines)',
+      '  File "/usr/lib/python3/site-packages/shop/pricing.py", line 6, in line_total',
+      '    cents = round_cents(unit_price)',
+      "ValueError: invalid literal for int() with base 10: ''",
+      '```',
+    ].join('\n');
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'bug-reports.zip', zipFixture('bug-reports'));
+      await waitForState(page, 'ready');
+      await page.getByTestId('files-view').check();
+      const input = page.getByTestId('search-input');
+      await input.focus();
+      await input.evaluate((element, text) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', text);
+        element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      }, report);
+      // The box shows the report on one line; the search read its lines.
+      expect(await input.inputValue()).toContain('Traceback (most recent call last): File');
+      const files = () => page.getByTestId('search-result').evaluateAll((items) => items.map((i) => (i as HTMLElement).dataset.file));
+      await expect.poll(files, { timeout: 20_000 }).toEqual(expect.arrayContaining(['shop/pricing.py']));
+      const ranked = await files();
+      expect(ranked[0]).toBe('shop/pricing.py');
+      expect(ranked.indexOf('shop/orders.py')).toBeLessThan(ranked.findIndex((f) => f?.startsWith('tests/')) >>> 0);
+      await screenshot(page, 'search-pasted-report');
+      // Typing over it searches what is typed, as before.
+      await input.fill('vat rate');
+      await expect.poll(() => page.getByTestId('search-results').getAttribute('data-query')).toBe('vat rate');
+    });
+  });
+
   test('Ctrl+P opens a file by part of its name, and the address links back to it', async () => {
     await withApp(async ({ page }) => {
       await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));

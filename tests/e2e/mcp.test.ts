@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fathom, fathomBinary, repoRoot } from './cli';
 
-const TOOLS = ['callees', 'callers', 'cypher', 'impact', 'schema', 'search', 'symbol', 'tests_for'];
+const TOOLS = ['callees', 'callers', 'cypher', 'impact', 'locate', 'schema', 'search', 'symbol', 'tests_for'];
 
 let client: Client;
 let dir: string;
@@ -43,7 +43,7 @@ describe('fathom mcp, driven by the MCP TypeScript SDK', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('lists eight tools, each with a schema and a description; cypher carries the graph schema', async () => {
+  test('lists nine tools, each with a schema and a description; cypher carries the graph schema', async () => {
     expect(client.getServerVersion()?.name).toBe('fathom');
     expect(client.getInstructions()).toContain('mini-py-js');
     const { tools } = await client.listTools();
@@ -69,6 +69,23 @@ describe('fathom mcp, driven by the MCP TypeScript SDK', () => {
     expect(found).toMatch(/pkg\.calc\.compute_total\s+pkg\/calc\.py:36-\d+/);
     const files = await call('search', { query: 'Calculator', files: true });
     expect(files).toContain('pkg/calc.py');
+  });
+
+  test('locate reads a bug report: files first, each with its evidence and the definitions to open', async () => {
+    const report = [
+      'compute_total gives the wrong sum',
+      '',
+      'Traceback (most recent call last):',
+      '  File "/srv/app/pkg/calc.py", line 39, in compute_total',
+      '    calc.add(value)',
+      '  File "/srv/app/pkg/calc.py", line 15, in add',
+      '    self.total += amount',
+      "TypeError: unsupported operand type(s) for +=: 'int' and 'str'",
+    ].join('\n');
+    const found = await call('locate', { issue: report, k: 3 });
+    expect(found).toMatch(/^\d+ files for the report\n 1\. pkg\/calc\.py /);
+    expect(found).toContain('a traceback frame, where it raised');
+    expect(found).toMatch(/method pkg\.calc\.Calculator\.add pkg\/calc\.py:14-\d+ {2}\[traceback line 15/);
   });
 
   test('symbol, callers, callees, impact, tests_for and schema', async () => {

@@ -137,6 +137,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find the code a bug report is about: files best first, then the
+    /// definitions to open in each, every one with the evidence that put it
+    /// there (the traceback frame, the names the report uses, the phrases
+    /// found as they are, the matched terms, the graph edge).
+    Locate {
+        /// A `.zip` archive, a directory or a bundle.
+        target: PathBuf,
+        /// The report: a file holding its title and text, `-` for stdin.
+        #[arg(long, value_name = "FILE|-")]
+        issue: PathBuf,
+        /// How many files to list.
+        #[arg(long, short, default_value_t = 10)]
+        k: usize,
+        /// Also read the report by meaning: embeds what the index lacks
+        /// first (slow on a CPU for a large repository). A bundle with
+        /// embeddings is read by meaning without it.
+        #[arg(long)]
+        embed: bool,
+        /// Print JSON: {files: [{file, score, reasons, symbols, evidence}], frames, names, dense, weights}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Search code by description, error message, stack trace or identifier:
     /// BM25 and MiniLM embeddings fused with RRF, expanded through the graph,
     /// every hit cited and explained.
@@ -370,6 +392,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Symbol { target, symbol, json } => output::symbol(&open(&target)?.symbol(&symbol)?, json)?,
         Command::Edges { target, types, json } => output::edges(&open(&target)?.edges(&types), json)?,
         Command::Schema { json } => output::schema(&fathom_engine::schema(), json)?,
+        Command::Locate { target, issue, k, embed, json } => {
+            let report = if issue.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin()).context("cannot read the report from stdin")?
+            } else {
+                std::fs::read_to_string(&issue).with_context(|| format!("cannot read `{}`", issue.display()))?
+            };
+            if report.trim().is_empty() {
+                anyhow::bail!("the report is empty: give its title and text");
+            }
+            let mut index = open(&target)?;
+            let embedder =
+                if embed || index.embedding_status().dense_ready { embedding::prepare(&mut index)? } else { None };
+            let vector = embedder.map(|e| e.embed_query(&report)).transpose()?;
+            let found = index.locate(&report, k.max(1), vector.as_deref());
+            output::locate(&found, json)?;
+            if found.files.is_empty() {
+                return Ok(ExitCode::from(1));
+            }
+        }
         Command::Search { target, query, queries, k, files, mode, json } => {
             let mode = match mode {
                 ModeArg::Lexical => SearchMode::Lexical,

@@ -47,6 +47,15 @@ pub struct SearchArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
+pub struct LocateArgs {
+    /// The bug report as written: its title and text, with any traceback,
+    /// code and error output.
+    pub issue: String,
+    /// How many files (default 10, at most 50).
+    pub k: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
 pub struct CypherArgs {
     /// A read-only Cypher query, e.g. `MATCH (c:CLASS)-[:HAS_METHOD]->(m:METHOD) WHERE c.name = $name RETURN m.name, m.file, m.start_line`.
     pub query: String,
@@ -131,6 +140,15 @@ impl Server {
         }
     }
 
+    /// A query's embedding, when the index has vectors and the model is loaded.
+    fn query_vector(&self, query: &str) -> Option<Vec<f32>> {
+        if !self.index.embedding_status().dense_ready {
+            return None;
+        }
+        let embedder = self.embedder.as_ref()?.lock().ok()?;
+        embedder.embed_query(query).ok()
+    }
+
     /// Search the repository for code: BM25 over identifiers (split and whole), docstrings
     /// and paths, fused with semantic search (MiniLM embeddings) when the index has them, then
     /// expanded one hop through the graph. Each line is a symbol with its kind, its
@@ -139,14 +157,7 @@ impl Server {
     fn search(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
         let k = args.k.unwrap_or(10).clamp(1, 50);
         let options = SearchOptions { k, ..SearchOptions::default() };
-        let vector = if self.index.embedding_status().dense_ready {
-            self.embedder.as_ref().and_then(|e| {
-                let embedder = e.lock().ok()?;
-                embedder.embed_query(&args.query).ok()
-            })
-        } else {
-            None
-        };
+        let vector = self.query_vector(&args.query);
         let results = self.index.search(&args.query, &options, vector.as_deref());
         let mut text = output::render(|out| {
             if let Some(note) = &results.note {
@@ -163,6 +174,26 @@ impl Server {
             SearchMode::Lexical => "lexical",
         };
         answer(format!("{mode} search, {} results\n{text}", results.hits.len()))
+    }
+
+    /// Find the code a bug report is about. Give the whole report: title, text, traceback,
+    /// code and error output. Answers files best first, each with the evidence that put it
+    /// there (traceback frame, names the report uses, error messages found as they are,
+    /// matched terms, graph edge), then the definitions to open in it with `path:start-end`.
+    #[tool]
+    fn locate(&self, Parameters(args): Parameters<LocateArgs>) -> CallToolResult {
+        let k = args.k.unwrap_or(10).clamp(1, 50);
+        let vector = self.query_vector(&args.issue);
+        let found = self.index.locate(&args.issue, k, vector.as_deref());
+        let mut text = output::render(|out| output::write_locate(out, &found));
+        if found.files.is_empty() {
+            text.push_str("no file matches the report\n");
+        }
+        answer(format!(
+            "{} files for the report{}\n{text}",
+            found.files.len(),
+            if found.dense { " (words and meaning)" } else { "" }
+        ))
     }
 
     #[tool(description = cypher_description())]

@@ -79,6 +79,31 @@ pub fn write_summary(out: &mut dyn Write, summary: &IndexSummary) -> io::Result<
 }
 
 /// A search's JSON, with the one ranking asked for: hits or files.
+pub fn locate(found: &fathom_engine::Localisation, json: bool) -> Result<()> {
+    print(found, json, write_locate)
+}
+
+pub fn write_locate(out: &mut dyn Write, found: &fathom_engine::Localisation) -> io::Result<()> {
+    for (rank, file) in found.files.iter().enumerate() {
+        writeln!(out, "{:>2}. {}  ({:.3})", rank + 1, file.file, file.score)?;
+        for reason in &file.reasons {
+            writeln!(out, "      - {reason}")?;
+        }
+        for s in &file.symbols {
+            writeln!(
+                out,
+                "      {} {}:{}-{}  [{}]",
+                s.kind.name(),
+                s.symbol,
+                s.start_line,
+                s.end_line,
+                s.why.join("; ")
+            )?;
+        }
+    }
+    Ok(())
+}
+
 pub fn search_value(results: &SearchResults, files: bool) -> Result<serde_json::Value> {
     let mut value = serde_json::to_value(results)?;
     if let Some(object) = value.as_object_mut() {

@@ -404,3 +404,39 @@ fn export_writes_json_graphml_and_csv_of_the_same_graph() {
     assert_eq!(node_rows.lines().count(), nodes.len() + 1);
     assert_eq!(edge_rows.lines().count(), edges.len() + 1);
 }
+
+#[test]
+fn locate_reads_a_report_from_stdin_and_prints_files_with_their_evidence() {
+    use std::io::Write;
+    let report = "Adding to the calculator fails\n\nTraceback (most recent call last):\n  File \"/srv/pkg/calc.py\", line 39, in compute_total\n    calc.add(value)\n  File \"/srv/pkg/calc.py\", line 15, in add\n    self.total += amount\nTypeError: unsupported operand\n";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fathom"))
+        .args(["locate", fixture().to_str().unwrap(), "--issue", "-", "--k", "3", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(report.as_bytes()).unwrap();
+    let out = json(&child.wait_with_output().unwrap());
+    assert_eq!(out["files"][0]["file"], "pkg/calc.py");
+    assert_eq!(out["frames"], 2);
+    assert_eq!(out["dense"], false, "a directory has no embeddings, and none were asked for");
+    assert!(out["files"].as_array().unwrap().len() <= 3);
+    let reasons: Vec<&str> =
+        out["files"][0]["reasons"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    assert!(reasons.contains(&"a traceback frame, where it raised"), "{reasons:?}");
+    let add = out["files"][0]["symbols"].as_array().unwrap().iter().find(|s| s["symbol"] == "pkg.calc.Calculator.add");
+    assert!(add.is_some_and(|s| s["why"][0] == "traceback line 15"), "{}", out["files"][0]["symbols"]);
+    assert!(out["weights"]["word"].as_f64().is_some(), "the weights are recorded");
+
+    // An empty report is refused, naming the cause; a missing file too.
+    let empty = Command::new(env!("CARGO_BIN_EXE_fathom"))
+        .args(["locate", fixture().to_str().unwrap(), "--issue", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(!empty.status.success());
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("the report is empty"));
+    let missing = fathom(&["locate", fixture().to_str().unwrap(), "--issue", "/no/such/report.txt"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/report.txt"));
+}

@@ -189,6 +189,42 @@ pub struct SearchResults {
     pub params: SearchParams,
 }
 
+/// Files for a bug report ([`Index::locate`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Localisation {
+    /// Best first.
+    pub files: Vec<LocatedFile>,
+    /// How many traceback frames and names the report was read as holding.
+    pub frames: usize,
+    pub names: usize,
+    /// Whether the embeddings' lane took part.
+    pub dense: bool,
+    pub weights: fathom_search::locate::Weights,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LocatedFile {
+    pub file: String,
+    pub language: Option<Language>,
+    pub score: f64,
+    /// What put it there, in words: the frame, the names, the phrases, the
+    /// matched terms, the graph edge.
+    pub reasons: Vec<String>,
+    /// The definitions to open in it, each with why.
+    pub symbols: Vec<LocatedSymbol>,
+    /// The evidence as numbers, as the ranking read it.
+    pub evidence: fathom_search::locate::FileEvidence,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LocatedSymbol {
+    pub symbol: String,
+    pub kind: SymbolKind,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub why: Vec<String>,
+}
+
 /// How far embedding has come.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EmbeddingStatus {
@@ -439,6 +475,48 @@ impl Index {
             })
             .collect();
         SearchResults { query: query.to_owned(), mode, note, hits, files, params }
+    }
+
+    /// "Where is the code this bug report is about?": files, best first, at
+    /// most `k`, each with what put it there and the definitions to open
+    /// in it. `query_vector`, the report's embedding (in segments, see
+    /// `fathom_embed::Embedder::embed_query`), adds the dense lane.
+    pub fn locate(&self, report: &str, k: usize, query_vector: Option<&[f32]>) -> Localisation {
+        let vector = query_vector.filter(|_| self.embedding_status().dense_ready);
+        let files = self
+            .retrieval
+            .locate(&self.sources(), report, vector, k)
+            .into_iter()
+            .map(|e| LocatedFile {
+                language: Language::from_path(&e.file),
+                symbols: e
+                    .symbols
+                    .into_iter()
+                    .map(|s| {
+                        let node = self.graph.node(s.node);
+                        LocatedSymbol {
+                            symbol: node.qualified_name.clone(),
+                            kind: node.kind,
+                            start_line: node.span.start_line,
+                            end_line: node.span.end_line,
+                            why: s.why,
+                        }
+                    })
+                    .collect(),
+                file: e.file,
+                score: round5(e.score),
+                reasons: e.reasons,
+                evidence: e.evidence,
+            })
+            .collect();
+        let issue = fathom_search::issue::Issue::read(report);
+        Localisation {
+            frames: issue.frames.len(),
+            names: issue.mentions.len(),
+            dense: vector.is_some(),
+            files,
+            weights: fathom_search::locate::WEIGHTS,
+        }
     }
 
     /// The chunks both search indexes hold, in index order.

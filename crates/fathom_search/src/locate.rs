@@ -101,6 +101,8 @@ pub struct FileEvidence {
     /// Phrases of the report found in the file as they are, each counted
     /// 1 / how many files hold it.
     pub phrases: f64,
+    /// The longest of those phrases (at most three).
+    pub phrase_texts: Vec<String>,
     /// The file's rank and relative score by the words of the report's
     /// code alone, and of its prose alone.
     pub code_rank: Option<u32>,
@@ -112,7 +114,8 @@ pub struct FileEvidence {
     pub dense_score: f64,
     /// Frames of a traceback in the file, as the lowest depth.
     pub frame_depth: Option<u32>,
-    pub frames: u32,
+    /// The lines its frames name.
+    pub frame_lines: Vec<u32>,
     /// The best share reached through an edge from a named definition.
     pub neighbour: f64,
     pub neighbour_of: Option<(NodeId, EdgeKind)>,
@@ -292,6 +295,24 @@ pub struct Located {
     pub evidence: FileEvidence,
 }
 
+/// A definition inside a located file and why it is worth opening.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LocatedSymbol {
+    pub node: NodeId,
+    pub why: Vec<String>,
+}
+
+/// A located file, explained: what put it there, in words, and the
+/// definitions to open in it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Explained {
+    pub file: String,
+    pub score: f64,
+    pub reasons: Vec<String>,
+    pub symbols: Vec<LocatedSymbol>,
+    pub evidence: FileEvidence,
+}
+
 impl Evidence {
     /// The files, best first; files with no score are left out.
     pub fn rank(self, weights: &Weights) -> Vec<Located> {
@@ -442,20 +463,22 @@ impl Retrieval {
         if !phrases.is_empty() {
             let automaton = aho_corasick::AhoCorasick::new(&phrases).expect("phrases are short literals");
             let mut holders: Vec<Vec<usize>> = vec![Vec::new(); phrases.len()];
-            for (at, f) in graph.files().iter().enumerate() {
+            for at in 0..graph.files().len() {
                 for found in automaton.find_overlapping_iter(sources.file_text(at)) {
                     let list = &mut holders[found.pattern().as_usize()];
                     if list.last() != Some(&at) {
                         list.push(at);
                     }
                 }
-                let _ = f;
             }
-            for list in holders.iter().filter(|l| !l.is_empty() && l.len() <= MAX_PHRASE_FILES) {
+            for (index, list) in
+                holders.iter().enumerate().filter(|(_, l)| !l.is_empty() && l.len() <= MAX_PHRASE_FILES)
+            {
                 let specificity = 1.0 / list.len() as f64;
                 for &at in list {
                     let file = entry(&mut files, &graph.files()[at].path);
                     file.phrases += specificity;
+                    file.phrase_texts.push(phrases[index].clone());
                 }
             }
         }
@@ -496,7 +519,7 @@ impl Retrieval {
                 continue;
             };
             let file = entry(&mut files, &found.path);
-            file.frames += 1;
+            file.frame_lines.push(frame.line);
             file.frame_depth = Some(file.frame_depth.map_or(frame.depth, |d| d.min(frame.depth)));
         }
 
@@ -527,7 +550,126 @@ impl Retrieval {
         }
 
         let mut files: Vec<FileEvidence> = files.into_values().collect();
+        for file in &mut files {
+            file.phrase_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+            file.phrase_texts.truncate(3);
+        }
         files.sort_by(|a, b| a.file.cmp(&b.file));
         Evidence { issue, files }
     }
+}
+
+impl Retrieval {
+    /// Files for a bug report, best first, at most `k`, each explained.
+    pub fn locate(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>, k: usize) -> Vec<Explained> {
+        let located = self.evidence(sources, text, query_vector).rank(&WEIGHTS);
+        located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect()
+    }
+
+    fn explain(&self, sources: &dyn Sources, text: &str, located: Located) -> Explained {
+        let graph = sources.graph();
+        let e = &located.evidence;
+        let mut reasons = Vec::new();
+        let mut symbols: Vec<LocatedSymbol> = Vec::new();
+        let add = |symbols: &mut Vec<LocatedSymbol>, node: NodeId, why: String| match symbols
+            .iter_mut()
+            .find(|s| s.node == node)
+        {
+            Some(s) if !s.why.contains(&why) => s.why.push(why),
+            Some(_) => {}
+            None => symbols.push(LocatedSymbol { node, why: vec![why] }),
+        };
+        if let Some(depth) = e.frame_depth {
+            reasons.push(match depth {
+                0 => "a traceback frame, where it raised".to_owned(),
+                1 => "a traceback frame, one call above where it raised".to_owned(),
+                d => format!("a traceback frame, {d} calls above where it raised"),
+            });
+            for &line in &e.frame_lines {
+                if let Some(node) = innermost(graph, &e.file, line) {
+                    add(&mut symbols, node, format!("traceback line {line}"));
+                }
+            }
+        }
+        if e.path_named > 0.0 {
+            reasons.push("the report names this file".to_owned());
+        }
+        let mut named: Vec<&Named> = e.named.iter().collect();
+        named.sort_by(|a, b| b.specificity.total_cmp(&a.specificity));
+        if !named.is_empty() {
+            let mentions: Vec<String> = named.iter().take(4).map(|n| format!("`{}`", n.mention)).collect();
+            let mut unique = mentions.clone();
+            unique.dedup();
+            reasons.push(format!("defines what the report names: {}", unique.join(", ")));
+            for n in named.iter().take(5) {
+                let how = if n.imported {
+                    "imported in the report"
+                } else if n.place == Place::Code {
+                    "named in the report's code"
+                } else {
+                    "named in the report"
+                };
+                add(&mut symbols, n.node, format!("{how} as `{}`", n.mention));
+            }
+        }
+        if e.module_named > 0.0 {
+            reasons.push("the report imports or names this module".to_owned());
+        }
+        if !e.phrase_texts.is_empty() {
+            let quoted: Vec<String> = e.phrase_texts.iter().map(|p| format!("\"{p}\"")).collect();
+            reasons.push(format!("holds the report's words as they are: {}", quoted.join(", ")));
+        }
+        if let Some(rank) = e.word_rank {
+            let terms = e.word_chunk.map(|c| self.matched_terms(sources, text, c)).unwrap_or_default();
+            let shown: Vec<&str> = terms.iter().take(8).map(String::as_str).collect();
+            reasons.push(format!("by its words, #{rank}: {}", shown.join(", ")));
+            if let Some(chunk) = e.word_chunk {
+                add(
+                    &mut symbols,
+                    self.chunks()[chunk].node,
+                    format!("best match for the words ({})", shown.join(", ")),
+                );
+            }
+        }
+        if e.code_rank == Some(1) {
+            reasons.push("first by the words of the report's code".to_owned());
+        }
+        if e.dense_rank.is_some_and(|r| r <= 3) {
+            reasons.push(format!("#{} by meaning", e.dense_rank.unwrap_or_default()));
+        }
+        if e.stem_named > 0.0 || e.stem_coded > 0.0 {
+            reasons.push("its name is a word of the report".to_owned());
+        }
+        if let Some((from, edge)) = e.neighbour_of.filter(|_| e.neighbour > 0.0) {
+            reasons.push(format!("one {} edge from `{}`", edge.label(), graph.node(from).qualified_name));
+        }
+        match e.role {
+            Some(Role::Test) => reasons.push("a test: ranked below the source".to_owned()),
+            Some(Role::Aside) => reasons.push("docs, examples or build scripts: ranked below the source".to_owned()),
+            _ => {}
+        }
+        symbols.retain(|s| graph.node(s.node).kind != SymbolKind::Module);
+        symbols.truncate(5);
+        Explained {
+            file: located.evidence.file.clone(),
+            score: located.score,
+            reasons,
+            symbols,
+            evidence: located.evidence,
+        }
+    }
+}
+
+/// The innermost function, method or class of `path` around `line`.
+fn innermost(graph: &CodeGraph, path: &str, line: u32) -> Option<NodeId> {
+    graph
+        .nodes()
+        .filter(|(id, n)| {
+            matches!(n.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class)
+                && n.span.start_line <= line
+                && line <= n.span.end_line
+                && graph.path_of(*id) == Some(path)
+        })
+        .min_by_key(|(_, n)| n.span.end_line - n.span.start_line)
+        .map(|(id, _)| id)
 }

@@ -676,7 +676,7 @@ impl Retrieval {
         out
     }
 
-    fn matched_terms(&self, sources: &dyn Sources, query: &str, chunk: usize) -> Vec<String> {
+    pub(crate) fn matched_terms(&self, sources: &dyn Sources, query: &str, chunk: usize) -> Vec<String> {
         let document = self.lexical.terms(&lexical_document(sources, &self.chunks[chunk]));
         let mut matched: Vec<String> = Vec::new();
         for term in self.lexical.terms(query) {

@@ -112,6 +112,8 @@ export interface SearchOptions {
   expand: boolean;
   min_similarity: number;
   filter: Partial<SearchFilter>;
+  /** Read a query shaped like a bug report (lines, a traceback, code) as one: files by all it says. On by default. */
+  read_report: boolean;
 }
 /** Narrows a search. Empty lists keep everything; `path` is a glob or a substring. */
 export interface SearchFilter {

@@ -29,6 +29,11 @@ export interface SearchPanelOptions {
   onOpenFile(file: FileHit): void;
 }
 
+/** A multi-line text as the one-line box shows it. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
 export function citation(hit: SearchHit): string {
   return `${hit.file}:${hit.start_line}-${hit.end_line}`;
 }
@@ -43,6 +48,12 @@ export class SearchPanel {
   #files: FileHit[] = [];
   #items: HTMLElement[] = [];
   #active = -1;
+  /**
+   * A pasted bug report or traceback, lines and all: a one-line box would
+   * join its lines, and the engine reads a report by them (its frames, its
+   * code blocks). It is the query while the box still shows it.
+   */
+  #report: string | undefined;
 
   constructor(options: SearchPanelOptions) {
     this.#options = options;
@@ -54,6 +65,14 @@ export class SearchPanel {
       if ((event.target as HTMLElement).matches('input[type="text"], input[type="search"]')) this.#schedule();
     });
     input.addEventListener('keydown', (event) => this.#onKey(event));
+    input.addEventListener('paste', (event) => {
+      const text = event.clipboardData?.getData('text/plain') ?? '';
+      if (!/[\r\n]/.test(text.trim())) return;
+      event.preventDefault();
+      this.#report = text;
+      input.value = oneLine(text);
+      this.#schedule();
+    });
     list.addEventListener('click', (event) => {
       const item = (event.target as Element).closest<HTMLElement>('[data-index]');
       if (item) this.#open(Number(item.dataset.index));
@@ -75,7 +94,10 @@ export class SearchPanel {
   }
 
   #query(): string {
-    return this.#options.input.value.trim();
+    const value = this.#options.input.value;
+    if (this.#report !== undefined && value === oneLine(this.#report)) return this.#report.trim();
+    this.#report = undefined;
+    return value.trim();
   }
 
   /** Lists the languages of the index in the language filter. */
@@ -201,7 +223,7 @@ export class SearchPanel {
       }
       list.replaceChildren(...children);
     }
-    list.dataset.query = query;
+    list.dataset.query = oneLine(query);
     list.dataset.mode = results?.mode ?? '';
     list.dataset.view = files ? 'files' : 'symbols';
     status.classList.toggle('error', error !== undefined);

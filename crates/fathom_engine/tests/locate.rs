@@ -1,0 +1,131 @@
+//! "Where is the code this bug report is about?" on the `bug-reports`
+//! fixture: each kind of report (a traceback, a quoted error message, a
+//! dotted API path, prose) puts the file it is about first, with the
+//! evidence that did it, above the tests and docs that share its words;
+//! search's file ranking agrees for a report, and leaves short queries alone.
+
+mod common;
+
+use common::{Recorder, fixture};
+use fathom_engine::{Index, Options, SearchMode, SearchOptions, index_dir};
+
+fn index() -> Index {
+    index_dir(&fixture("bug-reports"), &Options::default(), &mut Recorder::new()).unwrap()
+}
+
+const TRACEBACK: &str = r#"Pricing a line with a whole-euro price crashes
+
+Running the CLI with `shop 7:2:3` fails:
+
+```
+Traceback (most recent call last):
+  File "/usr/lib/python3/site-packages/shop/cli.py", line 13, in main
+    print(order.total())
+  File "/usr/lib/python3/site-packages/shop/orders.py", line 19, in total
+    return sum(line_total(quantity, unit_price) for _, quantity, unit_price in self.lines)
+  File "/usr/lib/python3/site-packages/shop/pricing.py", line 6, in line_total
+    cents = round_cents(unit_price)
+ValueError: invalid literal for int() with base 10: ''
+```
+"#;
+
+const MESSAGE: &str = "Checkout refuses a code that is still valid
+
+When I enter my code at checkout on the last day of the offer, I get
+\"the discount code has expired and cannot be applied\", although the
+offer runs until the end of that day. I would expect the total to be
+reduced as the offer says.
+";
+
+const DOTTED: &str = "Luxembourg is taxed at the wrong rate
+
+Calling shop.tax.vat_rate('LU') gives 17 but the rate changed last year.
+Please update it, and tell me how to check it for other countries.
+The invoice totals of all of our customers there are wrong too.
+";
+
+fn files(index: &Index, report: &str) -> Vec<String> {
+    index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
+}
+
+#[test]
+fn a_traceback_puts_its_frames_first_with_their_functions() {
+    let index = index();
+    let found = index.locate(TRACEBACK, 10, None);
+    let ranked: Vec<&str> = found.files.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(ranked[0], "shop/pricing.py", "{ranked:?}");
+    assert_eq!(found.frames, 3);
+    let first = &found.files[0];
+    assert!(first.reasons.iter().any(|r| r == "a traceback frame, where it raised"), "{:?}", first.reasons);
+    let line_total =
+        first.symbols.iter().find(|s| s.symbol == "shop.pricing.line_total").expect("the raising function");
+    assert!(line_total.why.iter().any(|w| w == "traceback line 6"), "{:?}", line_total.why);
+    // The frames above it follow, before any test.
+    let orders = ranked.iter().position(|f| *f == "shop/orders.py").unwrap();
+    let tests = ranked.iter().position(|f| f.starts_with("tests/")).unwrap_or(usize::MAX);
+    assert!(orders < tests, "{ranked:?}");
+    assert!(found.files[orders].reasons[0].contains("one call above where it raised"));
+}
+
+#[test]
+fn a_quoted_error_message_finds_the_code_that_raises_it_before_its_test() {
+    let index = index();
+    let found = index.locate(MESSAGE, 10, None);
+    let first = &found.files[0];
+    assert_eq!(first.file, "shop/discounts.py", "{:?}", files(&index, MESSAGE));
+    assert!(
+        first.reasons.iter().any(|r| r.contains("\"the discount code has expired and cannot be applied\"")),
+        "{:?}",
+        first.reasons
+    );
+    assert_eq!(first.evidence.phrase_texts.len(), 1);
+    // The test raises the same error by name, and shares the words: below.
+    let ranked = files(&index, MESSAGE);
+    let test = ranked.iter().position(|f| f == "tests/test_discounts.py");
+    assert!(test.is_none_or(|t| t > 0), "{ranked:?}");
+}
+
+#[test]
+fn a_dotted_api_path_resolves_to_its_definition() {
+    let index = index();
+    let found = index.locate(DOTTED, 10, None);
+    let first = &found.files[0];
+    assert_eq!(first.file, "shop/tax.py", "{:?}", files(&index, DOTTED));
+    let vat = first.symbols.iter().find(|s| s.symbol == "shop.tax.vat_rate").expect("the named function");
+    assert!(vat.why.iter().any(|w| w.contains("`shop.tax.vat_rate`")), "{:?}", vat.why);
+    assert!(first.evidence.named.iter().all(|n| n.specificity == 1.0));
+}
+
+#[test]
+fn search_ranks_a_reports_files_as_locate_does_and_short_queries_as_before() {
+    let index = index();
+    for report in [TRACEBACK, MESSAGE, DOTTED] {
+        let options = SearchOptions { k: 10, mode: SearchMode::Lexical, ..SearchOptions::default() };
+        let searched: Vec<String> = index.search(report, &options, None).files.into_iter().map(|f| f.file).collect();
+        assert_eq!(searched, files(&index, report));
+        // Read as plain text, the report's words alone decide.
+        let plain = SearchOptions { read_report: false, ..options };
+        let words: Vec<String> = index.search(report, &plain, None).files.into_iter().map(|f| f.file).collect();
+        assert!(!words.is_empty());
+    }
+    // A short query is no report: its files follow its hits, as before.
+    let options = SearchOptions { k: 10, mode: SearchMode::Lexical, ..SearchOptions::default() };
+    let short = index.search("vat rate", &options, None);
+    let off = index.search("vat rate", &SearchOptions { read_report: false, ..options }, None);
+    assert_eq!(
+        short.files.iter().map(|f| &f.file).collect::<Vec<_>>(),
+        off.files.iter().map(|f| &f.file).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_report_naming_nothing_of_the_repository_finds_nothing_strong() {
+    let index = index();
+    let found = index.locate(
+        "The spaceship's warp drive overheats\n\nAfter ten minutes at warp 9 the core melts.\nIt should not.",
+        10,
+        None,
+    );
+    assert!(found.files.iter().all(|f| f.evidence.named.is_empty() && f.evidence.frame_depth.is_none()));
+    assert!(found.files.iter().all(|f| f.evidence.phrase_texts.is_empty()));
+}
