@@ -275,7 +275,7 @@ pub fn evaluate(data: &Path, cache: &Path, mut embedder: Option<(&Embedder, Opti
         let gold: HashSet<String> =
             instance["gold_files"].as_array().unwrap().iter().map(|g| g.as_str().unwrap().to_owned()).collect();
         if let Some(dump) = &dump {
-            let evidence = index.retrieval().evidence(&index.sources(), query, None);
+            let evidence = index.retrieval().evidence(&index.sources(), query, vector.as_deref());
             let line =
                 json!({"instance": id, "repo": repo, "gold": gold, "issue": evidence.issue, "files": evidence.files});
             writeln!(dump.borrow_mut(), "{line}").unwrap();
