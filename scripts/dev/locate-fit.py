@@ -18,7 +18,7 @@ HARD = {"pydicom/pydicom", "pylint-dev/astroid", "sqlfluff/sqlfluff"}
 # Mirrors fathom_search::locate::Weights; the defaults are the ones shipped.
 DEFAULTS = dict(
     word=2.0, word_exp=2.0, word3=0.5, rrf_k=30, code=0.5, prose=0.0,
-    name=0.1, name_max=0.0, name_dotted=0.5, name_prose=0.3, name_import=1.0, name_cap=1.5,
+    name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
     module=0.0, path=2.0, stem=0.1, stem_coded=0.0, phrase=1.0, phrase_cap=2.0,
     frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05,
 )
@@ -37,6 +37,10 @@ def file_score(f, w):
             v *= 1.0 + w["name_import"]
         if "." in n["mention"]:
             v *= 1.0 + w["name_dotted"]
+        if n.get("in_title"):
+            v *= 1.0 + w["name_title"]
+        if n.get("in_error"):
+            v *= 1.0 + w["name_error"]
         named += v
         best = max(best, v)
     s += w["name"] * min(named, w["name_cap"]) + w["name_max"] * best
@@ -46,6 +50,8 @@ def file_score(f, w):
     s += w["phrase"] * min(f["phrases"], w["phrase_cap"])
     if f.get("code_rank"):
         s += w["code"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["code_rank"]) * (f["code_score"] ** w["word_exp"])
+    if f.get("title_rank"):
+        s += w["title"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["title_rank"]) * (f["title_score"] ** w["word_exp"])
     if f.get("prose_rank"):
         s += w["prose"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["prose_rank"]) * (f["prose_score"] ** w["word_exp"])
     if f.get("frame_depth") is not None:
@@ -87,7 +93,7 @@ def objective(insts, w):
 
 GRID = dict(
     word=[0.5, 1.0, 2.0], word_exp=[0.0, 0.5, 1.0, 2.0], word3=[0.0, 0.2, 0.5, 1.0], rrf_k=[1, 3, 10, 30, 60],
-    name=[0.0, 0.1, 0.3, 0.6, 1.0, 2.0], name_max=[0.0, 0.3, 0.6, 1.0, 2.0], name_dotted=[0.0, 0.5, 1.0, 3.0], name_prose=[0.0, 0.1, 0.3, 0.6, 1.0], name_import=[0.0, 0.5, 1.0, 3.0],
+    name=[0.0, 0.1, 0.3, 0.6, 1.0, 2.0], name_max=[0.0, 0.3, 0.6, 1.0, 2.0], name_dotted=[0.0, 0.5, 1.0, 3.0], name_title=[0.0, 1.0, 3.0, 10.0], name_error=[0.0, 1.0, 3.0, 10.0], title=[0.0, 0.25, 0.5, 1.0, 2.0], name_prose=[0.0, 0.1, 0.3, 0.6, 1.0], name_import=[0.0, 0.5, 1.0, 3.0],
     name_cap=[0.5, 1.0, 1.5, 3.0, 10.0], module=[0.0, 0.25, 0.5, 1.0, 2.0], path=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0],
     stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0],
     phrase_cap=[0.5, 1.0, 2.0, 5.0], code=[0.0, 0.25, 0.5, 1.0], prose=[0.0, 0.25, 0.5, 1.0],

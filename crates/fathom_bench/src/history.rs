@@ -118,6 +118,8 @@ fn rankings(index: &Index, pair: &Pair) -> (BTreeMap<&'static str, Vec<String>>,
         mode: SearchMode::Lexical,
         expand: false,
         filter: SearchFilter { tests: TestFilter::Only, ..Default::default() },
+        // The baseline is BM25 alone: a diff is not read as a bug report.
+        read_report: false,
         ..SearchOptions::default()
     };
     let bm25 = index.search(&pair.words, &options, None).files.into_iter().map(|f| f.file).collect();

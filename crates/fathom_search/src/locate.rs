@@ -527,7 +527,7 @@ impl Retrieval {
         let named: Vec<(NodeId, f64)> =
             files.values().flat_map(|f| f.named.iter().map(|n| (n.node, n.specificity))).collect();
         for (node, specificity) in named {
-            let edges = graph.outgoing(node).map(|(e, n)| (e, n)).chain(graph.incoming(node).map(|(e, n)| (e, n)));
+            let edges = graph.outgoing(node).chain(graph.incoming(node));
             for (edge, neighbour) in edges {
                 if !matches!(edge.kind, EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Imports) {
                     continue;
