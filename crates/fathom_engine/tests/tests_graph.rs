@@ -131,6 +131,17 @@ fn parser_index() -> Index {
     ])
 }
 
+/// The parser's repository and a module that no test touches or resembles.
+fn index_with_lonely_module() -> Index {
+    index(&[
+        ("app/__init__.py", ""),
+        ("app/parser.py", PY_SOURCE),
+        ("app/zebra_codec.py", "def rot_thirteen(text):\n    return text[::-1]\n"),
+        ("tests/__init__.py", ""),
+        ("tests/test_parser.py", PY_TESTS),
+    ])
+}
+
 fn test_names(found: &fathom_engine::tests_for::TestsFor) -> Vec<&str> {
     found.tests.iter().map(|t| t.test.qualified_name.as_str()).collect()
 }
@@ -172,11 +183,30 @@ fn symbols_and_descriptions_work_and_weak_evidence_abstains() {
     assert!(!described.abstained, "{:?}", described.notes);
     assert!(test_names(&described).contains(&"tests.test_parser.test_tokenize"), "{:?}", described.tests);
 
-    // Changed code that no test reaches: said plainly, no guesses.
+    // Changed code no test calls, in a module that has tests: the module's
+    // tests reach it, through the module or by their file's name, and say how.
     let untested =
         index.tests_for(&Change { symbols: vec!["app.parser.unrelated".into()], ..Change::default() }, None).unwrap();
-    assert!(untested.abstained && untested.tests.is_empty());
-    assert!(untested.notes.iter().any(|n| n.contains("no test is linked")), "{:?}", untested.notes);
+    assert!(!untested.abstained, "{:?}", untested.notes);
+    assert!(!untested.tests.is_empty());
+    assert!(
+        untested.tests.iter().all(|t| t.test.file.as_deref() == Some("tests/test_parser.py")),
+        "{:?}",
+        untested.tests
+    );
+    let through_module =
+        untested.tests[0].path.first().is_some_and(|hop| hop.edge == fathom_engine::EdgeKind::Contains);
+    let by_name = untested.notes.iter().any(|n| n.contains("no test is linked") && n.contains("named like its files"));
+    assert!(through_module || by_name, "{:?} {:?}", untested.tests[0].path, untested.notes);
+
+    // Changed code that nothing reaches, by graph, name or words: said
+    // plainly, no guesses.
+    let lonely = index_with_lonely_module();
+    let unreached = lonely
+        .tests_for(&Change { symbols: vec!["app.zebra_codec.rot_thirteen".into()], ..Change::default() }, None)
+        .unwrap();
+    assert!(unreached.abstained && unreached.tests.is_empty(), "{:?}", unreached.tests);
+    assert!(unreached.notes.iter().any(|n| n.contains("no test is linked")), "{:?}", unreached.notes);
 
     // A feature that does not exist.
     let imaginary = index
