@@ -511,13 +511,7 @@ impl Retrieval {
         for frame in &issue.frames {
             let wanted = frame.path.replace('\\', "/");
             let wanted = wanted.trim_start_matches("./").trim_start_matches(".../");
-            let Some(found) =
-                graph.files().iter().filter(|f| crate::retrieval::path_matches(&f.path, wanted)).max_by_key(|f| {
-                    (crate::retrieval::shared_segments(&f.path, wanted), std::cmp::Reverse(f.path.len()))
-                })
-            else {
-                continue;
-            };
+            let Some(found) = crate::retrieval::file_named(graph, wanted) else { continue };
             let file = entry(&mut files, &found.path);
             file.frame_lines.push(frame.line);
             file.frame_depth = Some(file.frame_depth.map_or(frame.depth, |d| d.min(frame.depth)));
@@ -586,7 +580,7 @@ impl Retrieval {
                 d => format!("a traceback frame, {d} calls above where it raised"),
             });
             for &line in &e.frame_lines {
-                if let Some(node) = innermost(graph, &e.file, line) {
+                if let Some(node) = crate::retrieval::innermost(graph, &e.file, line) {
                     add(&mut symbols, node, format!("traceback line {line}"));
                 }
             }
@@ -658,18 +652,4 @@ impl Retrieval {
             evidence: located.evidence,
         }
     }
-}
-
-/// The innermost function, method or class of `path` around `line`.
-fn innermost(graph: &CodeGraph, path: &str, line: u32) -> Option<NodeId> {
-    graph
-        .nodes()
-        .filter(|(id, n)| {
-            matches!(n.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class)
-                && n.span.start_line <= line
-                && line <= n.span.end_line
-                && graph.path_of(*id) == Some(path)
-        })
-        .min_by_key(|(_, n)| n.span.end_line - n.span.start_line)
-        .map(|(id, _)| id)
 }

@@ -812,25 +812,8 @@ fn trace_lane(sources: &dyn Sources, hints: &Hints) -> Vec<NodeId> {
     let mut out = Vec::new();
     for location in &hints.locations {
         let wanted = location.path.replace('\\', "/");
-        let wanted = wanted.trim_start_matches("./");
-        let Some(file) = graph
-            .files()
-            .iter()
-            .filter(|f| path_matches(&f.path, wanted))
-            .max_by_key(|f| (shared_segments(&f.path, wanted), std::cmp::Reverse(f.path.len())))
-        else {
-            continue;
-        };
-        let innermost = graph
-            .nodes()
-            .filter(|(id, n)| {
-                graph.path_of(*id) == Some(file.path.as_str())
-                    && matches!(n.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class)
-                    && n.span.start_line <= location.line
-                    && location.line <= n.span.end_line
-            })
-            .min_by_key(|(_, n)| n.span.end_line - n.span.start_line)
-            .map_or(file.module, |(id, _)| id);
+        let Some(file) = file_named(graph, wanted.trim_start_matches("./")) else { continue };
+        let innermost = innermost(graph, &file.path, location.line).unwrap_or(file.module);
         if !out.contains(&innermost) {
             out.push(innermost);
         }
@@ -838,8 +821,33 @@ fn trace_lane(sources: &dyn Sources, hints: &Hints) -> Vec<NodeId> {
     out
 }
 
+/// The indexed file that a path as written names (see [`path_matches`]):
+/// of several, the one sharing the most trailing segments, then the
+/// shortest.
+pub(crate) fn file_named<'g>(graph: &'g CodeGraph, wanted: &str) -> Option<&'g fathom_graph::FileEntry> {
+    graph
+        .files()
+        .iter()
+        .filter(|f| path_matches(&f.path, wanted))
+        .max_by_key(|f| (shared_segments(&f.path, wanted), std::cmp::Reverse(f.path.len())))
+}
+
+/// The innermost function, method or class of the file at `path` around `line`.
+pub(crate) fn innermost(graph: &CodeGraph, path: &str, line: u32) -> Option<NodeId> {
+    graph
+        .nodes()
+        .filter(|(id, n)| {
+            graph.path_of(*id) == Some(path)
+                && matches!(n.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class)
+                && n.span.start_line <= line
+                && line <= n.span.end_line
+        })
+        .min_by_key(|(_, n)| n.span.end_line - n.span.start_line)
+        .map(|(id, _)| id)
+}
+
 /// How many trailing path segments two paths share.
-pub(crate) fn shared_segments(a: &str, b: &str) -> usize {
+fn shared_segments(a: &str, b: &str) -> usize {
     a.rsplit('/').zip(b.rsplit('/')).take_while(|(x, y)| x == y).count()
 }
 
