@@ -37,13 +37,14 @@ const DEPENDENTS: [EdgeKind; 5] =
     [EdgeKind::Calls, EdgeKind::Uses, EdgeKind::Inherits, EdgeKind::Implements, EdgeKind::Overrides];
 
 /// Whether a change reaches `from` through `edge`, an edge into the changed
-/// node: what depends on it, or what holds it. A method's class and a
-/// definition's module are used where the definition itself is not named:
-/// a private helper, a constant, a hook a framework calls, tested through
-/// their class or module.
-fn climbs(graph: &CodeGraph, edge: EdgeKind, from: NodeId) -> bool {
+/// node: what depends on it, or, with `containers`, what holds it. A
+/// method's class and a definition's module stand in where nothing that
+/// depends on the definition is tested: a private helper, a constant, a hook
+/// a framework calls, tested through their class or module.
+fn climbs(graph: &CodeGraph, edge: EdgeKind, from: NodeId, containers: bool) -> bool {
     DEPENDENTS.contains(&edge)
-        || (matches!(edge, EdgeKind::Contains | EdgeKind::HasMethod)
+        || (containers
+            && matches!(edge, EdgeKind::Contains | EdgeKind::HasMethod)
             && matches!(graph.node(from).kind, SymbolKind::Class | SymbolKind::Module))
 }
 
@@ -60,34 +61,46 @@ pub fn graph_lane(graph: &CodeGraph, seeds: &[Seed]) -> Vec<GraphHit> {
         if graph.node(seed.node).details.as_ref().is_some_and(|d| d.is_test) {
             offer(GraphHit { test: seed.node, score: seed.weight, path: Vec::new() });
         }
-        // Breadth-first up the dependents, keeping each node's best path.
-        let mut reached: HashMap<NodeId, (f32, Vec<Hop>)> = HashMap::from([(seed.node, (seed.weight, Vec::new()))]);
-        let mut frontier = vec![seed.node];
-        for depth in 0..MAX_HOPS {
-            let mut next = Vec::new();
-            for &node in &frontier {
-                let (score, path) = reached[&node].clone();
-                for (edge, from) in graph.incoming(node) {
-                    if edge.kind == EdgeKind::Tests {
-                        let mut trail = path.clone();
-                        trail.push(hop(graph, from, node, edge));
-                        offer(GraphHit { test: from, score: score * edge.confidence, path: trail });
-                    } else if climbs(graph, edge.kind, from) && depth + 2 <= MAX_HOPS {
-                        let up = score * edge.confidence * UPSTREAM_DAMPING;
-                        if reached.get(&from).is_some_and(|(s, _)| *s >= up) {
-                            continue;
-                        }
-                        let mut trail = path.clone();
-                        trail.push(hop(graph, from, node, edge));
-                        reached.insert(from, (up, trail));
-                        next.push(from);
-                    }
-                }
-            }
-            frontier = next;
+        // What depends on the seed first; what holds it only where that
+        // reaches no test.
+        if !walk(graph, seed, false, &mut offer) {
+            walk(graph, seed, true, &mut offer);
         }
     }
     let mut hits: Vec<GraphHit> = best.into_values().collect();
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.test.index().cmp(&b.test.index())));
     hits
+}
+
+/// Breadth-first up from one seed, keeping each node's best path; offers
+/// every test reached, and says whether there was one.
+fn walk(graph: &CodeGraph, seed: &Seed, containers: bool, offer: &mut dyn FnMut(GraphHit)) -> bool {
+    let mut found = false;
+    let mut reached: HashMap<NodeId, (f32, Vec<Hop>)> = HashMap::from([(seed.node, (seed.weight, Vec::new()))]);
+    let mut frontier = vec![seed.node];
+    for depth in 0..MAX_HOPS {
+        let mut next = Vec::new();
+        for &node in &frontier {
+            let (score, path) = reached[&node].clone();
+            for (edge, from) in graph.incoming(node) {
+                if edge.kind == EdgeKind::Tests {
+                    let mut trail = path.clone();
+                    trail.push(hop(graph, from, node, edge));
+                    offer(GraphHit { test: from, score: score * edge.confidence, path: trail });
+                    found = true;
+                } else if climbs(graph, edge.kind, from, containers) && depth + 2 <= MAX_HOPS {
+                    let up = score * edge.confidence * UPSTREAM_DAMPING;
+                    if reached.get(&from).is_some_and(|(s, _)| *s >= up) {
+                        continue;
+                    }
+                    let mut trail = path.clone();
+                    trail.push(hop(graph, from, node, edge));
+                    reached.insert(from, (up, trail));
+                    next.push(from);
+                }
+            }
+        }
+        frontier = next;
+    }
+    found
 }
