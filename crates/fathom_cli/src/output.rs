@@ -90,15 +90,8 @@ pub fn write_locate(out: &mut dyn Write, found: &fathom_engine::Localisation) ->
             writeln!(out, "      - {reason}")?;
         }
         for s in &file.symbols {
-            writeln!(
-                out,
-                "      {} {}:{}-{}  [{}]",
-                s.kind.name(),
-                s.symbol,
-                s.start_line,
-                s.end_line,
-                s.why.join("; ")
-            )?;
+            let (kind, why) = (s.kind.name(), s.why.join("; "));
+            writeln!(out, "      {kind} {} {}:{}-{}  [{why}]", s.symbol, file.file, s.start_line, s.end_line)?;
         }
     }
     Ok(())
