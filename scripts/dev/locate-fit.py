@@ -17,7 +17,7 @@ HARD = {"pydicom/pydicom", "pylint-dev/astroid", "sqlfluff/sqlfluff"}
 
 # Mirrors fathom_search::locate::Weights; the defaults are the ones shipped.
 DEFAULTS = dict(
-    word=2.0, word_exp=2.0, word3=0.5, rrf_k=30, code=0.5, prose=0.0,
+    word=2.0, word_exp=2.0, word_mass=0.5, rrf_k=30, code=0.5, prose=0.0,
     name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
     module=0.0, path=2.0, stem=0.1, stem_coded=0.0, phrase=1.0, phrase_cap=2.0,
     frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05,
@@ -28,7 +28,7 @@ def file_score(f, w):
     s = 0.0
     if f.get("word_rank"):
         s += w["word"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["word_rank"]) * (f["word_score"] ** w["word_exp"])
-        s += w["word3"] * f["word_score3"]
+        s += w["word_mass"] * f["word_mass"]
     named = 0.0
     best = 0.0
     for n in f["named"]:
@@ -92,7 +92,7 @@ def objective(insts, w):
 
 
 GRID = dict(
-    word=[0.5, 1.0, 2.0], word_exp=[0.0, 0.5, 1.0, 2.0], word3=[0.0, 0.2, 0.5, 1.0], rrf_k=[1, 3, 10, 30, 60],
+    word=[0.5, 1.0, 2.0], word_exp=[0.0, 0.5, 1.0, 2.0], word_mass=[0.0, 0.2, 0.5, 1.0], rrf_k=[1, 3, 10, 30, 60],
     name=[0.0, 0.1, 0.3, 0.6, 1.0, 2.0], name_max=[0.0, 0.3, 0.6, 1.0, 2.0], name_dotted=[0.0, 0.5, 1.0, 3.0], name_title=[0.0, 1.0, 3.0, 10.0], name_error=[0.0, 1.0, 3.0, 10.0], title=[0.0, 0.25, 0.5, 1.0, 2.0], name_prose=[0.0, 0.1, 0.3, 0.6, 1.0], name_import=[0.0, 0.5, 1.0, 3.0],
     name_cap=[0.5, 1.0, 1.5, 3.0, 10.0], module=[0.0, 0.25, 0.5, 1.0, 2.0], path=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0],
     stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0],

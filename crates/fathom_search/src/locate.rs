@@ -83,8 +83,9 @@ pub struct FileEvidence {
     pub word_rank: Option<u32>,
     /// Its best chunk's score over the best file's.
     pub word_score: f64,
-    /// Its best three chunks' scores over the best file's best.
-    pub word_score3: f64,
+    /// How much of the lane the file holds: the sum of its chunks' scores
+    /// (each over the lane's best) among the lane's first chunks, over 3.
+    pub word_mass: f64,
     /// The matched terms of its best chunk.
     pub word_chunk: Option<usize>,
     /// Definitions in the file that the report names.
@@ -184,8 +185,8 @@ pub struct Weights {
     pub word: f64,
     pub word_exponent: f64,
     pub rank_k: f64,
-    /// The mean relative score of the file's best three chunks.
-    pub word3: f64,
+    /// The file's share of the lane ([`FileEvidence::word_mass`]).
+    pub word_mass: f64,
     /// The words of the report's code alone, and of its prose alone.
     pub code: f64,
     pub prose: f64,
@@ -220,7 +221,7 @@ pub const WEIGHTS: Weights = Weights {
     word: 2.0,
     word_exponent: 2.0,
     rank_k: 30.0,
-    word3: 0.5,
+    word_mass: 0.5,
     code: 0.5,
     prose: 0.0,
     dense: 0.5,
@@ -251,7 +252,7 @@ impl Weights {
             })
         };
         let mut s = lane(self.word, f.word_rank, f.word_score)
-            + self.word3 * f.word_score3
+            + self.word_mass * f.word_mass
             + lane(self.code, f.code_rank, f.code_score)
             + lane(self.prose, f.prose_rank, f.prose_score)
             + lane(self.dense, f.dense_rank, f.dense_score);
@@ -327,7 +328,36 @@ impl Evidence {
     }
 }
 
+/// A lane's file: its best chunk, that chunk's score over the lane's best,
+/// and the file's mass (the sum of its chunks' relative scores).
+struct LaneFile<'g> {
+    path: &'g str,
+    chunk: usize,
+    relative: f64,
+    mass: f64,
+}
+
 impl Retrieval {
+    /// A lane's ranked chunks grouped into files, in the order of each
+    /// file's best chunk.
+    fn by_file<'g>(&self, graph: &'g CodeGraph, ranked: Vec<(u32, f32)>) -> Vec<LaneFile<'g>> {
+        let best = ranked.first().map_or(1.0, |&(_, score)| f64::from(score.max(f32::EPSILON)));
+        let mut files: Vec<LaneFile<'g>> = Vec::new();
+        let mut at: HashMap<&'g str, usize> = HashMap::new();
+        for (chunk, score) in ranked {
+            let Some(path) = graph.path_of(self.chunks()[chunk as usize].node) else { continue };
+            let relative = f64::from(score) / best;
+            match at.get(path) {
+                Some(&i) => files[i].mass += relative,
+                None => {
+                    at.insert(path, files.len());
+                    files.push(LaneFile { path, chunk: chunk as usize, relative, mass: relative });
+                }
+            }
+        }
+        files
+    }
+
     /// Gathers the evidence about every file a report points at.
     /// `query_vector`, the report's embedding, adds the dense lane.
     pub fn evidence(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>) -> Evidence {
@@ -342,43 +372,16 @@ impl Retrieval {
             })
         }
 
-        // Words.
-        let mut ranked_files: Vec<&str> = Vec::new();
-        let mut best = 0.0;
-        for (chunk, score) in self.lexical().search(text, WORD_DEPTH) {
-            let node = self.chunks()[chunk as usize].node;
-            let Some(path) = graph.path_of(node) else { continue };
-            if best == 0.0 {
-                best = f64::from(score);
-            }
-            let relative = f64::from(score) / best;
-            let file = entry(&mut files, path);
-            if file.word_rank.is_none() {
-                ranked_files.push(path);
-                file.word_rank = Some(ranked_files.len() as u32);
-                file.word_score = relative;
-                file.word_chunk = Some(chunk as usize);
-            }
-            // The best three chunks, by distinct symbol or not.
-            file.word_score3 += relative / 3.0;
+        // Words, and meaning where the chunks are embedded.
+        for (rank, f) in self.by_file(graph, self.lexical().search(text, WORD_DEPTH)).into_iter().enumerate() {
+            let file = entry(&mut files, f.path);
+            (file.word_rank, file.word_score, file.word_chunk) = (Some(rank as u32 + 1), f.relative, Some(f.chunk));
+            file.word_mass = f.mass / 3.0;
         }
-
-        // Meaning, where the chunks are embedded.
         if let (Some(dense), Some(vector)) = (self.dense(), query_vector) {
-            let mut rank = 0;
-            let mut best = 0.0;
-            for (chunk, similarity) in dense.search(vector, WORD_DEPTH) {
-                let node = self.chunks()[chunk as usize].node;
-                let Some(path) = graph.path_of(node) else { continue };
-                if best == 0.0 {
-                    best = f64::from(similarity.max(f32::EPSILON));
-                }
-                let file = entry(&mut files, path);
-                if file.dense_rank.is_none() {
-                    rank += 1;
-                    file.dense_rank = Some(rank);
-                    file.dense_score = f64::from(similarity) / best;
-                }
+            for (rank, f) in self.by_file(graph, dense.search(vector, WORD_DEPTH)).into_iter().enumerate() {
+                let file = entry(&mut files, f.path);
+                (file.dense_rank, file.dense_score) = (Some(rank as u32 + 1), f.relative);
             }
         }
 
@@ -488,21 +491,13 @@ impl Retrieval {
             if words.trim().is_empty() {
                 continue;
             }
-            let mut rank = 0;
-            let mut best = 0.0;
-            for (chunk, score) in self.lexical().search(words, WORD_DEPTH) {
-                let node = self.chunks()[chunk as usize].node;
-                let Some(path) = graph.path_of(node) else { continue };
-                if best == 0.0 {
-                    best = f64::from(score);
-                }
-                let file = entry(&mut files, path);
-                let slot = if part == 0 { &mut file.code_rank } else { &mut file.prose_rank };
-                if slot.is_none() {
-                    rank += 1;
-                    *slot = Some(rank);
-                    let relative = f64::from(score) / best;
-                    if part == 0 { file.code_score = relative } else { file.prose_score = relative }
+            for (rank, f) in self.by_file(graph, self.lexical().search(words, WORD_DEPTH)).into_iter().enumerate() {
+                let file = entry(&mut files, f.path);
+                let found = (Some(rank as u32 + 1), f.relative);
+                if part == 0 {
+                    (file.code_rank, file.code_score) = found;
+                } else {
+                    (file.prose_rank, file.prose_score) = found;
                 }
             }
         }
