@@ -483,9 +483,8 @@ impl Index {
     /// `fathom_embed::Embedder::embed_query`), adds the dense lane.
     pub fn locate(&self, report: &str, k: usize, query_vector: Option<&[f32]>) -> Localisation {
         let vector = query_vector.filter(|_| self.embedding_status().dense_ready);
-        let files = self
-            .retrieval
-            .locate(&self.sources(), report, vector, k)
+        let (issue, explained) = self.retrieval.locate(&self.sources(), report, vector, k);
+        let files = explained
             .into_iter()
             .map(|e| LocatedFile {
                 language: Language::from_path(&e.file),
@@ -509,7 +508,6 @@ impl Index {
                 evidence: e.evidence,
             })
             .collect();
-        let issue = fathom_search::issue::Issue::read(report);
         Localisation {
             frames: issue.frames.len(),
             names: issue.mentions.len(),

@@ -299,20 +299,22 @@ impl Index {
             let name = path.rsplit('/').next().unwrap_or(path);
             name.split('.').next().unwrap_or(name)
         }
-        let changed_files: Vec<&str> = {
+        // Each changed file's words and its folders' words, found once.
+        let changed_files: Vec<(Vec<String>, Vec<String>)> = {
             let mut files: Vec<&str> = changed.iter().filter_map(|c| c.symbol.file.as_deref()).collect();
             files.sort_unstable();
             files.dedup();
             files
+                .into_iter()
+                .map(|file| (words(stem(file)), file.split('/').rev().skip(1).flat_map(words).collect()))
+                .collect()
         };
         let mut scored: Vec<(f32, &str)> = Vec::new();
         for test_file in self.graph.files().iter().map(|f| f.path.as_str()).filter(|p| is_test_path(p)) {
             let test_words = words(stem(test_file));
             let score = changed_files
                 .iter()
-                .map(|file| {
-                    let file_words = words(stem(file));
-                    let folders: Vec<String> = file.split('/').rev().skip(1).flat_map(words).collect();
+                .map(|(file_words, folders)| {
                     let shared = test_words.iter().filter(|w| file_words.contains(w)).count() as f32
                         + 0.5
                             * test_words.iter().filter(|w| !file_words.contains(w) && folders.contains(w)).count()

@@ -56,7 +56,7 @@ pub fn role(path: &str) -> Role {
         return Role::Aside;
     }
     let stem = file.split('.').next().unwrap_or_default();
-    if matches!(stem, "setup" | "conftest" | "noxfile" | "tasks" | "versioneer" | "conf" | "fabfile") {
+    if matches!(stem, "setup" | "noxfile" | "tasks" | "versioneer" | "conf" | "fabfile") {
         return Role::Aside;
     }
     Role::Source
@@ -315,13 +315,12 @@ pub struct Explained {
     pub evidence: FileEvidence,
 }
 
-impl Evidence {
+impl Weights {
     /// The files, best first; files with no score are left out.
-    pub fn rank(self, weights: &Weights) -> Vec<Located> {
-        let mut located: Vec<Located> = self
-            .files
+    pub fn rank(&self, files: Vec<FileEvidence>) -> Vec<Located> {
+        let mut located: Vec<Located> = files
             .into_iter()
-            .map(|evidence| Located { score: weights.score(&evidence), evidence })
+            .map(|evidence| Located { score: self.score(&evidence), evidence })
             .filter(|l| l.score > 0.0)
             .collect();
         located.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.evidence.file.cmp(&b.evidence.file)));
@@ -388,7 +387,6 @@ impl Retrieval {
 
         // Names.
         let resolver = Resolver { graph, names: self.names() };
-        let module_of_file: HashMap<NodeId, &str> = graph.files().iter().map(|f| (f.module, f.path.as_str())).collect();
         for mention in &issue.mentions {
             let nodes = resolver.resolve(&mention.text);
             if nodes.is_empty() {
@@ -398,7 +396,7 @@ impl Retrieval {
             for node in nodes {
                 let Some(path) = graph.path_of(node) else { continue };
                 let file = entry(&mut files, path);
-                if module_of_file.contains_key(&node) {
+                if graph.node(node).kind == SymbolKind::Module {
                     file.module_named = file.module_named.max(specificity);
                 } else if !file.named.iter().any(|n| n.node == node) {
                     file.named.push(Named {
@@ -550,10 +548,18 @@ impl Retrieval {
 }
 
 impl Retrieval {
-    /// Files for a bug report, best first, at most `k`, each explained.
-    pub fn locate(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>, k: usize) -> Vec<Explained> {
-        let located = self.evidence(sources, text, query_vector).rank(&WEIGHTS);
-        located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect()
+    /// Files for a bug report, best first, at most `k`, each explained, and
+    /// the report as it was read.
+    pub fn locate(
+        &self,
+        sources: &dyn Sources,
+        text: &str,
+        query_vector: Option<&[f32]>,
+        k: usize,
+    ) -> (Issue, Vec<Explained>) {
+        let Evidence { issue, files } = self.evidence(sources, text, query_vector);
+        let located = WEIGHTS.rank(files);
+        (issue, located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect())
     }
 
     fn explain(&self, sources: &dyn Sources, text: &str, located: Located) -> Explained {

@@ -626,7 +626,7 @@ impl Retrieval {
         let files = if options.read_report && mode != Mode::Dense && Issue::is_report(query) {
             let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
             let evidence = self.evidence(sources, query, query_vector.filter(|_| mode == Mode::Hybrid));
-            let files = located_files(graph, evidence.rank(&locate::WEIGHTS), &hits, accept.as_ref());
+            let files = located_files(graph, locate::WEIGHTS.rank(evidence.files), &hits, accept.as_ref());
             let order: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.file.as_str(), i)).collect();
             hits.sort_by_key(|h| graph.path_of(h.node).and_then(|p| order.get(p)).copied().unwrap_or(usize::MAX));
             files
