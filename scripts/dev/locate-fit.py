@@ -20,7 +20,7 @@ DEFAULTS = dict(
     word=2.0, word_exp=2.0, word_mass=0.5, rrf_k=30, code=0.5, prose=0.0,
     name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
     module=0.0, path=2.0, stem=0.1, stem_coded=0.0, phrase=1.0, phrase_cap=2.0,
-    frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05,
+    frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05, statics=0.0,
 )
 
 
@@ -52,6 +52,8 @@ def file_score(f, w):
         s += w["code"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["code_rank"]) * (f["code_score"] ** w["word_exp"])
     if f.get("title_rank"):
         s += w["title"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["title_rank"]) * (f["title_score"] ** w["word_exp"])
+    if f.get("static_rank"):
+        s += w["statics"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["static_rank"]) * (f["static_score"] ** w["word_exp"])
     if f.get("prose_rank"):
         s += w["prose"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["prose_rank"]) * (f["prose_score"] ** w["word_exp"])
     if f.get("frame_depth") is not None:
@@ -98,7 +100,7 @@ GRID = dict(
     stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0],
     phrase_cap=[0.5, 1.0, 2.0, 5.0], code=[0.0, 0.25, 0.5, 1.0], prose=[0.0, 0.25, 0.5, 1.0],
     frame=[0.0, 0.5, 1.0, 2.0], frame_decay=[0.3, 0.5, 0.8, 1.0], neighbour=[0.0, 0.1, 0.2, 0.5, 1.0],
-    test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0],
+    test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0], statics=[0.0, 0.05, 0.1, 0.2, 0.4],
 )
 
 

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Instant;
 
 use fathom_embed::Embedder;
@@ -27,6 +28,7 @@ use fathom_embed::cache::DiskCache;
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Options, SearchMode, SearchOptions};
 use fathom_search::retrieval::is_test_path;
+use fathom_static::StaticModel;
 use serde_json::{Value, json};
 
 use crate::Clock;
@@ -36,16 +38,28 @@ const KS: [usize; 4] = [1, 3, 5, 10];
 /// The repositories judged hardest (issue 28): the bar reads them together.
 pub const HARD: [&str; 3] = ["pydicom/pydicom", "pylint-dev/astroid", "sqlfluff/sqlfluff"];
 
-/// The modes scored. Hybrid without vectors runs as lexical plus the lanes
-/// that need none; it is reported as hybrid all the same.
-/// `bm25` is the search as it was before reports were read as reports: the
-/// baseline.
-pub const MODES: [(SearchMode, bool, &str); 4] = [
-    (SearchMode::Lexical, false, "bm25"),
-    (SearchMode::Lexical, true, "lexical"),
-    (SearchMode::Dense, true, "dense"),
-    (SearchMode::Hybrid, true, "hybrid"),
+/// The modes scored, each with the embeddings its dense lane reads:
+/// - `bm25` is the search as it was before reports were read as reports:
+///   the baseline;
+/// - `lexical` reads the report, with no embeddings;
+/// - `static` and `lexical+static` read the static table's vectors (no
+///   query vector is given, so the static lane serves);
+/// - `dense` and `hybrid` read MiniLM's, where the chunks are embedded.
+pub const MODES: [(SearchMode, bool, Vectors, &str); 6] = [
+    (SearchMode::Lexical, false, Vectors::None, "bm25"),
+    (SearchMode::Lexical, true, Vectors::None, "lexical"),
+    (SearchMode::Dense, true, Vectors::Static, "static"),
+    (SearchMode::Hybrid, true, Vectors::Static, "lexical+static"),
+    (SearchMode::Dense, true, Vectors::Minilm, "dense"),
+    (SearchMode::Hybrid, true, Vectors::Minilm, "hybrid"),
 ];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Vectors {
+    None,
+    Static,
+    Minilm,
+}
 
 #[derive(Default, Clone)]
 pub struct Acc {
@@ -210,7 +224,12 @@ pub fn diff_paths(diff: &str) -> Vec<String> {
 /// The whole set: each instance indexed once, every mode and the tests asked.
 /// `embedder`, with its disk cache, embeds each tree's chunks (the cache
 /// keeps what earlier commits shared) for the dense and hybrid modes.
-pub fn evaluate(data: &Path, cache: &Path, mut embedder: Option<(&Embedder, Option<&mut DiskCache>)>) -> Value {
+pub fn evaluate(
+    data: &Path,
+    cache: &Path,
+    statics: Option<Arc<StaticModel>>,
+    mut embedder: Option<(&Embedder, Option<&mut DiskCache>)>,
+) -> Value {
     let lines = std::fs::read_to_string(data.join("instances.jsonl")).expect("instances.jsonl reads");
     let instances: Vec<Value> =
         lines.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -257,6 +276,11 @@ pub fn evaluate(data: &Path, cache: &Path, mut embedder: Option<(&Embedder, Opti
         let started = Instant::now();
         let mut index = fathom_engine::index_files("repo", files, &Options::default(), &mut Clock(Instant::now()));
         let index_s = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        if let Some(model) = &statics {
+            index.build_static(Arc::clone(model)).expect("the static lane builds");
+        }
+        let static_s = started.elapsed().as_secs_f64();
         let query = instance["problem_statement"].as_str().unwrap();
         let vector = match &mut embedder {
             Some((model, cache)) => {
@@ -275,19 +299,23 @@ pub fn evaluate(data: &Path, cache: &Path, mut embedder: Option<(&Embedder, Opti
         let gold: HashSet<String> =
             instance["gold_files"].as_array().unwrap().iter().map(|g| g.as_str().unwrap().to_owned()).collect();
         if let Some(dump) = &dump {
-            let evidence = index.retrieval().evidence(&index.sources(), query, vector.as_deref());
+            let evidence = index.retrieval().evidence(&index.sources(), query, vector.as_deref(), true);
             let line =
                 json!({"instance": id, "repo": repo, "gold": gold, "issue": evidence.issue, "files": evidence.files});
             writeln!(dump.borrow_mut(), "{line}").unwrap();
         }
-        let mut row = json!({"instance": id, "index_s": (index_s * 100.0).round() / 100.0, "gold": gold});
-        for (mode, read_report, name) in MODES {
-            if mode == SearchMode::Dense && vector.is_none() {
-                continue;
-            }
+        let mut row = json!({"instance": id, "index_s": (index_s * 100.0).round() / 100.0,
+            "static_s": (static_s * 100.0).round() / 100.0, "gold": gold});
+        for (mode, read_report, vectors, name) in MODES {
+            let given = match vectors {
+                Vectors::None => None,
+                Vectors::Static if statics.is_some() => None,
+                Vectors::Minilm if vector.is_some() => vector.as_deref(),
+                _ => continue,
+            };
             let options = SearchOptions { k: 50, mode, read_report, ..SearchOptions::default() };
             let started = Instant::now();
-            let results = index.search(query, &options, vector.as_deref());
+            let results = index.search(query, &options, given);
             ms.entry(name).or_default().push(started.elapsed().as_secs_f64() * 1000.0);
             let ranking: Vec<String> = results.files.iter().map(|f| f.file.clone()).collect();
             for acc in
@@ -347,7 +375,7 @@ pub fn evaluate(data: &Path, cache: &Path, mut embedder: Option<(&Embedder, Opti
 
 pub fn print_table(report: &Value) {
     println!(
-        "{:<34} {:<8} {:>6} {:>6} {:>6} {:>6} {:>7}",
+        "{:<34} {:<14} {:>6} {:>6} {:>6} {:>6} {:>7}",
         "localisation", "mode", "Acc@1", "Acc@3", "Acc@5", "Acc@10", "MRR"
     );
     let mut rows: Vec<(String, &Value)> =
@@ -355,11 +383,11 @@ pub fn print_table(report: &Value) {
     rows.push(("hard (pydicom, astroid, sqlfluff)".into(), &report["hard"]));
     rows.push(("overall".into(), &report["overall"]));
     for (label, accs) in rows {
-        for (_, _, mode) in MODES {
+        for (_, _, _, mode) in MODES {
             let Some(a) = accs.get(mode) else { continue };
             let c = |k: &str| a[k].as_f64().unwrap_or(f64::NAN);
             println!(
-                "{label:<34} {mode:<8} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
+                "{label:<34} {mode:<14} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
                 c("acc_at_1"),
                 c("acc_at_3"),
                 c("acc_at_5"),

@@ -39,10 +39,15 @@ fn main() {
     assert!(dir.is_dir(), "{} is missing: run scripts/corpora.sh", dir.display());
 
     let started = Instant::now();
-    let index =
+    let mut index =
         fathom_engine::index_dir(&dir, &Options::default(), &mut Clock(Instant::now())).expect("Django indexes");
     let index_s = started.elapsed().as_secs_f64();
-    let summary = index.summary();
+    // `fathom-bench static`: the static lane on Django alone.
+    if std::env::args().nth(1).as_deref() == Some("static") {
+        println!("{}", serde_json::to_string_pretty(&static_bench(&mut index)).unwrap());
+        return;
+    }
+    let summary = index.summary().clone();
 
     let names = sample_names(&index);
     let search = time_each(&names.search, |q| {
@@ -62,6 +67,7 @@ fn main() {
     });
 
     let bundle = bundle_bench(&index, index_s);
+    let statics = static_bench(&mut index);
     let throughput = throughput_bench(&corpora);
     let floor = parse_floor(&dir);
     let semantic = semantic_bench(&corpora);
@@ -100,6 +106,7 @@ fn main() {
         "corpus": CORPUS.to_lowercase(),
     });
     report["locate"] = locate;
+    report["static_lane"] = statics;
     for key in ["embedding", "hnsw", "hybrid_search"] {
         report[key] = semantic[key].clone();
     }
@@ -191,6 +198,15 @@ fn main() {
         "  embed, WebGPU            {}   ({})",
         e["webgpu_chunks_per_s"],
         e["webgpu_note"].as_str().unwrap_or_default()
+    );
+    let st = &report["static_lane"];
+    println!(
+        "  static lane, native      {:>8.0} chunks/s ({} chunks, {} threads)   hybrid search p50 {} ms   table {} bytes",
+        st["native_chunks_per_s"].as_f64().unwrap_or(f64::NAN),
+        st["chunks"],
+        st["threads"],
+        st["hybrid_search_p50_ms"],
+        st["table_bytes"]
     );
     let h = &report["hnsw"];
     println!(
@@ -398,6 +414,38 @@ fn locate_bench(corpora: &std::path::Path) -> serde_json::Value {
         "search_report_p50_ms": searched.0, "search_report_p95_ms": searched.1,
         "reference_plain_search_p50_ms": plain.0, "reference_plain_search_p95_ms": plain.1,
         "goal_p50_ms": 300.0,
+    })
+}
+
+/// The static lane on Django natively: every chunk's vector from the table
+/// (tokenising included), then hybrid searches that read it. Issue 29's goal
+/// for the browser is 10,000 chunks/s; this is the native side of it.
+/// Leaves the lane built on `index`.
+fn static_bench(index: &mut Index) -> serde_json::Value {
+    let dir = fathom_embed::asset::default_dir();
+    let table_bytes = std::fs::metadata(dir.join(fathom_static::TABLE_FILE)).map(|m| m.len()).ok();
+    let model = match fathom_engine::embed::load_static(&dir) {
+        Ok(model) => model,
+        Err(e) => return json!({ "skipped": e }),
+    };
+    let started = Instant::now();
+    index.build_static(model).expect("the static lane builds");
+    let seconds = started.elapsed().as_secs_f64();
+    let chunks = index.chunks().len();
+    let names = sample_names(index);
+    let options = fathom_engine::SearchOptions { k: 20, ..Default::default() };
+    let search = time_each(&names.search, |q| {
+        index.search(q, &options, None);
+    });
+    json!({
+        "chunks": chunks,
+        "seconds": round(seconds),
+        "native_chunks_per_s": round(chunks as f64 / seconds),
+        "threads": fathom_search::parallel::threads(),
+        "hybrid_search_p50_ms": search.0,
+        "hybrid_search_p95_ms": search.1,
+        "table_bytes": table_bytes,
+        "table_goal_bytes": 8_000_000,
     })
 }
 

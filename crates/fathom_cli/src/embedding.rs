@@ -1,5 +1,10 @@
-//! Embeddings for the CLI: the model asset from disk, vectors from the
-//! disk cache where it has them, the rest computed on the CPU.
+//! Embeddings for the CLI, in two tiers:
+//! - the static lane, a table lookup per chunk, built whenever a search
+//!   reads meaning: ready a moment after indexing, on any machine;
+//! - MiniLM, when asked for (`--minilm`, `--embed`, a bundle being written)
+//!   or when the index already holds its vectors (a bundle): vectors from
+//!   the disk cache where it has them, the rest computed on the CPU. Its
+//!   lane then serves instead of the static one.
 
 use anyhow::Result;
 use fathom_embed::cache::DiskCache;
@@ -8,15 +13,23 @@ use fathom_engine::Index;
 
 use crate::progress::Progress;
 
-/// Embeds the index's chunks and returns the model, for the queries.
-/// Returns `None`, after saying why on stderr, when the model asset is
-/// missing: searches then run lexically and their `note` says so.
-pub fn prepare(index: &mut Index) -> Result<Option<Embedder>> {
+/// Builds the static lane, then, where `minilm` asks for it or the index
+/// already holds MiniLM's vectors, embeds what is missing with MiniLM and
+/// returns the model, for the queries. A missing asset is said on stderr
+/// and that tier left out: searches then say in their `note` what ran.
+pub fn prepare(index: &mut Index, minilm: bool) -> Result<Option<Embedder>> {
     let dir = asset::default_dir();
+    match fathom_engine::embed::load_static(&dir) {
+        Ok(model) => index.build_static(model).map_err(anyhow::Error::msg)?,
+        Err(e) => eprintln!("fathom: {e}; no static lane"),
+    }
+    if !minilm && index.embedding_status().embedded == 0 {
+        return Ok(None);
+    }
     let (weights, tokenizer) = match asset::read_dir(&dir) {
         Ok(files) => files,
         Err(e) => {
-            eprintln!("fathom: {e}; searching lexically");
+            eprintln!("fathom: {e}; MiniLM is left out");
             return Ok(None);
         }
     };

@@ -69,6 +69,11 @@ enum Command {
         /// Search by words only: load no model, embed nothing.
         #[arg(long)]
         lexical: bool,
+        /// Read meaning with MiniLM instead of the static table: embeds
+        /// every chunk first (minutes on a CPU for a large repository; the
+        /// disk cache keeps them).
+        #[arg(long, conflicts_with = "lexical")]
+        minilm: bool,
     },
     /// Run a read-only Cypher query: {columns, rows, truncated}.
     Query {
@@ -150,9 +155,10 @@ enum Command {
         /// How many files to list.
         #[arg(long, short, default_value_t = 10)]
         k: usize,
-        /// Also read the report by meaning: embeds what the index lacks
-        /// first (slow on a CPU for a large repository). A bundle with
-        /// embeddings is read by meaning without it.
+        /// Embed the chunks with MiniLM first (slow on a CPU for a large
+        /// repository), as a bundle with embeddings already is. Reports are
+        /// read by words; see `dense` in the output for whether meaning
+        /// took part.
         #[arg(long)]
         embed: bool,
         /// Print JSON: {files: [{file, score, reasons, symbols, evidence}], frames, names, dense, weights}.
@@ -160,8 +166,9 @@ enum Command {
         json: bool,
     },
     /// Search code by description, error message, stack trace or identifier:
-    /// BM25 and MiniLM embeddings fused with RRF, expanded through the graph,
-    /// every hit cited and explained.
+    /// BM25 and embeddings (the static table's, or MiniLM's with `--minilm`
+    /// or from a bundle) fused with RRF, expanded through the graph, every
+    /// hit cited and explained.
     Search {
         /// A `.zip` archive or a directory.
         target: PathBuf,
@@ -182,6 +189,12 @@ enum Command {
         /// lexical (BM25, names, trace locations), dense (embeddings) or hybrid (both, fused).
         #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
         mode: ModeArg,
+        /// Read meaning with MiniLM instead of the static table: embeds
+        /// every chunk first (minutes on a CPU for a large repository; the
+        /// disk cache keeps them). A bundle's MiniLM vectors are used
+        /// without it.
+        #[arg(long)]
+        minilm: bool,
         /// Print JSON: {query, mode, note, hits | files, params}, each hit with `explain`.
         #[arg(long)]
         json: bool,
@@ -276,7 +289,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut index = open_with(&target, &Options { exclude, ..Options::default() })?;
             if let Some(path) = output {
                 if !no_embed {
-                    embedding::prepare(&mut index)?;
+                    embedding::prepare(&mut index, true)?;
                 }
                 let bytes = index.to_bundle();
                 std::fs::write(&path, &bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
@@ -343,9 +356,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
         }
-        Command::Mcp { target, lexical } => {
+        Command::Mcp { target, lexical, minilm } => {
             let mut index = open(&target)?;
-            let embedder = if lexical { None } else { embedding::prepare(&mut index)? };
+            let embedder = if lexical { None } else { embedding::prepare(&mut index, minilm)? };
             mcp::serve(index, embedder)?;
         }
         Command::Query { target, cypher, params, json } => {
@@ -371,7 +384,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             // A description is also read by meaning, as a hybrid search is.
             let text = change.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
             let query_vector = match text {
-                Some(text) if !args.lexical => match embedding::prepare(&mut index)? {
+                Some(text) if !args.lexical => match embedding::prepare(&mut index, false)? {
                     Some(embedder) => Some(embedder.embed_query(text)?),
                     None => None,
                 },
@@ -402,8 +415,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 anyhow::bail!("the report is empty: give its title and text");
             }
             let mut index = open(&target)?;
-            let embedder =
-                if embed || index.embedding_status().dense_ready { embedding::prepare(&mut index)? } else { None };
+            let embedder = embedding::prepare(&mut index, embed)?;
             let vector = embedder.map(|e| e.embed_query(&report)).transpose()?;
             let found = index.locate(&report, k.max(1), vector.as_deref());
             output::locate(&found, json)?;
@@ -411,7 +423,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
         }
-        Command::Search { target, query, queries, k, files, mode, json } => {
+        Command::Search { target, query, queries, k, files, mode, minilm, json } => {
             let mode = match mode {
                 ModeArg::Lexical => SearchMode::Lexical,
                 ModeArg::Dense => SearchMode::Dense,
@@ -420,7 +432,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
             let input = queries.map(|path| batch::read(&path)).transpose()?;
             let mut index = open(&target)?;
-            let embedder = if mode == SearchMode::Lexical { None } else { embedding::prepare(&mut index)? };
+            let embedder = if mode == SearchMode::Lexical { None } else { embedding::prepare(&mut index, minilm)? };
             if let Some(lines) = input {
                 return batch::run(&index, embedder.as_ref(), &lines, &options, files);
             }

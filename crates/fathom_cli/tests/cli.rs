@@ -91,6 +91,25 @@ fn hybrid_search_finds_by_meaning_and_explains_each_lane() {
         "--json",
     ]));
     assert_eq!(out["mode"], "hybrid", "{}", out["note"]);
+    // By default the static table reads meaning: no chunk is run through MiniLM.
+    assert_eq!(out["params"]["meaning"], "static");
+    assert!(out["params"]["hnsw"].is_null() && out["params"]["embedded"] == 0);
+    let top = &out["hits"][0];
+    assert_eq!(top["symbol"], "pkg.calc.Calculator.add");
+    assert_eq!(top["explain"]["dense_rank"], 1);
+    assert!(top["explain"]["lanes"]["dense"].as_f64().unwrap() > 0.0);
+
+    // With --minilm every chunk is embedded and MiniLM's lane serves.
+    let out = json(&fathom(&[
+        "search",
+        fixture().to_str().unwrap(),
+        "add an amount to the running sum",
+        "--k",
+        "5",
+        "--minilm",
+        "--json",
+    ]));
+    assert_eq!(out["params"]["meaning"], "minilm", "{}", out["note"]);
     assert!(out["params"]["hnsw"]["points"].as_u64().unwrap() > 10);
     let top = &out["hits"][0];
     assert_eq!(top["symbol"], "pkg.calc.Calculator.add");

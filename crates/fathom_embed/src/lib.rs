@@ -9,6 +9,8 @@
 pub mod asset;
 mod bert;
 pub mod cache;
+#[cfg(feature = "distil")]
+pub mod distil;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
@@ -197,6 +199,29 @@ impl Embedder {
         let batch = self.batch(texts)?;
         let out = self.model.embed(batch.ids, batch.mask);
         Self::rows(out.into_data(), batch.size)
+    }
+
+    /// Embeds sequences of token ids as they are (no `[CLS]` or `[SEP]` is
+    /// added): for distilling the static table, one word piece at a time.
+    pub fn embed_ids(&self, sequences: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let len = sequences.iter().map(Vec::len).max().unwrap_or(0);
+        if sequences.is_empty() || len == 0 {
+            return Ok(vec![Vec::new(); sequences.len()]);
+        }
+        let mut ids = vec![0i32; sequences.len() * len];
+        let mut mask = vec![0f32; sequences.len() * len];
+        for (row, tokens) in sequences.iter().enumerate() {
+            for (col, &id) in tokens.iter().enumerate() {
+                ids[row * len + col] = id as i32;
+                mask[row * len + col] = 1.0;
+            }
+        }
+        let shape = [sequences.len(), len];
+        let out = self.model.embed(
+            Tensor::from_data(TensorData::new(ids, shape), &self.device),
+            Tensor::from_data(TensorData::new(mask, shape), &self.device),
+        );
+        Self::rows(out.into_data(), sequences.len())
     }
 
     /// Embeds a query of any length: a long one (a bug report) in

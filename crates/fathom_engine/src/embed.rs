@@ -74,3 +74,18 @@ pub fn embed_index(
     index.build_dense();
     Ok(report)
 }
+
+/// The static lane's table and its tokenizer, read from the model asset's
+/// folder (`make model` puts both there), naming what is missing and how to
+/// make it.
+pub fn load_static(dir: &std::path::Path) -> Result<std::sync::Arc<fathom_static::StaticModel>, String> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read(&path).map_err(|e| format!("{}: {e}; build it with `make model`", path.display()))
+    };
+    let table = read(fathom_static::TABLE_FILE)?;
+    let tokenizer = read(fathom_embed::asset::TOKENIZER_FILE)?;
+    fathom_embed::asset::verify(fathom_embed::asset::TOKENIZER_FILE, &tokenizer, fathom_embed::asset::TOKENIZER_SHA256)
+        .map_err(|e| e.to_string())?;
+    fathom_static::StaticModel::load(&table, &tokenizer).map(std::sync::Arc::new).map_err(|e| e.to_string())
+}

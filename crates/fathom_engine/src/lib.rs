@@ -199,6 +199,8 @@ pub struct Localisation {
     pub names: usize,
     /// Whether the embeddings' lane took part.
     pub dense: bool,
+    /// Whose embeddings: MiniLM's or the static table's.
+    pub meaning: Option<fathom_search::retrieval::Meaning>,
     pub weights: fathom_search::locate::Weights,
 }
 
@@ -232,6 +234,9 @@ pub struct EmbeddingStatus {
     pub embedded: usize,
     /// Whether the dense index is built over the embedded chunks.
     pub dense_ready: bool,
+    /// Whether every chunk has its static vector: the dense lane until
+    /// MiniLM's index is ready.
+    pub static_ready: bool,
 }
 
 /// Indexes an archive held in memory: a zip, a tar or a tar.gz, whichever
@@ -508,10 +513,20 @@ impl Index {
                 evidence: e.evidence,
             })
             .collect();
+        // The lane that took part: a static lane weighed at 0 did not.
+        let meaning = match vector {
+            Some(_) => Some(fathom_search::retrieval::Meaning::Minilm),
+            None => self
+                .retrieval
+                .static_lane()
+                .filter(|_| fathom_search::locate::WEIGHTS.statics > 0.0)
+                .map(|_| fathom_search::retrieval::Meaning::Static),
+        };
         Localisation {
             frames: issue.frames.len(),
             names: issue.mentions.len(),
-            dense: vector.is_some(),
+            dense: meaning.is_some(),
+            meaning,
             files,
             weights: fathom_search::locate::WEIGHTS,
         }
@@ -550,6 +565,14 @@ impl Index {
         self.retrieval.vector(chunk)
     }
 
+    /// Gives every chunk its vector from the static table (a lookup and a
+    /// mean per chunk): search fuses meaning with words from then on, and
+    /// MiniLM's lane takes over once its index is built.
+    pub fn build_static(&mut self, model: std::sync::Arc<fathom_static::StaticModel>) -> Result<(), String> {
+        let sources = GraphTexts { graph: &self.graph, texts: &self.texts, line_terms: None, name_terms: &[] };
+        self.retrieval.build_static(&sources, model)
+    }
+
     /// Builds the HNSW index over every embedded chunk.
     pub fn build_dense(&mut self) -> Option<HnswParams> {
         self.retrieval.build_dense()
@@ -584,6 +607,7 @@ impl Index {
             chunks: self.retrieval.chunks().len(),
             embedded: self.retrieval.embedded(),
             dense_ready: self.retrieval.dense().is_some(),
+            static_ready: self.retrieval.static_lane().is_some(),
         }
     }
 

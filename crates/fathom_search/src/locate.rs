@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::chunks::Sources;
 use crate::issue::{Issue, Place};
-use crate::retrieval::{Retrieval, is_test_path};
+use crate::retrieval::{Meaning, Retrieval, is_test_path};
 use crate::{MatchKind, NameIndex};
 
 /// How many chunks the word lane reads.
@@ -110,9 +110,12 @@ pub struct FileEvidence {
     pub code_score: f64,
     pub prose_rank: Option<u32>,
     pub prose_score: f64,
-    /// The file's rank and relative similarity by the report's embedding.
+    /// The file's rank and relative similarity by the report's MiniLM
+    /// embedding, and by its static one.
     pub dense_rank: Option<u32>,
     pub dense_score: f64,
+    pub static_rank: Option<u32>,
+    pub static_score: f64,
     /// Frames of a traceback in the file, as the lowest depth.
     pub frame_depth: Option<u32>,
     /// The lines its frames name.
@@ -195,6 +198,11 @@ pub struct Weights {
     /// costs Acc@1 from 0.25 on (83 of the set's reports, see
     /// bench/PERFORMANCE.md): a tie-breaker.
     pub dense: f64,
+    /// The static lane's, read the same way. It costs Acc@1 at every weight
+    /// tried (0.025 to 0.8, and sharper shapings of its scores): a report's
+    /// mean vector points at the repository's commonest topics, not at the
+    /// fix. Gathered, so it can be studied, and weighed at 0.
+    pub statics: f64,
     /// Named definitions: the sum of their specificities, capped; a name
     /// written in prose counts `name_prose` as much, an imported one
     /// `1 + name_import` times, a dotted one `1 + name_dotted` times.
@@ -226,6 +234,7 @@ pub const WEIGHTS: Weights = Weights {
     code: 0.5,
     prose: 0.0,
     dense: 0.1,
+    statics: 0.0,
     name: 0.1,
     name_cap: 1.5,
     name_prose: 0.3,
@@ -256,7 +265,8 @@ impl Weights {
             + self.word_mass * f.word_mass
             + lane(self.code, f.code_rank, f.code_score)
             + lane(self.prose, f.prose_rank, f.prose_score)
-            + lane(self.dense, f.dense_rank, f.dense_score);
+            + lane(self.dense, f.dense_rank, f.dense_score)
+            + lane(self.statics, f.static_rank, f.static_score);
         let named: f64 = f
             .named
             .iter()
@@ -358,9 +368,11 @@ impl Retrieval {
         files
     }
 
-    /// Gathers the evidence about every file a report points at.
-    /// `query_vector`, the report's embedding, adds the dense lane.
-    pub fn evidence(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>) -> Evidence {
+    /// Gathers the evidence about every file a report points at. With
+    /// `meaning`, the dense lane adds its own: MiniLM's where
+    /// `query_vector`, the report's embedding, is given and the chunks are
+    /// embedded, else the static table's where it is built.
+    pub fn evidence(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>, meaning: bool) -> Evidence {
         let graph = sources.graph();
         let issue = Issue::read(text);
         let mut files: HashMap<&str, FileEvidence> = HashMap::new();
@@ -378,10 +390,16 @@ impl Retrieval {
             (file.word_rank, file.word_score, file.word_chunk) = (Some(rank as u32 + 1), f.relative, Some(f.chunk));
             file.word_mass = f.mass / 3.0;
         }
-        if let (Some(dense), Some(vector)) = (self.dense(), query_vector) {
-            for (rank, f) in self.by_file(graph, dense.search(vector, WORD_DEPTH)).into_iter().enumerate() {
+        if let Some(lane) = self.lane(text, query_vector).filter(|_| meaning) {
+            let minilm = lane.meaning() == Meaning::Minilm;
+            for (rank, f) in self.by_file(graph, lane.search(WORD_DEPTH)).into_iter().enumerate() {
                 let file = entry(&mut files, f.path);
-                (file.dense_rank, file.dense_score) = (Some(rank as u32 + 1), f.relative);
+                let (lane_rank, lane_score) = if minilm {
+                    (&mut file.dense_rank, &mut file.dense_score)
+                } else {
+                    (&mut file.static_rank, &mut file.static_score)
+                };
+                (*lane_rank, *lane_score) = (Some(rank as u32 + 1), f.relative);
             }
         }
 
@@ -557,7 +575,7 @@ impl Retrieval {
         query_vector: Option<&[f32]>,
         k: usize,
     ) -> (Issue, Vec<Explained>) {
-        let Evidence { issue, files } = self.evidence(sources, text, query_vector);
+        let Evidence { issue, files } = self.evidence(sources, text, query_vector, true);
         let located = WEIGHTS.rank(files);
         (issue, located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect())
     }
@@ -630,8 +648,10 @@ impl Retrieval {
         if e.code_rank == Some(1) {
             reasons.push("first by the words of the report's code".to_owned());
         }
-        if e.dense_rank.is_some_and(|r| r <= 3) {
-            reasons.push(format!("#{} by meaning", e.dense_rank.unwrap_or_default()));
+        let by_meaning =
+            e.dense_rank.filter(|_| WEIGHTS.dense > 0.0).or(e.static_rank.filter(|_| WEIGHTS.statics > 0.0));
+        if let Some(rank) = by_meaning.filter(|&r| r <= 3) {
+            reasons.push(format!("#{rank} by meaning"));
         }
         if e.stem_named > 0.0 || e.stem_coded > 0.0 {
             reasons.push("its name is a word of the report".to_owned());

@@ -10,12 +10,13 @@ use fathom_model::{LineStarts, SymbolKind};
 use serde::Serialize;
 
 use crate::chunks::{self, Chunk, Piece, Sources};
-use crate::dense::{Dense, HnswParams, Vector};
+use crate::dense::{Dense, HnswParams, StaticVectors, Vector};
 use crate::hints::{self, Hints};
 use crate::issue::Issue;
 use crate::lexical::{Bm25Params, Input, Lexical, LineTerms, NAME_BOOST, Splitter, StoredLexical};
 use crate::locate;
 use crate::{MatchKind, NameIndex};
+use fathom_static::{Frequencies, StaticModel};
 
 /// Reciprocal rank fusion's constant (Cormack et al.).
 pub const RRF_K: f64 = 60.0;
@@ -51,6 +52,21 @@ pub const FUSION: Fusion = Fusion {
     dense_confidence_pivot: 0.6,
     dense_confidence_exponent: 4.0,
     dense_confidence_cap: 2.0,
+};
+
+/// The same shaping for the static lane. Its similarities run higher and
+/// closer together than MiniLM's (the best match at 0.54-0.80 where the
+/// tenth is at 0.44-0.68), so only its near-best matches count (exponent
+/// 16), and it never outweighs the words (its confidence is capped at 1,
+/// reached at a best similarity of 0.9). Chosen on `make eval`'s sets, where
+/// every pivot from 0.9 beat lexical alone on all three (see
+/// bench/PERFORMANCE.md).
+pub const STATIC_FUSION: Fusion = Fusion {
+    lexical_score_exponent: 2.0,
+    dense_score_exponent: 16.0,
+    dense_confidence_pivot: 0.9,
+    dense_confidence_exponent: 4.0,
+    dense_confidence_cap: 1.0,
 };
 
 impl Fusion {
@@ -324,6 +340,92 @@ pub struct Params {
     pub fusion: Fusion,
     pub chunks: usize,
     pub embedded: usize,
+    /// Which embeddings served the dense lane: MiniLM's, the static
+    /// table's, or none (a lexical search).
+    pub meaning: Option<Meaning>,
+}
+
+/// The embeddings behind a search's dense lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Meaning {
+    /// MiniLM's vectors, through the HNSW graph.
+    Minilm,
+    /// The static table's, by exact scan.
+    Static,
+}
+
+/// The static lane over a retrieval index's chunks: the table, how often
+/// each word piece occurs in the chunks (its weights come from there), and
+/// every chunk's vector.
+pub struct StaticLane {
+    model: Arc<StaticModel>,
+    corpus: Frequencies,
+    vectors: StaticVectors,
+}
+
+impl StaticLane {
+    /// Embeds every chunk: tokenised once (on every core natively), counted,
+    /// then weighted by the counts.
+    fn build(sources: &Prepared<'_>, chunks: &[Chunk], model: Arc<StaticModel>) -> Result<StaticLane, String> {
+        let pieces: Vec<Result<Vec<u32>, String>> =
+            crate::parallel::map(chunks, |chunk| model.ids(&chunks::text(sources, chunk)).map_err(|e| e.to_string()));
+        let pieces = pieces.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let mut corpus = Frequencies::new(model.vocabulary());
+        pieces.iter().for_each(|ids| corpus.add(ids));
+        let embedded = crate::parallel::map(&pieces, |ids| model.embed_ids(ids, Some(&corpus)));
+        let mut vectors = StaticVectors::new(model.dim());
+        embedded.iter().for_each(|v| vectors.push(v));
+        Ok(StaticLane { model, corpus, vectors })
+    }
+
+    /// A query's (or a whole report's) vector, weighted by this corpus;
+    /// `None` for a query with no word the table knows whole (gibberish).
+    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        self.model.embed_query(text, Some(&self.corpus)).ok().flatten()
+    }
+
+    /// The table the vectors were made with.
+    pub fn model_id(&self) -> &str {
+        self.model.id()
+    }
+
+    pub fn vectors(&self) -> &StaticVectors {
+        &self.vectors
+    }
+
+    pub fn search(&self, vector: &[f32], limit: usize) -> Vec<(u32, f32)> {
+        self.vectors.search(vector, limit)
+    }
+}
+
+/// A query's dense lane, as a search reads it.
+pub(crate) enum Lane<'r> {
+    Minilm(&'r Dense, &'r [f32]),
+    Static(&'r StaticLane, Vec<f32>),
+}
+
+impl Lane<'_> {
+    pub(crate) fn search(&self, limit: usize) -> Vec<(u32, f32)> {
+        match self {
+            Lane::Minilm(dense, vector) => dense.search(vector, limit),
+            Lane::Static(lane, vector) => lane.search(vector, limit),
+        }
+    }
+
+    fn fusion(&self) -> Fusion {
+        match self {
+            Lane::Minilm(..) => FUSION,
+            Lane::Static(..) => STATIC_FUSION,
+        }
+    }
+
+    pub(crate) fn meaning(&self) -> Meaning {
+        match self {
+            Lane::Minilm(..) => Meaning::Minilm,
+            Lane::Static(..) => Meaning::Static,
+        }
+    }
 }
 
 pub struct Ranking {
@@ -355,6 +457,7 @@ pub struct Retrieval {
     /// allocations as its points.
     vectors: Vec<Option<Arc<[f32]>>>,
     dense: Option<Dense>,
+    statics: Option<StaticLane>,
 }
 
 impl Retrieval {
@@ -366,7 +469,7 @@ impl Retrieval {
         let graph = sources.graph();
         let lexical = Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input));
         let vectors = vec![None; chunks.len()];
-        Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense: None }
+        Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense: None, statics: None }
     }
 
     /// The lexical index's postings, for storing.
@@ -429,7 +532,7 @@ impl Retrieval {
             let sources = &Prepared::new(sources);
             Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input))
         };
-        Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense })
+        Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense, statics: None })
     }
 
     pub fn chunks(&self) -> &[Chunk] {
@@ -492,6 +595,27 @@ impl Retrieval {
         self.dense.as_ref()
     }
 
+    /// Gives every chunk a vector from the static table: the dense lane
+    /// until MiniLM's vectors are in, and wherever no query vector is given.
+    pub fn build_static(&mut self, sources: &dyn Sources, model: Arc<StaticModel>) -> Result<(), String> {
+        self.statics = Some(StaticLane::build(&Prepared::new(sources), &self.chunks, model)?);
+        Ok(())
+    }
+
+    pub fn static_lane(&self) -> Option<&StaticLane> {
+        self.statics.as_ref()
+    }
+
+    /// The dense lane a query gets: MiniLM's where its index is built and
+    /// the query was embedded, else the static table's where it is built.
+    pub(crate) fn lane<'r>(&'r self, query: &str, query_vector: Option<&'r [f32]>) -> Option<Lane<'r>> {
+        match (&self.dense, query_vector, &self.statics) {
+            (Some(dense), Some(vector), _) => Some(Lane::Minilm(dense, vector)),
+            (_, _, Some(statics)) => statics.embed(query).map(|v| Lane::Static(statics, v)),
+            _ => None,
+        }
+    }
+
     pub fn params(&self, weights: Weights) -> Params {
         Params {
             rrf_k: RRF_K,
@@ -501,6 +625,7 @@ impl Retrieval {
             fusion: FUSION,
             chunks: self.chunks.len(),
             embedded: self.embedded(),
+            meaning: None,
         }
     }
 
@@ -516,11 +641,14 @@ impl Retrieval {
         let graph = sources.graph();
         let w = options.weights;
         let mut note = None;
-        let mode = match (options.mode, &self.dense, query_vector) {
-            (Mode::Lexical, ..) => Mode::Lexical,
-            (mode, Some(_), Some(_)) => mode,
-            (mode, dense, _) => {
-                let why = if dense.is_none() {
+        let lane = if options.mode == Mode::Lexical { None } else { self.lane(query, query_vector) };
+        let mode = match (options.mode, &lane) {
+            (Mode::Lexical, _) => Mode::Lexical,
+            (mode, Some(_)) => mode,
+            (mode, None) => {
+                let why = if self.statics.is_some() {
+                    "no word of the query is one the static table knows whole".to_owned()
+                } else if self.dense.is_none() {
                     format!("embeddings are not ready ({} of {} chunks)", self.embedded(), self.chunks.len())
                 } else {
                     "the query was not embedded".to_owned()
@@ -587,15 +715,16 @@ impl Retrieval {
             }
         }
         if mode != Mode::Lexical
-            && let (Some(dense), Some(vector)) = (&self.dense, query_vector)
+            && let Some(lane) = &lane
         {
             let matches: Vec<(u32, f32)> =
-                dense.search(vector, LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
+                lane.search(LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
             let best = matches.first().map_or(0.0, |&(_, s)| s);
             // In hybrid mode the lane's weight follows its confidence, and
             // each share its similarity relative to the best (see `Fusion`).
+            let fusion = lane.fusion();
             let (confidence, exponent) = if mode == Mode::Hybrid {
-                (FUSION.dense_confidence(best), FUSION.dense_score_exponent)
+                (fusion.dense_confidence(best), fusion.dense_score_exponent)
             } else {
                 (1.0, 0.0)
             };
@@ -625,7 +754,7 @@ impl Retrieval {
         // its symbols follow their files' order.
         let files = if options.read_report && mode != Mode::Dense && Issue::is_report(query) {
             let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
-            let evidence = self.evidence(sources, query, query_vector.filter(|_| mode == Mode::Hybrid));
+            let evidence = self.evidence(sources, query, query_vector, mode == Mode::Hybrid);
             let files = located_files(graph, locate::WEIGHTS.rank(evidence.files), &hits, accept.as_ref());
             let order: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.file.as_str(), i)).collect();
             hits.sort_by_key(|h| graph.path_of(h.node).and_then(|p| order.get(p)).copied().unwrap_or(usize::MAX));
@@ -639,7 +768,12 @@ impl Retrieval {
                 hit.explain.matched_terms = self.matched_terms(sources, query, chunk);
             }
         }
-        Ranking { mode, note, hits, files, params: self.params(w) }
+        let mut params = self.params(w);
+        if mode != Mode::Lexical {
+            params.meaning = lane.as_ref().map(Lane::meaning);
+            params.fusion = lane.as_ref().map_or(FUSION, Lane::fusion);
+        }
+        Ranking { mode, note, hits, files, params }
     }
 
     /// Names in the query: exact and prefix matches of its code-shaped

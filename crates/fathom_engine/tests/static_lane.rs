@@ -1,0 +1,59 @@
+//! The static lane (the table distilled from MiniLM by `make model`): built
+//! in a moment after indexing, it serves the dense lane with no chunk run
+//! through MiniLM, finds code described in other words than its own, and
+//! gives way to MiniLM's lane once a query vector and MiniLM's index exist.
+
+#![cfg(feature = "embed")]
+
+mod common;
+
+use common::{Recorder, fixture};
+use fathom_embed::asset;
+use fathom_engine::{Options, SearchMode, SearchOptions, index_dir};
+use fathom_search::retrieval::Meaning;
+
+#[test]
+fn the_static_lane_reads_meaning_before_any_chunk_is_embedded() {
+    let mut index = index_dir(&fixture("semantic-mini"), &Options::default(), &mut Recorder::new()).unwrap();
+    let dense = SearchOptions { mode: SearchMode::Dense, expand: false, ..SearchOptions::default() };
+
+    // Without it, a search by meaning runs by words, and says so.
+    let before = index.search("deliver a letter to a recipient", &dense, None);
+    assert_eq!(before.mode, SearchMode::Lexical);
+    assert!(before.note.as_deref().is_some_and(|n| n.contains("not ready")), "{:?}", before.note);
+    assert!(before.hits.is_empty(), "no word of the query is in the code");
+
+    let model = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
+    index.build_static(model).unwrap();
+    let status = index.embedding_status();
+    assert!(status.static_ready && !status.dense_ready && status.embedded == 0, "{status:?}");
+    assert_eq!(index.retrieval().static_lane().unwrap().vectors().len(), status.chunks);
+
+    let found = index.search("deliver a letter to a recipient", &dense, None);
+    assert_eq!((found.mode, found.params.meaning), (SearchMode::Dense, Some(Meaning::Static)));
+    assert!(found.hits[0].symbol.starts_with("outbox"), "{:?}", found.hits[0].symbol);
+    assert!(found.hits[0].explain.similarity.is_some_and(|s| s > 0.2));
+    let area = index.search("compute how big a round shape is", &dense, None);
+    assert_eq!(area.hits[0].symbol, "geometry.circle_area");
+
+    // Hybrid fuses it with the words, and names it in its params.
+    let hybrid = index.search("deliver a letter to a recipient", &SearchOptions::default(), None);
+    assert_eq!((hybrid.mode, hybrid.params.meaning), (SearchMode::Hybrid, Some(Meaning::Static)));
+    assert!(hybrid.hits[0].symbol.starts_with("outbox"));
+    // A lexical search reads no embeddings at all.
+    let lexical =
+        index.search("send_message", &SearchOptions { mode: SearchMode::Lexical, ..SearchOptions::default() }, None);
+    assert_eq!(lexical.params.meaning, None);
+
+    // MiniLM takes over the dense lane where its index and a query vector exist.
+    let chunks = index.chunks().len();
+    for chunk in 0..chunks {
+        index.set_vector(chunk, fathom_search::dense::synthetic_unit(chunk as u64, 384));
+    }
+    index.build_dense();
+    let query = fathom_search::dense::synthetic_unit(3, 384);
+    let minilm = index.search("deliver a letter to a recipient", &dense, Some(&query));
+    assert_eq!(minilm.params.meaning, Some(Meaning::Minilm));
+    let without_vector = index.search("deliver a letter to a recipient", &dense, None);
+    assert_eq!(without_vector.params.meaning, Some(Meaning::Static), "no query vector: the static lane still serves");
+}

@@ -1,0 +1,269 @@
+//! The static embedding lane: one vector per word piece of MiniLM's
+//! vocabulary, distilled from MiniLM itself (the Model2Vec recipe, Tulkens
+//! and van Dongen, 2024), so that a text's vector is a table lookup and a
+//! mean instead of a transformer's forward pass.
+//!
+//! - [`StaticModel`] reads a table and the tokenizer it was made with, and
+//!   embeds texts: the word pieces' rows, summed with their scales, made unit
+//!   length. It needs no model and no GPU, in every target.
+//! - [`distil`] (feature `distil`, the build-time tool only) turns the
+//!   teacher's vectors for every piece into a table: PCA, frequency
+//!   weighting, int8 quantisation. `fathom-model-asset` in `fathom_embed`
+//!   runs MiniLM over the vocabulary and calls it.
+//!
+//! The table is a safetensors file: `rows` (int8, `[vocab, dims]`) and
+//! `scales` (f32, `[vocab]`, one per row; 0 for a piece with no vector, such
+//! as `[PAD]`), with the recipe and the teacher's hash in its metadata.
+
+#[cfg(feature = "distil")]
+pub mod distil;
+
+use safetensors::{Dtype, SafeTensors};
+use sha2::{Digest, Sha256};
+use tokenizers::Tokenizer;
+
+/// The table's file name beside the app and in the model asset. The version
+/// is the recipe's: change [`RECIPE`] and it changes too, so that no stale
+/// table is taken for a new one.
+pub const TABLE_FILE: &str = "minilm-l6-v2.static-v1.safetensors";
+
+/// The table's hash as the reference build made it (`make model` on an
+/// x86-64 CPU with AVX-512, burn 0.22.1's flex backend). The recipe is
+/// deterministic: the same run gives the same bytes whatever the thread
+/// count. Another CPU's float kernels may round the teacher's vectors
+/// differently; `fathom-model-asset` then says so and keeps its own table,
+/// whose hash every set of static vectors records ([`StaticModel::id`]).
+pub const TABLE_SHA256: &str = "a19908721713067c520fae006fb63e190d319eb1b0aa2cd06911a3ea758b949d";
+
+/// How the table is made. Recorded in the table's metadata and in
+/// ARCHITECTURE.md.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Recipe {
+    /// Dimensions kept by PCA (MiniLM has 384).
+    pub dims: usize,
+    /// SIF's coefficient `a`: a piece of (Zipf-estimated) probability `p`
+    /// is weighted `a / (a + p)`.
+    pub sif: f64,
+}
+
+pub const RECIPE: Recipe = Recipe { dims: 256, sif: 1e-4 };
+
+/// The longest text read, in word pieces: past it, the rest of the text is
+/// left out (a chunk holds a few hundred; a pasted report a few thousand).
+pub const MAX_PIECES: usize = 8192;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StaticError {
+    #[error("the static table is unreadable: {0}")]
+    Table(String),
+    #[error("the static table's {name} has shape {found:?}, expected {expected}")]
+    Shape { name: &'static str, found: Vec<usize>, expected: String },
+    #[error(
+        "the static table has {table} rows but the tokenizer has {tokenizer} pieces; they come from different models"
+    )]
+    Vocabulary { table: usize, tokenizer: usize },
+    #[error("tokenizer: {0}")]
+    Tokenizer(String),
+}
+
+/// A loaded table and its tokenizer.
+pub struct StaticModel {
+    tokenizer: Tokenizer,
+    rows: Vec<i8>,
+    scales: Vec<f32>,
+    dim: usize,
+    id: String,
+}
+
+impl StaticModel {
+    /// Reads a table made by [`distil::table`] and the `tokenizer.json` of
+    /// its teacher.
+    pub fn load(table: &[u8], tokenizer: &[u8]) -> Result<StaticModel, StaticError> {
+        let file = SafeTensors::deserialize(table).map_err(|e| StaticError::Table(e.to_string()))?;
+        let rows = file.tensor("rows").map_err(|e| StaticError::Table(format!("rows: {e}")))?;
+        let scales = file.tensor("scales").map_err(|e| StaticError::Table(format!("scales: {e}")))?;
+        let (vocab, dim) = match (rows.dtype(), rows.shape()) {
+            (Dtype::I8, &[vocab, dim]) if dim > 0 => (vocab, dim),
+            (_, shape) => {
+                return Err(StaticError::Shape {
+                    name: "rows",
+                    found: shape.to_vec(),
+                    expected: "int8 [vocab, dims]".into(),
+                });
+            }
+        };
+        if scales.dtype() != Dtype::F32 || scales.shape() != [vocab] {
+            return Err(StaticError::Shape {
+                name: "scales",
+                found: scales.shape().to_vec(),
+                expected: format!("f32 [{vocab}]"),
+            });
+        }
+        let tokenizer = Tokenizer::from_bytes(tokenizer).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+        let pieces = tokenizer.get_vocab_size(true);
+        if pieces != vocab {
+            return Err(StaticError::Vocabulary { table: vocab, tokenizer: pieces });
+        }
+        let scales: Vec<f32> = scales
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .map(|s| if s.is_finite() { s } else { 0.0 })
+            .collect();
+        let rows = rows.data().iter().map(|&b| b as i8).collect();
+        let digest: String = Sha256::digest(table).iter().take(8).map(|b| format!("{b:02x}")).collect();
+        Ok(StaticModel { tokenizer, rows, scales, dim, id: format!("{TABLE_FILE} (sha256 {digest}…)") })
+    }
+
+    /// Names the table, its hash included: recorded with every set of static
+    /// vectors, so that vectors of two tables are never compared.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    pub fn vocabulary(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// The word pieces of `text`, without `[CLS]` and `[SEP]`, at most
+    /// [`MAX_PIECES`].
+    pub fn ids(&self, text: &str) -> Result<Vec<u32>, StaticError> {
+        let encoding = self.tokenizer.encode_fast(text, false).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+        let mut ids = encoding.get_ids().to_vec();
+        ids.truncate(MAX_PIECES);
+        Ok(ids)
+    }
+
+    /// The text's vector from its pieces: each distinct piece's row, scaled
+    /// by how often it occurs (the square root of its count) and, given the
+    /// corpus's [`Frequencies`], by its inverse document frequency, summed
+    /// and made unit length. All zeros where no piece has a row (an empty
+    /// text, or only unknown pieces).
+    ///
+    /// Weighting by the corpus is what makes the lane: on CoSQA, MRR 0.150
+    /// for the plain mean and 0.290 weighted (see bench/PERFORMANCE.md).
+    pub fn embed_ids(&self, ids: &[u32], corpus: Option<&Frequencies>) -> Vec<f32> {
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        let mut sum = vec![0f32; self.dim];
+        for run in sorted.chunk_by(|a, b| a == b) {
+            let id = run[0] as usize;
+            let Some(&scale) = self.scales.get(id) else { continue };
+            if scale == 0.0 {
+                continue;
+            }
+            let weight = scale * (run.len() as f32).sqrt() * corpus.map_or(1.0, |c| c.idf(run[0]));
+            let row = &self.rows[id * self.dim..(id + 1) * self.dim];
+            for (s, &r) in sum.iter_mut().zip(row) {
+                *s += weight * f32::from(r);
+            }
+        }
+        unit(&mut sum);
+        sum
+    }
+
+    pub fn embed(&self, text: &str, corpus: Option<&Frequencies>) -> Result<Vec<f32>, StaticError> {
+        Ok(self.embed_ids(&self.ids(text)?, corpus))
+    }
+
+    /// A query's vector, or `None` when the query holds no word the
+    /// vocabulary knows whole. Gibberish (`qwxz zzyq`) falls apart into
+    /// single letters, whose rows, weighted as rare, still point somewhere
+    /// with a confident-looking similarity (0.58 on a test fixture, above
+    /// many real matches): such a query has no meaning to read.
+    pub fn embed_query(&self, text: &str, corpus: Option<&Frequencies>) -> Result<Option<Vec<f32>>, StaticError> {
+        // `encode`, not `encode_fast`: only it tells which word each piece is of.
+        let encoding = self.tokenizer.encode(text, false).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+        let words = encoding.get_word_ids();
+        let whole = words.iter().enumerate().any(|(i, word)| {
+            word.is_some()
+                && (i == 0 || words[i - 1] != *word)
+                && words.get(i + 1).is_none_or(|next| next != word)
+                && self.scales.get(encoding.get_ids()[i] as usize).is_some_and(|&s| s > 0.0)
+        });
+        if !whole {
+            return Ok(None);
+        }
+        let mut ids = encoding.get_ids().to_vec();
+        ids.truncate(MAX_PIECES);
+        Ok(Some(self.embed_ids(&ids, corpus)))
+    }
+}
+
+/// In how many of a corpus's texts (chunks) each word piece occurs.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Frequencies {
+    documents: u32,
+    /// By piece id.
+    counts: Vec<u32>,
+}
+
+impl Frequencies {
+    pub fn new(vocabulary: usize) -> Frequencies {
+        Frequencies { documents: 0, counts: vec![0; vocabulary] }
+    }
+
+    /// Counts one text's pieces, each once.
+    pub fn add(&mut self, ids: &[u32]) {
+        let mut distinct = ids.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for id in distinct {
+            if let Some(c) = self.counts.get_mut(id as usize) {
+                *c += 1;
+            }
+        }
+        self.documents += 1;
+    }
+
+    pub fn documents(&self) -> u32 {
+        self.documents
+    }
+
+    /// `ln((N + 1) / (df + 1))`: a piece in every text weighs nothing, one
+    /// the corpus lacks (a query's own word) the most.
+    pub fn idf(&self, id: u32) -> f32 {
+        let df = self.counts.get(id as usize).copied().unwrap_or(0);
+        ((f64::from(self.documents) + 1.0) / (f64::from(df) + 1.0)).ln() as f32
+    }
+}
+
+/// Scales `v` to unit length; a zero vector stays zero.
+pub fn unit(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// A vector as int8 with one scale: `v[i] ≈ scale * q[i]`. The static lane
+/// keeps each chunk's vector this way (a quarter of f32's memory); cosine
+/// rankings move by less than the lane's own noise.
+pub fn quantise(v: &[f32]) -> (Vec<i8>, f32) {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return (vec![0; v.len()], 0.0);
+    }
+    let scale = max / 127.0;
+    (v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect(), scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantised_vectors_keep_their_direction() {
+        let v: Vec<f32> = (0..256).map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0).collect();
+        let (q, scale) = quantise(&v);
+        let back: Vec<f32> = q.iter().map(|&x| scale * f32::from(x)).collect();
+        let dot: f32 = v.iter().zip(&back).map(|(a, b)| a * b).sum();
+        let (na, nb) = (v.iter().map(|x| x * x).sum::<f32>().sqrt(), back.iter().map(|x| x * x).sum::<f32>().sqrt());
+        assert!(dot / (na * nb) > 0.9999, "{}", dot / (na * nb));
+        assert_eq!(quantise(&[0.0, 0.0]), (vec![0, 0], 0.0));
+    }
+}
