@@ -82,14 +82,13 @@ fn lexical_search_json_prints_ranked_hits_with_citations() {
 
 #[test]
 fn hybrid_search_finds_by_meaning_and_explains_each_lane() {
-    let out = json(&fathom(&[
-        "search",
-        fixture().to_str().unwrap(),
-        "add an amount to the running sum",
-        "--k",
-        "5",
-        "--json",
-    ]));
+    let dir = fixture();
+    let search = |extra: &[&str]| {
+        let mut args = vec!["search", dir.to_str().unwrap(), "add an amount to the running sum", "--json"];
+        args.extend_from_slice(extra);
+        json(&fathom(&args))
+    };
+    let out = search(&["--k", "5"]);
     assert_eq!(out["mode"], "hybrid", "{}", out["note"]);
     // By default the static table reads meaning: no chunk is run through MiniLM.
     assert_eq!(out["params"]["meaning"], "static");
@@ -100,15 +99,7 @@ fn hybrid_search_finds_by_meaning_and_explains_each_lane() {
     assert!(top["explain"]["lanes"]["dense"].as_f64().unwrap() > 0.0);
 
     // With --minilm every chunk is embedded and MiniLM's lane serves.
-    let out = json(&fathom(&[
-        "search",
-        fixture().to_str().unwrap(),
-        "add an amount to the running sum",
-        "--k",
-        "5",
-        "--minilm",
-        "--json",
-    ]));
+    let out = search(&["--k", "5", "--minilm"]);
     assert_eq!(out["params"]["meaning"], "minilm", "{}", out["note"]);
     assert!(out["params"]["hnsw"]["points"].as_u64().unwrap() > 10);
     let top = &out["hits"][0];
@@ -116,13 +107,7 @@ fn hybrid_search_finds_by_meaning_and_explains_each_lane() {
     assert_eq!(top["explain"]["dense_rank"], 1);
     assert!(top["explain"]["similarity"].as_f64().unwrap() > 0.4);
 
-    let files = json(&fathom(&[
-        "search",
-        fixture().to_str().unwrap(),
-        "add an amount to the running sum",
-        "--files",
-        "--json",
-    ]));
+    let files = search(&["--files"]);
     assert!(files.get("hits").is_none());
     assert_eq!(files["files"][0]["file"], "pkg/calc.py");
     assert_eq!(files["files"][0]["symbols"][0]["symbol"], "pkg.calc.Calculator.add");

@@ -167,21 +167,26 @@ impl Embedder {
 
     fn batch(&self, texts: &[&str]) -> Result<Batch, EmbedError> {
         let encoded = texts.iter().map(|t| self.tokenizer.ids(t)).collect::<Result<Vec<_>, _>>()?;
-        let len = encoded.iter().map(Vec::len).max().unwrap_or(0).max(1);
-        let mut ids = vec![0i32; texts.len() * len];
-        let mut mask = vec![0f32; texts.len() * len];
-        for (row, tokens) in encoded.iter().enumerate() {
+        Ok(self.padded(&encoded))
+    }
+
+    /// Token id sequences padded to the longest (at least one token).
+    fn padded(&self, sequences: &[Vec<u32>]) -> Batch {
+        let len = sequences.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let mut ids = vec![0i32; sequences.len() * len];
+        let mut mask = vec![0f32; sequences.len() * len];
+        for (row, tokens) in sequences.iter().enumerate() {
             for (col, &id) in tokens.iter().enumerate() {
                 ids[row * len + col] = id as i32;
                 mask[row * len + col] = 1.0;
             }
         }
-        let shape = [texts.len(), len];
-        Ok(Batch {
+        let shape = [sequences.len(), len];
+        Batch {
             ids: Tensor::from_data(TensorData::new(ids, shape), &self.device),
             mask: Tensor::from_data(TensorData::new(mask, shape), &self.device),
-            size: texts.len(),
-        })
+            size: sequences.len(),
+        }
     }
 
     fn rows(data: TensorData, size: usize) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -204,24 +209,12 @@ impl Embedder {
     /// Embeds sequences of token ids as they are (no `[CLS]` or `[SEP]` is
     /// added): for distilling the static table, one word piece at a time.
     pub fn embed_ids(&self, sequences: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let len = sequences.iter().map(Vec::len).max().unwrap_or(0);
-        if sequences.is_empty() || len == 0 {
+        if sequences.iter().all(Vec::is_empty) {
             return Ok(vec![Vec::new(); sequences.len()]);
         }
-        let mut ids = vec![0i32; sequences.len() * len];
-        let mut mask = vec![0f32; sequences.len() * len];
-        for (row, tokens) in sequences.iter().enumerate() {
-            for (col, &id) in tokens.iter().enumerate() {
-                ids[row * len + col] = id as i32;
-                mask[row * len + col] = 1.0;
-            }
-        }
-        let shape = [sequences.len(), len];
-        let out = self.model.embed(
-            Tensor::from_data(TensorData::new(ids, shape), &self.device),
-            Tensor::from_data(TensorData::new(mask, shape), &self.device),
-        );
-        Self::rows(out.into_data(), sequences.len())
+        let batch = self.padded(sequences);
+        let out = self.model.embed(batch.ids, batch.mask);
+        Self::rows(out.into_data(), batch.size)
     }
 
     /// Embeds a query of any length: a long one (a bug report) in
