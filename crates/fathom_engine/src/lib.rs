@@ -488,7 +488,7 @@ impl Index {
     /// `fathom_embed::Embedder::embed_query`), adds the dense lane.
     pub fn locate(&self, report: &str, k: usize, query_vector: Option<&[f32]>) -> Localisation {
         let vector = query_vector.filter(|_| self.embedding_status().dense_ready);
-        let (issue, explained) = self.retrieval.locate(&self.sources(), report, vector, k);
+        let (issue, meaning, explained) = self.retrieval.locate(&self.sources(), report, vector, k);
         let files = explained
             .into_iter()
             .map(|e| LocatedFile {
@@ -513,15 +513,6 @@ impl Index {
                 evidence: e.evidence,
             })
             .collect();
-        // The lane that took part: a static lane weighed at 0 did not.
-        let meaning = match vector {
-            Some(_) => Some(fathom_search::retrieval::Meaning::Minilm),
-            None => self
-                .retrieval
-                .static_lane()
-                .filter(|_| fathom_search::locate::WEIGHTS.statics > 0.0)
-                .map(|_| fathom_search::retrieval::Meaning::Static),
-        };
         Localisation {
             frames: issue.frames.len(),
             names: issue.mentions.len(),

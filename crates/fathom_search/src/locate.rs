@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::chunks::Sources;
 use crate::issue::{Issue, Place};
-use crate::retrieval::{Meaning, Retrieval, is_test_path};
+use crate::retrieval::{Lane, Meaning, Retrieval, is_test_path};
 use crate::{MatchKind, NameIndex};
 
 /// How many chunks the word lane reads.
@@ -371,8 +371,25 @@ impl Retrieval {
     /// Gathers the evidence about every file a report points at. With
     /// `meaning`, the dense lane adds its own: MiniLM's where
     /// `query_vector`, the report's embedding, is given and the chunks are
-    /// embedded, else the static table's where it is built.
+    /// embedded, else the static table's where it is built, even at weight
+    /// 0 (for studying it, as `make eval`'s dump does).
     pub fn evidence(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>, meaning: bool) -> Evidence {
+        let lane = if meaning { self.lane(text, query_vector) } else { None };
+        self.evidence_by(sources, text, lane.as_ref())
+    }
+
+    /// The lane a report's ranking reads, of the lane a search has: none
+    /// where [`WEIGHTS`] gives it no weight, so that no report is embedded
+    /// or scanned for nothing.
+    pub(crate) fn weighed<'l, 'r>(lane: Option<&'l Lane<'r>>) -> Option<&'l Lane<'r>> {
+        lane.filter(|l| match l.meaning() {
+            Meaning::Minilm => WEIGHTS.dense > 0.0,
+            Meaning::Static => WEIGHTS.statics > 0.0,
+        })
+    }
+
+    /// [`Retrieval::evidence`], with the dense lane already chosen.
+    pub(crate) fn evidence_by(&self, sources: &dyn Sources, text: &str, lane: Option<&Lane<'_>>) -> Evidence {
         let graph = sources.graph();
         let issue = Issue::read(text);
         let mut files: HashMap<&str, FileEvidence> = HashMap::new();
@@ -390,7 +407,7 @@ impl Retrieval {
             (file.word_rank, file.word_score, file.word_chunk) = (Some(rank as u32 + 1), f.relative, Some(f.chunk));
             file.word_mass = f.mass / 3.0;
         }
-        if let Some(lane) = self.lane(text, query_vector).filter(|_| meaning) {
+        if let Some(lane) = lane {
             let minilm = lane.meaning() == Meaning::Minilm;
             for (rank, f) in self.by_file(graph, lane.search(WORD_DEPTH)).into_iter().enumerate() {
                 let file = entry(&mut files, f.path);
@@ -566,18 +583,20 @@ impl Retrieval {
 }
 
 impl Retrieval {
-    /// Files for a bug report, best first, at most `k`, each explained, and
-    /// the report as it was read.
+    /// Files for a bug report, best first, at most `k`, each explained; the
+    /// report as it was read; and whose embeddings took part, if any did.
     pub fn locate(
         &self,
         sources: &dyn Sources,
         text: &str,
         query_vector: Option<&[f32]>,
         k: usize,
-    ) -> (Issue, Vec<Explained>) {
-        let Evidence { issue, files } = self.evidence(sources, text, query_vector, true);
+    ) -> (Issue, Option<Meaning>, Vec<Explained>) {
+        let lane = self.lane(text, query_vector);
+        let lane = Self::weighed(lane.as_ref());
+        let Evidence { issue, files } = self.evidence_by(sources, text, lane);
         let located = WEIGHTS.rank(files);
-        (issue, located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect())
+        (issue, lane.map(Lane::meaning), located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect())
     }
 
     fn explain(&self, sources: &dyn Sources, text: &str, located: Located) -> Explained {
@@ -648,9 +667,7 @@ impl Retrieval {
         if e.code_rank == Some(1) {
             reasons.push("first by the words of the report's code".to_owned());
         }
-        let by_meaning =
-            e.dense_rank.filter(|_| WEIGHTS.dense > 0.0).or(e.static_rank.filter(|_| WEIGHTS.statics > 0.0));
-        if let Some(rank) = by_meaning.filter(|&r| r <= 3) {
+        if let Some(rank) = e.dense_rank.or(e.static_rank).filter(|&r| r <= 3) {
             reasons.push(format!("#{rank} by meaning"));
         }
         if e.stem_named > 0.0 || e.stem_coded > 0.0 {

@@ -754,7 +754,10 @@ impl Retrieval {
         // its symbols follow their files' order.
         let files = if options.read_report && mode != Mode::Dense && Issue::is_report(query) {
             let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
-            let evidence = self.evidence(sources, query, query_vector, mode == Mode::Hybrid);
+            // The lane this search already embedded the report for, where its
+            // weight counts.
+            let lane = Self::weighed(lane.as_ref().filter(|_| mode == Mode::Hybrid));
+            let evidence = self.evidence_by(sources, query, lane);
             let files = located_files(graph, locate::WEIGHTS.rank(evidence.files), &hits, accept.as_ref());
             let order: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.file.as_str(), i)).collect();
             hits.sort_by_key(|h| graph.path_of(h.node).and_then(|p| order.get(p)).copied().unwrap_or(usize::MAX));
