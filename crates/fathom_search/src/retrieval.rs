@@ -385,11 +385,6 @@ impl StaticLane {
         self.model.embed_query(text, Some(&self.corpus)).ok().flatten()
     }
 
-    /// The table the vectors were made with.
-    pub fn model_id(&self) -> &str {
-        self.model.id()
-    }
-
     pub fn vectors(&self) -> &StaticVectors {
         &self.vectors
     }

@@ -32,7 +32,7 @@ pub const TABLE_FILE: &str = "minilm-l6-v2.static-v1.safetensors";
 /// deterministic: the same run gives the same bytes whatever the thread
 /// count. Another CPU's float kernels may round the teacher's vectors
 /// differently; `fathom-model-asset` then says so and keeps its own table,
-/// whose hash every set of static vectors records ([`StaticModel::id`]).
+/// which [`StaticModel::id`] names by its hash.
 pub const TABLE_SHA256: &str = "a19908721713067c520fae006fb63e190d319eb1b0aa2cd06911a3ea758b949d";
 
 /// How the table is made. Recorded in the table's metadata and in
@@ -115,8 +115,8 @@ impl StaticModel {
         Ok(StaticModel { tokenizer, rows, scales, dim, id: format!("{TABLE_FILE} (sha256 {digest}…)") })
     }
 
-    /// Names the table, its hash included: recorded with every set of static
-    /// vectors, so that vectors of two tables are never compared.
+    /// Names the table, its hash included, so that two tables are told
+    /// apart (`make eval` records it beside its figures).
     pub fn id(&self) -> &str {
         &self.id
     }

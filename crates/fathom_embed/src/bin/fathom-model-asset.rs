@@ -64,7 +64,7 @@ fn distil(weights: &[u8], tokenizer: &[u8], out: &std::path::Path) -> Result<(),
     if hash != fathom_static::TABLE_SHA256 {
         eprintln!(
             "fathom-model-asset: the static table's hash differs from the reference build's ({}): this CPU's float \
-             kernels rounded the teacher's vectors differently. The table is kept; its hash names it in every index.",
+             kernels rounded the teacher's vectors differently. The table is kept; its hash names it.",
             fathom_static::TABLE_SHA256
         );
     }
