@@ -305,7 +305,7 @@ describe('the feature card', () => {
 });
 
 describe('offline', () => {
-  test('after one visit the app, the engine, the model and the demo work with the network off', async () => {
+  test('after one visit the app, the engine, the static table and the demo work with the network off; MiniLM is not fetched', async () => {
     const app = await openApp(browser(), `${baseUrl}?embed=off`, { serviceWorker: true });
     const { page } = app;
     try {
@@ -316,8 +316,14 @@ describe('offline', () => {
       await expect.poll(() => page.evaluate(async () => {
         const cache = await caches.open('fathom-v1');
         const keys = (await cache.keys()).map((r) => new URL(r.url).pathname);
-        return ['minilm-l6-v2.f16.safetensors', 'fathom_wasm_bg', 'demo/fathom.zip'].every((f) => keys.some((k) => k.includes(f)));
+        return ['minilm-l6-v2.static-v1.safetensors', 'minilm-l6-v2.tokenizer.json', 'fathom_wasm_bg', 'demo/fathom.zip'].every((f) => keys.some((k) => k.includes(f)));
       }), { timeout: 60_000 }).toBe(true);
+      // A first visit does not download MiniLM's 45 MB: only running MiniLM does.
+      expect(await page.evaluate(async () => {
+        const cache = await caches.open('fathom-v1');
+        return (await cache.keys()).filter((r) => r.url.includes('minilm-l6-v2.f16')).length;
+      })).toBe(0);
+      expect(app.requests.filter((url) => url.includes('minilm-l6-v2.f16'))).toEqual([]);
       await page.context().setOffline(true);
       await page.reload();
       await page.getByTestId('demo-button').click();

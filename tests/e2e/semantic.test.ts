@@ -1,6 +1,7 @@
 // Semantic and hybrid search in the browser: MiniLM on WebGPU (SwiftShader, a
 // real WebGPU device on the CPU), its parity with sentence-transformers, the
-// CPU fallback where WebGPU is missing, and the IndexedDB embedding cache.
+// IndexedDB embedding cache, and, where WebGPU is missing, the static lane at
+// once and MiniLM on the CPU when the reader asks for it.
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, inject, test } from 'vitest';
@@ -15,6 +16,9 @@ const EMBED_TIMEOUT = 600_000;
 const QUERY_TIMEOUT = 180_000;
 const QUERY = 'length of the longest side of a right triangle';
 const TARGET = 'geometry.hypotenuse';
+/** A query the static lane answers (and MiniLM too), with no word of its target's code. */
+const STATIC_QUERY = 'deliver an email to a recipient';
+const STATIC_TARGET = 'outbox.send_message';
 
 const parityDir = new URL('../../crates/fathom_embed/tests/fixtures/', import.meta.url);
 const parityTexts: string[] = JSON.parse(readFileSync(new URL('parity-texts.json', parityDir), 'utf8')).texts;
@@ -72,7 +76,11 @@ async function waitForEmbeddings(page: Page): Promise<Record<string, string>> {
 }
 
 /** Types a query in a mode and returns the symbols listed, with each one's lanes. */
-async function results(page: Page, query: string, mode: string): Promise<{ mode: string; hits: { symbol: string; lanes: string[] }[] }> {
+async function results(
+  page: Page,
+  query: string,
+  mode: string,
+): Promise<{ mode: string; meaning: string; hits: { symbol: string; lanes: string[] }[] }> {
   await page.getByTestId('search-mode').selectOption(mode);
   await page.getByTestId('search-input').fill(query);
   const list = page.locator(`[data-testid="search-results"][data-query="${query}"]`);
@@ -89,7 +97,7 @@ async function results(page: Page, query: string, mode: string): Promise<{ mode:
       symbol: li.querySelector('.symbol')?.textContent ?? '',
       lanes: [...li.querySelectorAll<HTMLElement>('.lane')].map((l) => l.dataset.lane ?? ''),
     }));
-    return { mode: list?.dataset.mode ?? '', hits };
+    return { mode: list?.dataset.mode ?? '', meaning: list?.dataset.meaning ?? '', hits };
   });
 }
 
@@ -117,6 +125,7 @@ describe('on WebGPU', () => {
 
         const hybrid = await results(page, QUERY, 'hybrid');
         expect(hybrid.mode).toBe('hybrid');
+        expect(hybrid.meaning).toBe('minilm');
         expect(hybrid.hits[0]?.symbol).toContain(TARGET);
         expect(hybrid.hits[0]?.lanes).toContain('dense');
         expect(hybrid.hits[0]?.lanes).not.toContain('lexical');
@@ -148,19 +157,51 @@ describe('without WebGPU', () => {
   const browser = sharedBrowser({ webgpu: false });
 
   test(
-    'falls back to the CPU backend, says so, and still searches by meaning',
+    'the static lane reads meaning at once; MiniLM waits for WebGPU, runs on the CPU when asked, and takes over',
     async () => {
-      await withApp(browser(), '', async ({ page }) => {
+      await withApp(browser(), '', async ({ page, requests }) => {
         await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
         await waitForState(page, 'ready');
+        await page.waitForFunction(() => document.querySelector<HTMLElement>('[data-testid="embed-status"]')?.dataset.state === 'waiting');
+        const waiting = await page.getByTestId('embed-status').evaluate(
+          (el) => ({ ...(el as HTMLElement).dataset, text: el.textContent ?? '' }) as Record<string, string>,
+        );
+        expect(waiting.serving, waiting.text).toBe('static');
+        expect(waiting.done).toBe('0');
+        expect(waiting.text).toContain('no WebGPU');
+        // The static table came from this origin; MiniLM's weights were not fetched.
+        expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
+        expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.f16.safetensors'))).toBe(false);
+
+        // A hit by meaning from the static lane, which words alone miss.
+        const early = await results(page, STATIC_QUERY, 'hybrid');
+        expect(early.meaning).toBe('static');
+        // The function and its module (one chunk each), in either order, and nothing else first.
+        const found = early.hits.slice(0, 2).find((h) => h.symbol.endsWith(STATIC_TARGET));
+        expect(found, JSON.stringify(early.hits)).toBeDefined();
+        expect(found?.lanes).toContain('dense');
+        expect(found?.lanes).not.toContain('lexical');
+        expect(early.hits[0]?.symbol).toMatch(/outbox/);
+        expect(await page.locator('#search-status').textContent()).toContain('meaning: static lane');
+        await screenshot(page, 'semantic-static-lane');
+        await page.setViewportSize({ width: 420, height: 860 });
+        await screenshot(page, 'semantic-static-lane-narrow');
+        await page.setViewportSize({ width: 1440, height: 900 });
+        const lexical = await results(page, STATIC_QUERY, 'lexical');
+        expect(lexical.hits.map((h) => h.symbol).join(' ')).not.toContain(STATIC_TARGET);
+
+        // The reader asks for MiniLM on the CPU: it embeds, then takes over the dense lane.
+        await page.getByTestId('run-minilm-cpu').click();
         const badge = await waitForEmbeddings(page);
         expect(badge.backend).toBe('cpu');
-        expect(badge.fallback).not.toBe('');
+        expect(badge.serving).toBe('minilm');
         expect(badge.text).toContain('cpu');
+        expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.f16.safetensors'))).toBe(true);
 
         const hybrid = await results(page, QUERY, 'hybrid');
+        expect(hybrid.meaning).toBe('minilm');
         expect(hybrid.hits[0]?.symbol).toContain(TARGET);
-        await screenshot(page, 'semantic-cpu-fallback');
+        await screenshot(page, 'semantic-cpu-minilm');
 
         const cosines = await embedParity(page, 'cpu');
         expect(Math.min(...cosines), cosines.join(', ')).toBeGreaterThanOrEqual(0.999);

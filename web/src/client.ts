@@ -21,7 +21,6 @@ import type {
   OpResults,
   Progress,
   QueryResult,
-  ModelInfo,
   Reached,
   SearchOptions,
   SearchResults,
@@ -150,11 +149,17 @@ export class FathomClient {
   }
 
   /**
-   * Loads the embedding model and embeds the current index in the background;
-   * `onEmbedding` listeners hear its progress. Resolves once the model is loaded.
+   * Gives search meaning for the current index: builds the static lane (a
+   * few MB, ready in moments), then, with `minilm` (the default), embeds
+   * every chunk with MiniLM in the background where WebGPU exists, or on the
+   * CPU where `backend` is "cpu"; MiniLM takes over once done. `onEmbedding`
+   * listeners hear each step. Resolves to where meaning stands once the
+   * static lane is built and MiniLM started (or not, and why). Calling it
+   * again, say with backend "cpu" after MiniLM waited for WebGPU, starts
+   * MiniLM; a lane already built is kept.
    */
-  startEmbedding(backend: Backend = 'auto'): Promise<ModelInfo> {
-    return this.#request({ op: 'startEmbedding', backend, modelBase: this.#modelBase });
+  startEmbedding(backend: Backend = 'auto', options: { minilm?: boolean } = {}): Promise<EmbeddingProgress> {
+    return this.#request({ op: 'startEmbedding', options: { backend, minilm: options.minilm ?? true }, modelBase: this.#modelBase });
   }
 
   /** Listens to background embedding; returns a function that stops listening. */

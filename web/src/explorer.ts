@@ -11,8 +11,11 @@
 //   archive  or URL of a `.zip`, `.tar.gz` or `.tar`, indexed in the browser;
 //   query    a search to show once the index is open;
 //   theme    `dark` or `light` (default: the reader's system setting);
-//   model    URL of the embedding model folder: adds semantic search
-//            (without it search is lexical, and nothing more is downloaded).
+//   model    URL of the embedding model folder: adds semantic search with
+//            the static table (a few MB; without it search is lexical, and
+//            nothing more is downloaded);
+//   minilm   with model: MiniLM reads queries too (45 MB more), where the
+//            bundle holds MiniLM's vectors or WebGPU can embed the rest.
 // Events: `fathom-ready` (detail: the index summary), `fathom-error`
 // (detail: { message }). The element's `state` attribute is `loading`,
 // `ready` or `error`.
@@ -57,7 +60,7 @@ function styleSheets(): CSSStyleSheet[] {
 }
 
 export class FathomExplorer extends HTMLElement {
-  static readonly observedAttributes = ['bundle', 'archive', 'query', 'model'];
+  static readonly observedAttributes = ['bundle', 'archive', 'query', 'model', 'minilm'];
 
   #client: FathomClient | undefined;
   #ui: ReturnType<FathomExplorer['build']> | undefined;
@@ -220,10 +223,22 @@ export class FathomExplorer extends HTMLElement {
       const query = this.getAttribute('query');
       if (query) this.search(query);
       if (model) {
+        let serving: string | null = null;
         client.onEmbedding((progress) => {
-          if (progress.state === 'ready') ui.search.refresh();
+          if (progress.serving !== serving) {
+            serving = progress.serving;
+            ui.search.refresh();
+          }
         });
-        client.startEmbedding('auto').catch((error: unknown) => ui.showError(`Semantic search is unavailable: ${messageOf(error)}`));
+        // The static table alone (a few MB) unless the reader asks for MiniLM
+        // (45 MB of weights, and WebGPU or patience to embed what a bundle lacks).
+        const minilm = this.hasAttribute('minilm');
+        client.startEmbedding('auto', { minilm }).then(
+          (progress) => {
+            if (progress.serving === null && progress.staticError) ui.showError(`Semantic search is unavailable: ${progress.staticError}`);
+          },
+          (error: unknown) => ui.showError(`Semantic search is unavailable: ${messageOf(error)}`),
+        );
       }
       this.dispatchEvent(new CustomEvent('fathom-ready', { detail: summary }));
     } catch (error) {

@@ -14,7 +14,7 @@ import type {
   GraphSchema,
   Hop,
   IndexSummary,
-  ModelInfo,
+  Meaning,
   Plan,
   Progress,
   QueryResult,
@@ -63,6 +63,8 @@ export type {
   Citation,
   Weights,
   ModelInfo,
+  Meaning,
+  StaticInfo,
   EmbeddingStatus,
   SkipReason,
   Skipped,
@@ -77,21 +79,49 @@ export const STAGES = ['read', 'parse', 'graph', 'resolve', 'index'] as const sa
 /** Where the embedding model runs: "auto" tries WebGPU and falls back to the CPU. */
 export type Backend = 'auto' | 'webgpu' | 'cpu';
 
-/** Background embedding, as the worker reports it after each batch. */
+/**
+ * Meaning in search, as the worker reports it: the static lane (a table
+ * lookup, ready moments after indexing) serves first; MiniLM embeds in the
+ * background where WebGPU exists, or on the CPU when asked, and takes over
+ * once its index is built.
+ */
 export interface EmbeddingProgress {
-  state: 'loading' | 'embedding' | 'building' | 'ready' | 'failed';
+  /**
+   * MiniLM's progress. `waiting`: not started, for the reason in `waiting`
+   * (no WebGPU here, or not asked for); `startEmbedding` with backend "cpu"
+   * starts it.
+   */
+  state: 'waiting' | 'loading' | 'embedding' | 'building' | 'ready' | 'failed';
+  /** The dense lane searches read meaning from now; null: lexical only. */
+  serving: Meaning | null;
+  /** Why MiniLM is not running, in state `waiting`. */
+  waiting: string | null;
+  /** Why the static lane is missing, if it is. */
+  staticError: string | null;
   /** The backend in use once the model is loaded, e.g. "webgpu (burn wgpu)". */
   backend: string | null;
   /** Why WebGPU was not used, when "auto" fell back to the CPU. */
   fallback: string | null;
   chunks: number;
-  /** Chunks with a vector, from the cache or the model. */
+  /** Chunks with a MiniLM vector, from the cache or the model. */
   done: number;
   /** Of `done`, how many came from the cache. */
   cached: number;
   /** Estimated seconds left, once a batch has been timed. */
   etaSeconds: number | null;
+  /** Why MiniLM failed, in state `failed`. */
   error: string | null;
+}
+
+/**
+ * How meaning is read. `minilm`: also run MiniLM (on WebGPU; on the CPU only
+ * where `backend` is "cpu", or where every chunk already has its vector, as in
+ * a bundle that carries them, so only queries need the model); false: the
+ * static lane alone, and MiniLM's weights are never fetched.
+ */
+export interface MeaningOptions {
+  backend: Backend;
+  minilm: boolean;
 }
 
 // ---- Worker protocol -------------------------------------------------------
@@ -152,7 +182,7 @@ export type WorkerRequest =
   | { id: number; op: 'prepare' }
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
-  | { id: number; op: 'startEmbedding'; backend: Backend; modelBase: string }
+  | { id: number; op: 'startEmbedding'; options: MeaningOptions; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string }
   | { id: number; op: 'memory' }
   | { id: number; op: 'file'; path: string }
@@ -175,7 +205,8 @@ export interface OpResults {
   prepare: number;
   indexFiles: IndexSummary;
   search: SearchResults;
-  startEmbedding: ModelInfo;
+  /** Where meaning stands once the static lane is built and MiniLM started, or not. */
+  startEmbedding: EmbeddingProgress;
   embedTexts: Float32Array;
   memory: MemoryReport;
   file: string | undefined;

@@ -12,8 +12,10 @@ import type {
   IndexSummary,
   MemoryReport,
   EmbeddingProgress,
+  MeaningOptions,
   ModelInfo,
   Progress,
+  StaticInfo,
   Stage,
   WorkerReply,
   WorkerRequest,
@@ -180,21 +182,31 @@ async function indexStaged(
   return ws.finishStaged(onProgress) as IndexSummary;
 }
 
-// ---- Embedding -------------------------------------------------------------
-// The model is fetched from the app's own origin, checked against its pinned
-// hashes (in Rust), and loaded once. Chunks are embedded in the background in
-// small batches, so requests (searches above all) are answered between them.
+// ---- Meaning ---------------------------------------------------------------
+// Two lanes read meaning. The static lane (a table of one vector per word
+// piece, distilled from MiniLM: a few MB) is built moments after indexing
+// and serves at once. MiniLM embeds in the background, where WebGPU exists or
+// where asked to on the CPU, and takes over once its index is built. Both are
+// fetched from the app's own origin and checked against their pinned hashes
+// (in Rust); MiniLM's weights only when MiniLM is about to run. Chunks are
+// embedded in small batches, so requests (searches above all) are answered
+// between them.
 
 const WEIGHTS_FILE = 'minilm-l6-v2.f16.safetensors';
 const TOKENIZER_FILE = 'minilm-l6-v2.tokenizer.json';
+const STATIC_FILE = 'minilm-l6-v2.static-v1.safetensors';
 /** A batch should take about this long, so a search waits at most that. */
 const BATCH_TARGET_MS = 300;
 const MAX_BATCH = 32;
 
 let model: Promise<ModelInfo> | undefined;
 let modelBackend: Backend | undefined;
+let staticTable: Promise<StaticInfo> | undefined;
+let tokenizer: Promise<Uint8Array> | undefined;
 /** Bumped by every new index: a running embedding loop for an older one stops. */
 let session = 0;
+/** Where meaning stands for the current index, as last reported. */
+let meaning: EmbeddingProgress | undefined;
 
 async function fetchBytes(url: string): Promise<Uint8Array> {
   const response = await fetch(url);
@@ -202,12 +214,32 @@ async function fetchBytes(url: string): Promise<Uint8Array> {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+/** MiniLM's tokenizer, which both lanes read text with: fetched once. */
+function tokenizerBytes(base: string): Promise<Uint8Array> {
+  tokenizer ??= fetchBytes(base + TOKENIZER_FILE);
+  tokenizer.catch(() => {
+    tokenizer = undefined;
+  });
+  return tokenizer;
+}
+
+function loadStatic(ws: Workspace, base: string): Promise<StaticInfo> {
+  staticTable ??= (async () => {
+    const [table, words] = await Promise.all([fetchBytes(base + STATIC_FILE), tokenizerBytes(base)]);
+    return ws.loadStatic(table, words) as StaticInfo;
+  })();
+  staticTable.catch(() => {
+    staticTable = undefined;
+  });
+  return staticTable;
+}
+
 function loadModel(ws: Workspace, backend: Backend, base: string): Promise<ModelInfo> {
   if (model && modelBackend === backend) return model;
   modelBackend = backend;
   model = (async () => {
-    const [weights, tokenizer] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), fetchBytes(base + TOKENIZER_FILE)]);
-    return (await ws.loadModel(weights, tokenizer, backend)) as ModelInfo;
+    const [weights, words] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base)]);
+    return (await ws.loadModel(weights, words, backend)) as ModelInfo;
   })();
   model.catch(() => {
     model = undefined;
@@ -215,8 +247,23 @@ function loadModel(ws: Workspace, backend: Backend, base: string): Promise<Model
   return model;
 }
 
-function sendEmbedding(progress: EmbeddingProgress): void {
-  scope.postMessage({ id: 0, type: 'embedding', progress });
+/** Whether this browser gives a WebGPU adapter, asked without loading the model. */
+async function webGpuAdapter(): Promise<boolean> {
+  const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  if (!gpu) return false;
+  try {
+    return (await gpu.requestAdapter()) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** Reports a change of where meaning stands (unsolicited, id 0), for the current index only. */
+function report(mine: number, change: Partial<EmbeddingProgress>): EmbeddingProgress | undefined {
+  if (mine !== session || !meaning) return undefined;
+  meaning = { ...meaning, ...change };
+  scope.postMessage({ id: 0, type: 'embedding', progress: meaning });
+  return meaning;
 }
 
 /** Gives every chunk of the current index a vector: cached ones first, then the model's. */
@@ -226,6 +273,7 @@ async function embedAll(ws: Workspace, info: ModelInfo, mine: number): Promise<v
   const pending = ws.pendingChunks();
   const chunks = ws.embeddingStatus().chunks;
   const found = cache ? await cache.getMany(pending.map((p) => p.hash)) : new Map<string, Float32Array>();
+  if (mine !== session) return;
   const hits = pending.filter((p) => found.has(p.hash));
   if (hits.length > 0) {
     const vectors = new Float32Array(hits.length * info.dim);
@@ -235,7 +283,7 @@ async function embedAll(ws: Workspace, info: ModelInfo, mine: number): Promise<v
   const todo = pending.filter((p) => !found.has(p.hash));
   let done = chunks - todo.length;
   const cached = hits.length;
-  sendEmbedding({ ...base, state: 'embedding', chunks, done, cached, etaSeconds: null });
+  report(mine, { ...base, state: 'embedding', chunks, done, cached, etaSeconds: null });
 
   let size = 2;
   let spent = 0;
@@ -254,28 +302,58 @@ async function embedAll(ws: Workspace, info: ModelInfo, mine: number): Promise<v
     spent += elapsed;
     size = Math.max(1, Math.min(MAX_BATCH, Math.round((batch.length * BATCH_TARGET_MS) / Math.max(elapsed, 1))));
     const etaSeconds = Math.round(((todo.length - at) * spent) / embedded / 1000);
-    sendEmbedding({ ...base, state: 'embedding', chunks, done, cached, etaSeconds });
+    report(mine, { state: 'embedding', done, etaSeconds });
   }
   if (mine !== session) return;
-  sendEmbedding({ ...base, state: 'building', chunks, done, cached, etaSeconds: 0 });
+  report(mine, { state: 'building', etaSeconds: 0 });
   ws.buildDense();
-  sendEmbedding({ ...base, state: 'ready', chunks, done, cached, etaSeconds: 0 });
+  report(mine, { state: 'ready', serving: 'minilm', etaSeconds: 0 });
 }
 
-function startEmbedding(ws: Workspace, backend: Backend, modelBase: string): Promise<ModelInfo> {
+/**
+ * Builds the static lane for the current index (once per index), then starts
+ * MiniLM where `options` and the browser allow. Resolves to where meaning
+ * stands then; MiniLM's progress follows as unsolicited reports.
+ */
+async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: string): Promise<EmbeddingProgress> {
   const mine = session;
   const status = ws.embeddingStatus();
-  const idle = { backend: null, fallback: null, chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null };
-  sendEmbedding({ ...idle, state: 'loading', error: null });
-  const loaded = loadModel(ws, backend, modelBase);
-  loaded.then(
-    (info) =>
-      embedAll(ws, info, mine).catch((error: unknown) => {
-        if (mine === session) sendEmbedding({ ...idle, backend: info.backend, fallback: info.fallback, state: 'failed', error: errorMessage(error) });
-      }),
-    (error: unknown) => sendEmbedding({ ...idle, state: 'failed', error: errorMessage(error) }),
-  );
-  return loaded;
+  meaning ??= {
+    state: 'waiting', serving: null, waiting: null, staticError: null, backend: null, fallback: null,
+    chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null, error: null,
+  };
+  if (!status.static_ready) {
+    try {
+      await loadStatic(ws, modelBase);
+      if (mine !== session) throw new Error('another repository was opened meanwhile');
+      ws.buildStatic();
+      report(mine, { serving: meaning.serving ?? 'static', staticError: null });
+    } catch (error) {
+      report(mine, { staticError: errorMessage(error) });
+    }
+  }
+  const pending = status.chunks - status.embedded;
+  const busy = meaning.state === 'loading' || meaning.state === 'embedding' || meaning.state === 'building';
+  if (busy && modelBackend === options.backend) return meaning;
+  if (!options.minilm) return report(mine, { state: 'waiting', waiting: 'not asked for' }) ?? meaning;
+  if (options.backend === 'auto' && pending > 0 && !(await webGpuAdapter())) {
+    return report(mine, { state: 'waiting', waiting: 'no WebGPU in this browser; it runs on the CPU when asked' }) ?? meaning;
+  }
+  report(mine, { state: 'loading', waiting: null, error: null });
+  try {
+    const info = await loadModel(ws, options.backend, modelBase);
+    report(mine, { backend: info.backend, fallback: info.fallback });
+    embedAll(ws, info, mine).catch((error: unknown) => report(mine, { state: 'failed', error: errorMessage(error) }));
+  } catch (error) {
+    report(mine, { state: 'failed', error: errorMessage(error) });
+  }
+  return meaning;
+}
+
+/** A new index replaced the last: meaning starts over for it. */
+function newSession(): void {
+  session += 1;
+  meaning = undefined;
 }
 
 async function handle(request: WorkerRequest): Promise<WorkerReply> {
@@ -291,7 +369,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const sample = await parseSample(ws, bytes, request.exclude);
       const staged = ws.stageZip(request.name, bytes, request.exclude, onProgress);
       const value = await indexStaged(ws, staged, onProgress, await sample());
-      session += 1;
+      newSession();
       return { id, type: 'result', op: 'indexZip', value };
     }
     case 'indexFiles': {
@@ -299,7 +377,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       pool?.startTally();
       const staged = ws.stageFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
       const value = await indexStaged(ws, staged, onProgress);
-      session += 1;
+      newSession();
       return { id, type: 'result', op: 'indexFiles', value };
     }
     case 'prepare':
@@ -309,7 +387,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'search':
       return { id, type: 'result', op: 'search', value: await ws.search(request.query, request.options) };
     case 'startEmbedding':
-      return { id, type: 'result', op: 'startEmbedding', value: await startEmbedding(ws, request.backend, request.modelBase) };
+      return { id, type: 'result', op: 'startEmbedding', value: await startMeaning(ws, request.options, request.modelBase) };
     case 'embedTexts': {
       await loadModel(ws, request.backend, request.modelBase);
       return { id, type: 'result', op: 'embedTexts', value: await ws.embedTexts(request.texts) };
@@ -336,7 +414,9 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'call': {
       if (!(CALL_METHODS as readonly string[]).includes(request.method)) throw new Error(`unknown method ${request.method}`);
       const method = ws[request.method] as (...args: unknown[]) => unknown;
-      return { id, type: 'result', op: 'call', value: await method.apply(ws, request.args) };
+      const value = await method.apply(ws, request.args);
+      if (request.method === 'importBundle') newSession();
+      return { id, type: 'result', op: 'call', value };
     }
   }
 }

@@ -29,9 +29,14 @@ const DEMO_NAME = 'fathom.zip';
 
 const client = new FathomClient();
 const params = new URLSearchParams(location.search);
-/** `?backend=cpu|webgpu` pins where the model runs; `?embed=off` keeps search lexical. */
+/**
+ * `?backend=cpu|webgpu` pins where MiniLM runs (by default WebGPU, and the
+ * CPU when the reader asks); `?embed=static` reads meaning with the static
+ * lane alone; `?embed=off` keeps search lexical.
+ */
 const backend = (params.get('backend') ?? 'auto') as Backend;
 const embeddingOn = params.get('embed') !== 'off';
+const minilmOn = params.get('embed') !== 'static';
 // An automation handle for tests and the devtools console.
 (globalThis as { fathom?: FathomClient }).fathom = client;
 // This page exists to index: its parse workers start while a person picks an archive.
@@ -191,14 +196,21 @@ const queryConsole = new QueryConsole({
 
 setupTheme(byTestId<HTMLButtonElement>('theme-toggle'), () => graphMap.applyTheme());
 
-const embedding = new EmbeddingBadge(byTestId('embed-status'));
+const embedding = new EmbeddingBadge(byTestId('embed-status'), () => {
+  client.startEmbedding('cpu').catch((error: unknown) => embedding.fail(messageOf(error)));
+});
+/** The lane that read meaning in the shown results: a change reruns them. */
+let serving: string | null = null;
 /** The open index's summary, to label what the library keeps. */
 let lastSummary: IndexSummary | undefined;
 client.onEmbedding((progress) => {
   embedding.update(progress);
-  // Search upgrades to hybrid in place: the shown query runs again.
-  if (progress.state === 'ready') {
+  // Search upgrades in place (static lane, then MiniLM): the shown query runs again.
+  if (progress.serving !== serving) {
+    serving = progress.serving;
     search.refresh();
+  }
+  if (progress.state === 'ready') {
     // Keep the vectors with the index, so a reopen needs no embedding.
     if (currentKey && lastSummary && repoName && progress.cached < progress.chunks) {
       void save(currentKey, repoName, lastSummary, true);
@@ -369,7 +381,8 @@ async function indexWith(
     setState('ready');
     void followLink(parseLink(location.hash));
     if (embeddingOn) {
-      client.startEmbedding(backend).catch((error: unknown) => embedding.fail(messageOf(error)));
+      serving = null;
+      client.startEmbedding(backend, { minilm: minilmOn }).catch((error: unknown) => embedding.fail(messageOf(error)));
     } else {
       embedding.off();
     }

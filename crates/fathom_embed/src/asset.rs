@@ -40,6 +40,17 @@ pub fn verify(file: &str, bytes: &[u8], expected: &str) -> Result<(), EmbedError
     }
 }
 
+/// The static lane's model from its table's and tokenizer's bytes, wherever
+/// they came from (the asset's folder, the page's origin). The tokenizer is
+/// checked against MiniLM's pinned hash: the lane must cut text exactly as
+/// MiniLM does, its table being distilled piece by piece from MiniLM.
+pub fn static_model(table: &[u8], tokenizer: &[u8]) -> Result<std::sync::Arc<fathom_static::StaticModel>, EmbedError> {
+    verify(TOKENIZER_FILE, tokenizer, TOKENIZER_SHA256)?;
+    fathom_static::StaticModel::load(table, tokenizer)
+        .map(std::sync::Arc::new)
+        .map_err(|e| EmbedError::StaticTable(e.to_string()))
+}
+
 /// Rewrites a float32 `BertModel` safetensors file as fp16, keeping only the
 /// tensors the encoder reads (the pooler and `position_ids` are dropped).
 pub fn convert_to_f16(f32_safetensors: &[u8]) -> Result<Vec<u8>, EmbedError> {

@@ -34,6 +34,8 @@ pub enum EmbedError {
     Missing(String),
     #[error("model weights are unreadable: {0}")]
     Weights(String),
+    #[error("the static lane's table is unusable: {0}")]
+    StaticTable(String),
     #[error("model weights lack tensor {0}")]
     MissingTensor(String),
     #[error("model tensor {name} has shape {found:?}, expected {expected:?}")]

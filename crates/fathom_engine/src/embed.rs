@@ -83,9 +83,6 @@ pub fn load_static(dir: &std::path::Path) -> Result<std::sync::Arc<fathom_static
         let path = dir.join(name);
         std::fs::read(&path).map_err(|e| format!("{}: {e}; build it with `make model`", path.display()))
     };
-    let table = read(fathom_static::TABLE_FILE)?;
-    let tokenizer = read(fathom_embed::asset::TOKENIZER_FILE)?;
-    fathom_embed::asset::verify(fathom_embed::asset::TOKENIZER_FILE, &tokenizer, fathom_embed::asset::TOKENIZER_SHA256)
-        .map_err(|e| e.to_string())?;
-    fathom_static::StaticModel::load(&table, &tokenizer).map(std::sync::Arc::new).map_err(|e| e.to_string())
+    fathom_embed::asset::static_model(&read(fathom_static::TABLE_FILE)?, &read(fathom_embed::asset::TOKENIZER_FILE)?)
+        .map_err(|e| e.to_string())
 }

@@ -7,10 +7,12 @@ mod alloc;
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use fathom_embed::{DIM, EmbedError, Embedder, MODEL_ID};
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, Stage, pipeline};
+use fathom_static::StaticModel;
 use js_sys::Function;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -156,6 +158,8 @@ export interface SearchParams {
   };
   chunks: number;
   embedded: number;
+  /** The dense lane that took part, if any. */
+  meaning: Meaning | null;
 }
 export interface SearchResults {
   query: string;
@@ -168,7 +172,11 @@ export interface SearchResults {
 }
 export interface ModelInfo { backend: string; model: string; dim: number; fallback: string | null; weights_sha256: string; }
 export interface PendingChunk { chunk: number; hash: string; }
-export interface EmbeddingStatus { chunks: number; embedded: number; dense_ready: boolean; }
+/** Which lane reads meaning for a search: MiniLM's, or the static table's until MiniLM's is built. */
+export type Meaning = "minilm" | "static";
+export interface EmbeddingStatus { chunks: number; embedded: number; dense_ready: boolean; static_ready: boolean; }
+/** The static lane's table, loaded. */
+export interface StaticInfo { model: string; dim: number; vocabulary: number; }
 
 /** A node as answers cite it. */
 export interface NodeRef {
@@ -315,6 +323,8 @@ struct State {
     /// The first files of the archive being read, parsed ahead (`sampleZip`).
     sample: Option<pipeline::Sample>,
     embedder: Option<Rc<Embedder>>,
+    /// The static lane's table: every new index builds its lane from it.
+    statics: Option<Arc<StaticModel>>,
     /// Bumped by every new index, so an embedding batch that finishes after
     /// its index was replaced is dropped.
     generation: u64,
@@ -501,6 +511,30 @@ impl Workspace {
             state.borrow_mut().embedder = Some(Rc::new(embedder));
             Ok(to_js(&info)?)
         })
+    }
+
+    /// Loads the static lane's table (`minilm-l6-v2.static-v1.safetensors`)
+    /// and MiniLM's tokenizer, whose pinned hash it checks. A few MB, read in
+    /// milliseconds: the page loads it at once, and MiniLM's weights only
+    /// when MiniLM is about to run.
+    #[wasm_bindgen(js_name = loadStatic, unchecked_return_type = "StaticInfo")]
+    pub fn load_static(&self, table: &[u8], tokenizer: &[u8]) -> Result<JsValue, JsError> {
+        let model = fathom_embed::asset::static_model(table, tokenizer).map_err(|e| JsError::new(&e.to_string()))?;
+        let info = StaticInfo { model: model.id().to_owned(), dim: model.dim(), vocabulary: model.vocabulary() };
+        self.state.borrow_mut().statics = Some(model);
+        to_js(&info)
+    }
+
+    /// Embeds every chunk of the current index with the static table (a
+    /// lookup and a mean per chunk) and holds their vectors: hybrid search
+    /// reads meaning from them until MiniLM's index is built.
+    #[wasm_bindgen(js_name = buildStatic, unchecked_return_type = "EmbeddingStatus")]
+    pub fn build_static(&self) -> Result<JsValue, JsError> {
+        let mut state = self.state.borrow_mut();
+        let model = state.statics.clone().ok_or_else(|| JsError::new("the static table is not loaded"))?;
+        let index = state.index.as_mut().ok_or_else(no_index)?;
+        index.build_static(model).map_err(|e| JsError::new(&e))?;
+        to_js(&index.embedding_status())
     }
 
     /// The chunks still without a vector: `{chunk, hash}` for each, so the
@@ -824,6 +858,13 @@ struct ModelInfo {
     fallback: Option<String>,
     /// Names the model in cache keys: vectors of another model are never reused.
     weights_sha256: &'static str,
+}
+
+#[derive(Serialize)]
+struct StaticInfo {
+    model: String,
+    dim: usize,
+    vocabulary: usize,
 }
 
 #[derive(Serialize)]

@@ -1,5 +1,5 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
-import type { FileHit, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
+import type { FileHit, Meaning, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
 import { h, plural } from './dom';
 
 const DEBOUNCE_MS = 80;
@@ -225,6 +225,7 @@ export class SearchPanel {
     }
     list.dataset.query = oneLine(query);
     list.dataset.mode = results?.mode ?? '';
+    list.dataset.meaning = results?.params.meaning ?? '';
     list.dataset.view = files ? 'files' : 'symbols';
     status.classList.toggle('error', error !== undefined);
     if (error !== undefined) status.textContent = `Search failed: ${error}`;
@@ -233,10 +234,14 @@ export class SearchPanel {
     else {
       const shown = files ? plural(results?.files.length ?? 0, 'file') : plural(hits.length, 'result');
       const count = `${shown}${!files && hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
-      status.textContent = `${count} · ${results?.mode ?? ''}${results?.note ? ` — ${results.note}` : ''}`;
+      const meaning = results?.params.meaning ? ` (meaning: ${MEANING[results.params.meaning]})` : '';
+      status.textContent = `${count} · ${results?.mode ?? ''}${meaning}${results?.note ? ` — ${results.note}` : ''}`;
     }
   }
 }
+
+/** The dense lane that took part in a search, as the status line names it. */
+const MEANING: Record<Meaning, string> = { minilm: 'MiniLM', static: 'static lane' };
 
 /** The lanes that found a hit, as short chips: `bm25 #2`, `dense #1 (0.61)`, `name`, `trace`, `via CALLS`. */
 function why(hit: SearchHit): HTMLElement[] {
