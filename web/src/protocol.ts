@@ -98,6 +98,8 @@ export interface EmbeddingProgress {
   waiting: string | null;
   /** Why the static lane is missing, if it is. */
   staticError: string | null;
+  /** Milliseconds to fetch and load the static table (0 once loaded), then to build the lane over every chunk. */
+  staticMs: { load: number; build: number } | null;
   /** The backend in use once the model is loaded, e.g. "webgpu (burn wgpu)". */
   backend: string | null;
   /** Why WebGPU was not used, when "auto" fell back to the CPU. */

@@ -319,15 +319,18 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
   const mine = session;
   const status = ws.embeddingStatus();
   meaning ??= {
-    state: 'waiting', serving: null, waiting: null, staticError: null, backend: null, fallback: null,
+    state: 'waiting', serving: null, waiting: null, staticError: null, staticMs: null, backend: null, fallback: null,
     chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null, error: null,
   };
   if (!status.static_ready) {
     try {
+      const started = performance.now();
       await loadStatic(ws, modelBase);
       if (mine !== session) throw new Error('another repository was opened meanwhile');
+      const loaded = performance.now();
       ws.buildStatic();
-      report(mine, { serving: meaning.serving ?? 'static', staticError: null });
+      const staticMs = { load: Math.round(loaded - started), build: Math.round(performance.now() - loaded) };
+      report(mine, { serving: meaning.serving ?? 'static', staticError: null, staticMs });
     } catch (error) {
       report(mine, { staticError: errorMessage(error) });
     }

@@ -107,6 +107,7 @@ fn main() {
     });
     report["locate"] = locate;
     report["static_lane"] = statics;
+    report["static_lane"]["browser"] = browser_report("static.json");
     for key in ["embedding", "hnsw", "hybrid_search"] {
         report[key] = semantic[key].clone();
     }
@@ -208,6 +209,20 @@ fn main() {
         st["hybrid_search_p50_ms"],
         st["table_bytes"]
     );
+    let sb = &st["browser"];
+    if sb.is_object() {
+        println!(
+            "  static lane, Chromium    {:>8} chunks/s ({} chunks in {} ms, one worker; goal {})   Django dropped, WebGPU off, to its first hybrid answer {} s (goal {} s)",
+            sb["chunks_per_s"],
+            sb["chunks"],
+            sb["build_ms"],
+            sb["goal_chunks_per_s"],
+            sb["drop_to_first_hybrid_answer_s"],
+            sb["goal_drop_to_answer_s"]
+        );
+    } else {
+        println!("  static lane, Chromium    not measured: run tests/bench (make bench does)");
+    }
     let h = &report["hnsw"];
     println!(
         "  HNSW ({} points)        recall@10 {}   build {} s   exact search p50 {} ms vs HNSW p50 {} ms",

@@ -57,3 +57,37 @@ fn the_static_lane_reads_meaning_before_any_chunk_is_embedded() {
     let without_vector = index.search("deliver a letter to a recipient", &dense, None);
     assert_eq!(without_vector.params.meaning, Some(Meaning::Static), "no query vector: the static lane still serves");
 }
+
+/// A chunk's pieces come from its first kilobyte where that holds enough of
+/// them: exactly the whole text's first pieces, on real code of every kind
+/// the fixtures hold and on Fathom's own sources, from many starting points.
+#[test]
+fn a_chunk_cut_short_gives_the_same_pieces_as_the_whole_of_it() {
+    let model = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
+    let mut texts: Vec<String> = Vec::new();
+    let mut stack = vec![fixture(""), fixture("../../crates/fathom_search/src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                texts.push(text);
+            }
+        }
+    }
+    // Accents, CJK, punctuation and control characters right at the cut.
+    texts.push(format!("{} Café naïve 日本語 x\u{0B}y «quoted» [MASK] ünïcödé", "word ".repeat(200)));
+    texts.push(format!("{}\u{0B}joined{}", "a".repeat(1023), " tail".repeat(300)));
+    assert!(texts.len() > 50, "{} texts", texts.len());
+    let mut cut = 0;
+    for text in &texts {
+        for start in (0..text.len()).step_by(97).filter(|&i| text.is_char_boundary(i)) {
+            let text = &text[start..];
+            let whole = model.ids(text, fathom_static::CHUNK_PIECES).unwrap();
+            assert_eq!(model.chunk_ids(text).unwrap(), whole, "{:?}", &text[..text.len().min(200)]);
+            cut += usize::from(text.len() > 1024 && whole.len() == fathom_static::CHUNK_PIECES);
+        }
+    }
+    assert!(cut > 100, "only {cut} texts long enough to be cut");
+}
