@@ -58,9 +58,10 @@ fn the_static_lane_reads_meaning_before_any_chunk_is_embedded() {
     assert_eq!(without_vector.params.meaning, Some(Meaning::Static), "no query vector: the static lane still serves");
 }
 
-/// A chunk's pieces come from its first kilobyte where that holds enough of
-/// them: exactly the whole text's first pieces, on real code of every kind
-/// the fixtures hold and on Fathom's own sources, from many starting points.
+/// A chunk's pieces, read word by word through a cache of words, are
+/// exactly the whole text's first pieces: on real code of every kind the
+/// fixtures hold and on Fathom's own sources, from many starting points, and
+/// on the characters a tokenizer treats specially.
 #[test]
 fn a_chunk_cut_short_gives_the_same_pieces_as_the_whole_of_it() {
     let model = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
@@ -76,18 +77,25 @@ fn a_chunk_cut_short_gives_the_same_pieces_as_the_whole_of_it() {
             }
         }
     }
-    // Accents, CJK, punctuation and control characters right at the cut.
+    // Accents, CJK, punctuation, special tokens, and control characters and
+    // other whitespace between words.
     texts.push(format!("{} Café naïve 日本語 x\u{0B}y «quoted» [MASK] ünïcödé", "word ".repeat(200)));
-    texts.push(format!("{}\u{0B}joined{}", "a".repeat(1023), " tail".repeat(300)));
+    texts.push(format!(
+        "{}\u{0B}joined\u{A0}nbsp\u{2028}line\u{0}nul\r\ncrlf\u{3000}wide{}",
+        "a".repeat(1023),
+        " tail".repeat(300)
+    ));
+    texts.push("İstanbul ǅemal ﬁle ⅷ x² ".repeat(40));
     assert!(texts.len() > 50, "{} texts", texts.len());
     let mut cut = 0;
+    let mut words = fathom_static::Words::default();
     for text in &texts {
         for start in (0..text.len()).step_by(97).filter(|&i| text.is_char_boundary(i)) {
             let text = &text[start..];
             let whole = model.ids(text, fathom_static::CHUNK_PIECES).unwrap();
-            assert_eq!(model.chunk_ids(text).unwrap(), whole, "{:?}", &text[..text.len().min(200)]);
-            cut += usize::from(text.len() > 1024 && whole.len() == fathom_static::CHUNK_PIECES);
+            assert_eq!(model.chunk_ids(text, &mut words).unwrap(), whole, "{:?}", &text[..text.len().min(200)]);
+            cut += usize::from(whole.len() == fathom_static::CHUNK_PIECES);
         }
     }
-    assert!(cut > 100, "only {cut} texts long enough to be cut");
+    assert!(cut > 100, "only {cut} texts past {} pieces", fathom_static::CHUNK_PIECES);
 }

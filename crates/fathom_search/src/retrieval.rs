@@ -368,9 +368,10 @@ impl StaticLane {
     /// Embeds every chunk: tokenised once (on every core natively), counted,
     /// then weighted by the counts.
     fn build(sources: &Prepared<'_>, chunks: &[Chunk], model: Arc<StaticModel>) -> Result<StaticLane, String> {
-        let pieces: Vec<Result<Vec<u32>, String>> = crate::parallel::map(chunks, |chunk| {
-            model.chunk_ids(&chunks::text(sources, chunk)).map_err(|e| e.to_string())
-        });
+        let pieces: Vec<Result<Vec<u32>, String>> =
+            crate::parallel::map_init(chunks, fathom_static::Words::default, |words, chunk| {
+                model.chunk_ids(&chunks::text(sources, chunk), words).map_err(|e| e.to_string())
+            });
         let pieces = pieces.into_iter().collect::<Result<Vec<_>, _>>()?;
         let mut corpus = Frequencies::new(model.vocabulary());
         pieces.iter().for_each(|ids| corpus.add(ids));

@@ -60,9 +60,10 @@ pub const MAX_PIECES: usize = 8192;
 /// both (bench/PERFORMANCE.md).
 pub const CHUNK_PIECES: usize = 128;
 
-/// Bytes of a chunk tokenised at first, cut at a space: 128 pieces take
-/// about 500 bytes of code, and a cut that yields fewer is tokenised whole.
-const CHUNK_PREFIX_BYTES: usize = 1024;
+/// Words a [`Words`] cache holds before it starts again: a few MB at most.
+const WORDS_HELD: usize = 1 << 16;
+/// Longer words are tokenised each time: they seldom come back.
+const WORD_BYTES_HELD: usize = 48;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StaticError {
@@ -156,24 +157,36 @@ impl StaticModel {
     }
 
     /// A chunk's first [`CHUNK_PIECES`] pieces, exactly as [`Self::ids`]
-    /// gives them, from its first kilobyte where that holds enough of them:
-    /// the tokenizer splits at whitespace, and normalising is character by
-    /// character, so a text cut at whitespace yields a prefix of the whole
-    /// text's pieces. Most of the lane's build is the tokenizer's time.
-    pub fn chunk_ids(&self, text: &str) -> Result<Vec<u32>, StaticError> {
-        if text.len() > CHUNK_PREFIX_BYTES {
-            let mut cut = CHUNK_PREFIX_BYTES;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
+    /// gives them, read word by word through `words`. ASCII spaces, tabs
+    /// and line breaks end a word for the tokenizer whatever surrounds them
+    /// (it normalises character by character, then splits there), so a
+    /// text's pieces are its words' pieces end to end; and code says the
+    /// same words again and again (`self`, `return`, `=`), so most are
+    /// looked up rather than tokenised. The tokenizer is most of the lane's
+    /// build time.
+    pub fn chunk_ids(&self, text: &str, words: &mut Words) -> Result<Vec<u32>, StaticError> {
+        let mut ids = Vec::with_capacity(CHUNK_PIECES);
+        for word in text.split([' ', '\n', '\t', '\r']).filter(|w| !w.is_empty()) {
+            if ids.len() >= CHUNK_PIECES {
+                break;
             }
-            if let Some(space) = text[..cut].rfind([' ', '\n']) {
-                let ids = self.ids(&text[..space], CHUNK_PIECES)?;
-                if ids.len() == CHUNK_PIECES {
-                    return Ok(ids);
-                }
+            if word.len() > WORD_BYTES_HELD {
+                ids.extend(self.ids(word, CHUNK_PIECES)?);
+                continue;
             }
+            if let Some(known) = words.0.get(word) {
+                ids.extend_from_slice(known);
+                continue;
+            }
+            let pieces = self.ids(word, CHUNK_PIECES)?;
+            ids.extend_from_slice(&pieces);
+            if words.0.len() >= WORDS_HELD {
+                words.0.clear();
+            }
+            words.0.insert(word.into(), pieces.into());
         }
-        self.ids(text, CHUNK_PIECES)
+        ids.truncate(CHUNK_PIECES);
+        Ok(ids)
     }
 
     /// The text's vector from its pieces: each distinct piece's row, scaled
@@ -205,7 +218,7 @@ impl StaticModel {
     }
 
     pub fn embed(&self, text: &str, corpus: Option<&Frequencies>) -> Result<Vec<f32>, StaticError> {
-        Ok(self.embed_ids(&self.chunk_ids(text)?, corpus))
+        Ok(self.embed_ids(&self.chunk_ids(text, &mut Words::default())?, corpus))
     }
 
     /// A query's vector, or `None` when the query holds no word the
@@ -231,6 +244,11 @@ impl StaticModel {
         Ok(Some(self.embed_ids(&ids, corpus)))
     }
 }
+
+/// Words already tokenised, with their pieces: one per thread that reads
+/// chunks ([`StaticModel::chunk_ids`]).
+#[derive(Default)]
+pub struct Words(std::collections::HashMap<Box<str>, Box<[u32]>>);
 
 /// In how many of a corpus's texts (chunks) each word piece occurs.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
