@@ -45,10 +45,12 @@ setup:
 model:
 	@scripts/model.sh
 
-## wasm: the core compiled to wasm32 and bound for the browser, in pkg/.
+## wasm: the core compiled to wasm32 and bound for the browser, in pkg/, shipped without its name section
+## (6 MB of function names); `make wasm WASM_NAMES=keep` keeps them, for profiles that name functions.
+WASM_NAMES ?= strip
 wasm:
 	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm
-	wasm-bindgen --target web --out-dir pkg $(WASM_OUT)
+	wasm-bindgen --target web --out-dir pkg $(if $(filter keep,$(WASM_NAMES)),,--remove-name-section --remove-producers-section) $(WASM_OUT)
 
 ## demo: an archive of Fathom's own sources, offered by the app in one click.
 demo:
@@ -63,7 +65,7 @@ cli:
 corpora:
 	@scripts/corpora.sh
 
-## bench: query latency on Django; embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), HNSW recall, hybrid search latency on Flask; writes bench/report.json.
+## bench: query latency on Django; embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), the static lane natively and in Chromium, first-visit bytes, HNSW recall, hybrid search latency on Flask; writes bench/report.json.
 bench: build
 	@scripts/corpora.sh --bench
 	@scripts/refenv.sh

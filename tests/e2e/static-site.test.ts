@@ -3,7 +3,7 @@
 // (copied from dist/) and one HTML page, served by a plain file server on
 // another port. The explorer opens the bundle, searches and shows code,
 // with no request leaving the site.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -30,6 +30,9 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** Words the code does not use for what it does: the static lane finds `CartStore.total`. */
+const MEANING_QUERY = 'add up the prices of all items';
+
 let site: string;
 let server: Served | undefined;
 let url: string;
@@ -45,6 +48,14 @@ describe('a static documentation site', () => {
     cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
     cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
     writeFileSync(join(site, 'index.html'), PAGE);
+    // A page that reads meaning: the static table and the tokenizer beside it, and no MiniLM weights.
+    mkdirSync(join(site, 'model'));
+    cpSync(join(repoRoot, 'dist/model/minilm-l6-v2.static-v1.safetensors'), join(site, 'model/minilm-l6-v2.static-v1.safetensors'));
+    cpSync(join(repoRoot, 'dist/model/minilm-l6-v2.tokenizer.json'), join(site, 'model/minilm-l6-v2.tokenizer.json'));
+    writeFileSync(
+      join(site, 'semantic.html'),
+      PAGE.replace('query="compute_total"', `model="model/" query="${MEANING_QUERY}"`),
+    );
     server = await serveDir(site);
     url = server.url;
   }, 30 * 60_000);
@@ -68,6 +79,20 @@ describe('a static documentation site', () => {
       await expect.poll(() => code.getByTestId('code-line-highlighted').count()).toBeGreaterThan(0);
       expect(await code.getByTestId('code-line-highlighted').first().textContent()).toContain('def compute_total');
       await screenshot(page, 'static-site');
+    });
+  });
+
+  test('with a model folder, the explorer reads meaning with the static table alone: MiniLM is never fetched', async () => {
+    await withApp(browser(), `${url}semantic.html`, async ({ page, requests }) => {
+      const explorer = page.getByTestId('explorer');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      const list = explorer.getByTestId('search-results');
+      await expect.poll(() => list.getAttribute('data-meaning'), { timeout: 30_000 }).toBe('static');
+      const symbols = await explorer.getByTestId('search-result').locator('.symbol').allTextContents();
+      expect(symbols.slice(0, 3).join(' '), symbols.join(' ')).toContain('CartStore.total');
+      expect(requests.some((r) => r.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
+      expect(requests.filter((r) => r.includes('minilm-l6-v2.f16'))).toEqual([]);
+      await screenshot(page, 'static-site-meaning');
     });
   });
 

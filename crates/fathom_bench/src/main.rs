@@ -258,6 +258,31 @@ fn main() {
             b["bytes_mb"], b["source_mb"], b["mb_per_source_mb"], b["write_s"], b["load_p50_s"], b["reference_index_s"]
         );
     }
+    report["first_visit_bytes"] = browser_report("bytes.json");
+    let fv = &report["first_visit_bytes"];
+    if fv.is_null() {
+        println!("  first visit             not measured: run tests/bench (make bench does)");
+    } else {
+        let line = |s: &serde_json::Value| {
+            format!("{} MB raw, {} MB gzip, {} MB brotli", s["raw_mb"], s["gzip_mb"], s["brotli_mb"])
+        };
+        println!(
+            "  module                  {} (goal {} MB gzip; no name section)",
+            line(&fv["module"]),
+            fv["module"]["goal_gzip_mb"]
+        );
+        println!(
+            "  static table            {} (goal {} MB raw)",
+            line(&fv["static_table"]),
+            fv["static_table"]["goal_raw_mb"]
+        );
+        println!(
+            "  first visit             {}   reference, with MiniLM's weights: {}   (MiniLM's weights, when it runs: {})",
+            line(&fv["first_visit"]),
+            line(&fv["first_visit_with_minilm"]),
+            line(&fv["minilm_weights_when_minilm_runs"])
+        );
+    }
     report["map"] = browser_report("map.json");
     let m = &report["map"];
     if m.is_null() {

@@ -1,0 +1,101 @@
+// `make bench`'s first-visit bytes, written to bench/bytes.json for
+// fathom-bench: what a reader's first visit to the built app (dist/) downloads
+// before searching by meaning (the page, its scripts, the wasm module, the
+// static table and the tokenizer), raw and as a server would send it gzipped
+// or brotli-compressed; beside it, MiniLM's weights, which are fetched only
+// when MiniLM runs, and the module's own name section, which is not shipped.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { expect, test } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dist = `${root}dist/`;
+const MB = 1_000_000;
+
+interface Size {
+  raw: number;
+  gzip: number;
+  brotli: number;
+}
+
+function size(bytes: Uint8Array): Size {
+  return {
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }).length,
+  };
+}
+
+const sum = (sizes: Size[]): Size => ({
+  raw: sizes.reduce((n, s) => n + s.raw, 0),
+  gzip: sizes.reduce((n, s) => n + s.gzip, 0),
+  brotli: sizes.reduce((n, s) => n + s.brotli, 0),
+});
+
+const mb = (s: Size): Record<string, number> => ({
+  raw_mb: Math.round(s.raw / 1000) / 1000,
+  gzip_mb: Math.round(s.gzip / 1000) / 1000,
+  brotli_mb: Math.round(s.brotli / 1000) / 1000,
+});
+
+/** The module's custom sections by name, with their sizes: what a name section would add. */
+function customSections(wasm: Uint8Array): Record<string, number> {
+  const sections: Record<string, number> = {};
+  let at = 8;
+  const leb = (): number => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = wasm[at++] ?? 0;
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (at < wasm.length) {
+    const id = wasm[at++];
+    const length = leb();
+    const end = at + length;
+    if (id === 0) {
+      const nameLength = leb();
+      sections[new TextDecoder().decode(wasm.subarray(at, at + nameLength))] = length;
+    }
+    at = end;
+  }
+  return sections;
+}
+
+test('first-visit bytes of the built app', () => {
+  const assets = readdirSync(`${dist}assets`);
+  const moduleFile = assets.find((f) => f.endsWith('.wasm'));
+  if (!moduleFile) throw new Error('no wasm module in dist/assets: run make build');
+  const wasm = readFileSync(`${dist}assets/${moduleFile}`);
+  const module = size(wasm);
+  const scripts = sum(
+    ['index.html', ...assets.filter((f) => /\.(js|css)$/.test(f) && !f.startsWith('embed')).map((f) => `assets/${f}`)].map((f) =>
+      size(readFileSync(`${dist}${f}`)),
+    ),
+  );
+  const table = size(readFileSync(`${dist}model/minilm-l6-v2.static-v1.safetensors`));
+  const tokenizer = size(readFileSync(`${dist}model/minilm-l6-v2.tokenizer.json`));
+  const weights = size(readFileSync(`${dist}model/minilm-l6-v2.f16.safetensors`));
+  const firstVisit = sum([module, scripts, table, tokenizer]);
+  const report = {
+    module: { ...mb(module), goal_gzip_mb: 6, custom_sections: customSections(wasm) },
+    scripts: mb(scripts),
+    static_table: { ...mb(table), goal_raw_mb: 8 },
+    tokenizer: mb(tokenizer),
+    first_visit: mb(firstVisit),
+    // The reference: the same visit when MiniLM's weights came with it.
+    first_visit_with_minilm: mb(sum([firstVisit, weights])),
+    minilm_weights_when_minilm_runs: mb(weights),
+  };
+  writeFileSync(`${root}bench/bytes.json`, `${JSON.stringify(report, null, 1)}\n`);
+  console.log(report);
+  expect(report.module.custom_sections.name, 'the shipped module has no name section').toBeUndefined();
+  expect(firstVisit.gzip).toBeLessThan(weights.raw + module.raw);
+  expect(table.raw).toBeGreaterThan(MB);
+});
