@@ -50,9 +50,8 @@ pub fn embed_index(
             None => todo.push(chunk),
         }
     }
-    // Similar lengths batch together, so little is padded.
     let mut texts: Vec<(usize, String)> = todo.into_iter().filter_map(|c| Some((c, index.chunk_text(c)?))).collect();
-    texts.sort_by_key(|(_, t)| t.len());
+    by_length(embedder, &mut texts, |(_, t)| t);
     let total = texts.len();
     observer.progress(Stage::Embed, 0, total);
     for (done, batch) in texts.chunks(BATCH).enumerate() {
@@ -73,6 +72,13 @@ pub fn embed_index(
     }
     index.build_dense();
     Ok(report)
+}
+
+/// Puts texts in the order the model reads them best: by their length in
+/// word pieces, so that a batch pads little (each batch runs at its longest
+/// text's length). Tokenising costs a fraction of a percent of embedding.
+pub fn by_length<T>(embedder: &Embedder, items: &mut [T], text: impl Fn(&T) -> &str) {
+    items.sort_by_cached_key(|item| embedder.tokenizer().ids(text(item)).map_or(0, |ids| ids.len()));
 }
 
 /// The static lane's table and its tokenizer, read from the model asset's

@@ -538,12 +538,14 @@ impl Workspace {
     }
 
     /// The chunks still without a vector: `{chunk, hash}` for each, so the
-    /// caller can look them up in its cache first.
+    /// caller can look them up in its cache first. Shortest first, so that
+    /// the batches the caller cuts from them pad little.
     #[wasm_bindgen(js_name = pendingChunks, unchecked_return_type = "PendingChunk[]")]
     pub fn pending_chunks(&self) -> Result<JsValue, JsError> {
         self.read(|index| {
-            let pending: Vec<PendingChunk> = index
-                .pending_chunks()
+            let mut pending = index.pending_chunks();
+            pending.sort_by_cached_key(|&chunk| index.chunk_text(chunk).map_or(0, |t| t.len()));
+            let pending: Vec<PendingChunk> = pending
                 .into_iter()
                 .filter_map(|chunk| Some(PendingChunk { chunk, hash: index.chunk_hash(chunk)? }))
                 .collect();
