@@ -71,6 +71,7 @@ corpora:
 bench: build
 	@scripts/corpora.sh --bench
 	@scripts/refenv.sh
+	cargo run --locked --release -q -p fathom_bench --bin fathom-bench embed-sample
 	npx vitest run --config tests/vitest.bench.config.ts
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
 

@@ -1,41 +1,52 @@
-// `make bench`'s browser half: MiniLM throughput in Chromium on WebGPU and on
-// the CPU backend (wasm), written to bench/browser.json for fathom-bench.
-// Without a GPU, Chromium's WebGPU is SwiftShader (a CPU emulation): the
-// adapter is recorded so the number is never mistaken for a GPU's.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// `make bench`'s browser half: MiniLM throughput in Chromium on the CPU
+// backend (wasm, one worker, no COOP/COEP) over the same 256 Flask chunks
+// that fathom-bench embeds natively (bench/embed-sample.json, which `make
+// bench` writes first), in the same batches; and on WebGPU over 16 short
+// texts. Written to bench/browser.json for fathom-bench. Without a GPU,
+// Chromium's WebGPU is SwiftShader (a CPU emulation, about 10 s a chunk):
+// the adapter is recorded so the number is never mistaken for a GPU's.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, inject, test } from 'vitest';
 import { launchBrowser, openApp } from '../e2e/browser';
 
 const baseUrl = inject('baseUrl');
-const texts: string[] = JSON.parse(
+const samplePath = fileURLToPath(new URL('../../bench/embed-sample.json', import.meta.url));
+const short: string[] = JSON.parse(
   readFileSync(new URL('../../crates/fathom_embed/tests/fixtures/parity-texts.json', import.meta.url), 'utf8'),
 ).texts.slice(23, 39);
+/** The CLI's batch (fathom_engine::embed::BATCH). */
+const BATCH = 16;
 
 test('embedding throughput in Chromium', async () => {
+  if (!existsSync(samplePath)) throw new Error(`${samplePath} is missing: run \`fathom-bench embed-sample\` (make bench does)`);
+  // Shortest first, as the page orders the chunks it embeds.
+  const sample: string[] = JSON.parse(readFileSync(samplePath, 'utf8')).texts;
+  const chunks = [...sample].sort((a, b) => a.length - b.length);
   const browser = await launchBrowser();
   const app = await openApp(browser, baseUrl);
   try {
-    const result = await app.page.evaluate(async (texts) => {
+    const result = await app.page.evaluate(async ({ chunks, short, batch }) => {
       const client = (globalThis as unknown as { fathom: { embedTexts(t: string[], b: string): Promise<Float32Array> } }).fathom;
       const adapter = await (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: Record<string, string> } | null> } }).gpu?.requestAdapter();
-      const rate = async (backend: string) => {
+      const rate = async (texts: string[], backend: string) => {
         await client.embedTexts(texts.slice(0, 2), backend); // load and warm up
         const start = performance.now();
-        await client.embedTexts(texts, backend);
+        for (let at = 0; at < texts.length; at += batch) await client.embedTexts(texts.slice(at, at + batch), backend);
         return texts.length / ((performance.now() - start) / 1000);
       };
-      const cpu = await rate('cpu');
-      const webgpu = adapter ? await rate('webgpu') : null;
+      const cpu = await rate(chunks, 'cpu');
+      const webgpu = adapter ? await rate(short, 'webgpu') : null;
       // GPUAdapterInfo's fields are getters: copy them by name.
       const info = adapter?.info;
       const described = info ? Object.fromEntries(['vendor', 'architecture', 'device', 'description'].map((k) => [k, info[k] ?? ''])) : null;
       return { cpu, webgpu, adapter: described };
-    }, texts);
+    }, { chunks, short, batch: BATCH });
     const adapter = JSON.stringify(result.adapter);
     const out = {
-      chunks: texts.length,
+      cpu_sample: `${chunks.length} chunks of flask-3.0.3 (bench/embed-sample.json), shortest first, in batches of ${BATCH}`,
       cpu_chunks_per_s: Math.round(result.cpu * 100) / 100,
+      webgpu_sample: `${short.length} short texts (parity-texts.json), one batch`,
       webgpu_chunks_per_s: result.webgpu === null ? null : Math.round(result.webgpu * 100) / 100,
       adapter: result.adapter,
       note: /swiftshader/i.test(adapter)

@@ -35,6 +35,14 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&locate_bench(&corpora)).unwrap());
         return;
     }
+    // `fathom-bench embed-sample`: the chunks MiniLM's throughput is measured
+    // on, in bench/embed-sample.json, for the browser's half to embed the same.
+    if std::env::args().nth(1).as_deref() == Some("embed-sample") {
+        let path = root::repo_root().join("bench/embed-sample.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, json!({ "corpus": "flask-3.0.3", "texts": embed_sample(&corpora) }).to_string()).unwrap();
+        return;
+    }
     // `fathom-bench embed`: MiniLM's CPU throughput beside torch's, alone.
     if std::env::args().nth(1).as_deref() == Some("embed") {
         println!("{}", serde_json::to_string_pretty(&embed_throughput(&corpora).1).unwrap());
@@ -607,12 +615,7 @@ fn embed_throughput(corpora: &std::path::Path) -> (fathom_embed::Embedder, serde
     use fathom_embed::{Embedder, asset};
     let (weights, tokenizer) = asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
     let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
-    let index = fathom_engine::index_dir(&corpora.join("flask-3.0.3"), &Options::default(), &mut Clock(Instant::now()))
-        .expect("Flask");
-    let texts: Vec<String> = {
-        let n = index.chunks().len();
-        (0..n).step_by((n / 256).max(1)).take(256).filter_map(|c| index.chunk_text(c)).collect()
-    };
+    let texts = embed_sample(corpora);
     let tokens: usize = texts.iter().map(|t| embedder.tokenizer().ids(t).map_or(0, |ids| ids.len())).sum();
     let mut sorted = texts.clone();
     fathom_engine::embed::by_length(&embedder, &mut sorted, String::as_str);
@@ -636,6 +639,14 @@ fn embed_throughput(corpora: &std::path::Path) -> (fathom_embed::Embedder, serde
         "cpu_over_torch": ratio,
     });
     (embedder, report)
+}
+
+/// A fixed spread of 256 of Flask 3.0.3's chunks.
+fn embed_sample(corpora: &std::path::Path) -> Vec<String> {
+    let index = fathom_engine::index_dir(&corpora.join("flask-3.0.3"), &Options::default(), &mut Clock(Instant::now()))
+        .expect("Flask");
+    let n = index.chunks().len();
+    (0..n).step_by((n / 256).max(1)).take(256).filter_map(|c| index.chunk_text(c)).collect()
 }
 
 /// A bundle of `index`: its size per MB of indexed source, the time to write

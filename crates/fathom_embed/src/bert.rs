@@ -57,8 +57,8 @@ struct Layer {
 pub struct Bert {
     config: BertConfig,
     /// The CPU's kernels: attention through the backend's fused kernel, and
-    /// GELU by [`gelu_cpu`]; WebGPU runs matrix products, a softmax and the
-    /// backend's GELU instead.
+    /// natively GELU by [`gelu_cpu`]; WebGPU runs matrix products, a softmax
+    /// and the backend's GELU instead.
     fused_attention: bool,
     words: Embedding,
     positions: Embedding,
@@ -111,10 +111,8 @@ impl Weights<'_> {
     /// A PyTorch `nn.Linear(input, output)`: weight `[output, input]`.
     fn linear(&self, name: &str, input: usize, output: usize) -> Result<Linear, EmbedError> {
         let mut module = LinearConfig::new(input, output).init(self.device);
-        // Laid out afresh rather than as a transposed view, so the matrix
-        // kernels read it in order.
-        let weight = self.matrix(&format!("{name}.weight"), output, input)?.transpose().into_data();
-        module.weight = Param::from_tensor(Tensor::from_data(weight, self.device));
+        let weight = transposed(&self.floats(&format!("{name}.weight"), &[output, input])?, output, input);
+        module.weight = Param::from_tensor(Tensor::from_data(TensorData::new(weight, [input, output]), self.device));
         module.bias = Some(self.vector(&format!("{name}.bias"), output)?);
         Ok(module)
     }
@@ -130,9 +128,8 @@ impl Weights<'_> {
         }
         let rows = names.len() * output;
         let mut module = LinearConfig::new(input, rows).init(self.device);
-        // Stacked [n·output, input], laid out as burn's [input, n·output].
-        let weight = Tensor::<2>::from_data(TensorData::new(weights, [rows, input]), self.device).transpose().into_data();
-        module.weight = Param::from_tensor(Tensor::from_data(weight, self.device));
+        let weight = transposed(&weights, rows, input);
+        module.weight = Param::from_tensor(Tensor::from_data(TensorData::new(weight, [input, rows]), self.device));
         module.bias = Some(Param::from_tensor(Tensor::from_data(TensorData::new(biases, [rows]), self.device)));
         Ok(module)
     }
@@ -143,6 +140,19 @@ impl Weights<'_> {
         module.beta = Some(self.vector(&format!("{name}.bias"), size)?);
         Ok(module)
     }
+}
+
+/// A row-major `[rows, cols]` matrix as `[cols, rows]`: PyTorch's linear
+/// weights in burn's layout, laid out afresh rather than as a transposed view,
+/// so that the matrix kernels read them in order.
+fn transposed(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0; values.len()];
+    for (r, row) in values.chunks_exact(cols).enumerate() {
+        for (c, &v) in row.iter().enumerate() {
+            out[c * rows + r] = v;
+        }
+    }
+    out
 }
 
 impl Bert {
@@ -218,7 +228,9 @@ impl Bert {
             let context = context.swap_dims(1, 2).reshape([batch, len, h]);
             x = layer.attention_norm.forward(layer.attention_out.forward(context) + x);
             let inner = layer.intermediate.forward(x.clone());
-            let inner = if self.fused_attention { gelu_cpu(inner) } else { gelu(inner) };
+            // In the browser, the CPU's activations cannot be read back
+            // synchronously, so there the backend's own GELU runs.
+            let inner = if self.fused_attention && cfg!(not(target_family = "wasm")) { gelu_cpu(inner) } else { gelu(inner) };
             x = layer.output_norm.forward(layer.output.forward(inner) + x);
         }
 
