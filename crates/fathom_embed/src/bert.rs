@@ -230,7 +230,8 @@ impl Bert {
             let inner = layer.intermediate.forward(x.clone());
             // In the browser, the CPU's activations cannot be read back
             // synchronously, so there the backend's own GELU runs.
-            let inner = if self.fused_attention && cfg!(not(target_family = "wasm")) { gelu_cpu(inner) } else { gelu(inner) };
+            let inner =
+                if self.fused_attention && cfg!(not(target_family = "wasm")) { gelu_cpu(inner) } else { gelu(inner) };
             x = layer.output_norm.forward(layer.output.forward(inner) + x);
         }
 
@@ -277,8 +278,7 @@ fn exp(x: f32) -> f32 {
     const SHIFT: f32 = 12_582_912.0;
     let n = (x * std::f32::consts::LOG2_E + SHIFT) - SHIFT;
     let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
-    let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
-        + 0.166_666_65)
+    let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 0.166_666_65)
         * r
         + 0.5)
         * r
