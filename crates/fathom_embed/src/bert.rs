@@ -59,7 +59,7 @@ pub struct Bert {
     /// The CPU's kernels: attention through the backend's fused kernel, and
     /// natively GELU by [`gelu_cpu`]; WebGPU runs matrix products, a softmax
     /// and the backend's GELU instead.
-    fused_attention: bool,
+    cpu_kernels: bool,
     words: Embedding,
     positions: Embedding,
     token_types: Embedding,
@@ -110,11 +110,7 @@ impl Weights<'_> {
 
     /// A PyTorch `nn.Linear(input, output)`: weight `[output, input]`.
     fn linear(&self, name: &str, input: usize, output: usize) -> Result<Linear, EmbedError> {
-        let mut module = LinearConfig::new(input, output).init(self.device);
-        let weight = transposed(&self.floats(&format!("{name}.weight"), &[output, input])?, output, input);
-        module.weight = Param::from_tensor(Tensor::from_data(TensorData::new(weight, [input, output]), self.device));
-        module.bias = Some(self.vector(&format!("{name}.bias"), output)?);
-        Ok(module)
+        self.linears(&[name.to_owned()], input, output)
     }
 
     /// Several PyTorch `nn.Linear(input, output)` that read the same input,
@@ -160,7 +156,7 @@ impl Bert {
         config: BertConfig,
         safetensors: &[u8],
         device: &Device,
-        fused_attention: bool,
+        cpu_kernels: bool,
     ) -> Result<Bert, EmbedError> {
         let file = SafeTensors::deserialize(safetensors).map_err(|e| EmbedError::Weights(e.to_string()))?;
         let w = Weights { file, device };
@@ -180,7 +176,7 @@ impl Bert {
             .collect::<Result<Vec<_>, EmbedError>>()?;
         Ok(Bert {
             config,
-            fused_attention,
+            cpu_kernels,
             words: w.embedding("embeddings.word_embeddings", config.vocab, h)?,
             positions: w.embedding("embeddings.position_embeddings", config.max_positions, h)?,
             token_types: w.embedding("embeddings.token_type_embeddings", config.type_vocab, h)?,
@@ -209,7 +205,7 @@ impl Bert {
         let bias = (mask.clone() - 1.0).mul_scalar(1.0e4).reshape([batch, 1, 1, len]);
         // The fused kernel reads its bias per query row: one [len, len] tile
         // per text, shared by every head and layer.
-        let tile = self.fused_attention.then(|| bias.clone().repeat_dim(2, len));
+        let tile = self.cpu_kernels.then(|| bias.clone().repeat_dim(2, len));
         let scale = 1.0 / (head_dim as f64).sqrt();
         let split = |t: Tensor<3>| t.reshape([batch, len, heads, head_dim]).swap_dims(1, 2);
 
@@ -231,7 +227,7 @@ impl Bert {
             // In the browser, the CPU's activations cannot be read back
             // synchronously, so there the backend's own GELU runs.
             let inner =
-                if self.fused_attention && cfg!(not(target_family = "wasm")) { gelu_cpu(inner) } else { gelu(inner) };
+                if self.cpu_kernels && cfg!(not(target_family = "wasm")) { gelu_cpu(inner) } else { gelu(inner) };
             x = layer.output_norm.forward(layer.output.forward(inner) + x);
         }
 
@@ -245,9 +241,8 @@ impl Bert {
 }
 
 /// GELU on the CPU, exactly as BERT defines it (`0.5·x·(1 + erf(x/√2))`),
-/// with erf computed branch-free so that the loop vectorises: the backend's
-/// own GELU calls libm's scalar `erff` once per element, which is a fifth of
-/// MiniLM's time on the CPU.
+/// with erf computed branch-free so that the loop vectorises, where the
+/// backend's own GELU calls libm's scalar `erff` once per element.
 fn gelu_cpu(x: Tensor<3>) -> Tensor<3> {
     let (shape, device) = (x.shape(), x.device());
     let mut values = x.into_data().try_into_vec::<f32>().expect("activations are f32");
