@@ -40,12 +40,13 @@ fn main() {
     if std::env::args().nth(1).as_deref() == Some("embed-sample") {
         let path = root::repo_root().join("bench/embed-sample.json");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, json!({ "corpus": "flask-3.0.3", "texts": embed_sample(&corpora) }).to_string()).unwrap();
+        let texts = embed_sample(&index_flask(&corpora));
+        std::fs::write(&path, json!({ "corpus": "flask-3.0.3", "texts": texts }).to_string()).unwrap();
         return;
     }
     // `fathom-bench embed`: MiniLM's CPU throughput beside torch's, alone.
     if std::env::args().nth(1).as_deref() == Some("embed") {
-        println!("{}", serde_json::to_string_pretty(&embed_throughput(&corpora).1).unwrap());
+        println!("{}", serde_json::to_string_pretty(&embed_throughput(&index_flask(&corpora)).1).unwrap());
         return;
     }
     let dir = corpora.join(CORPUS);
@@ -520,9 +521,9 @@ fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
     use fathom_engine::{SearchMode, SearchOptions};
     use fathom_search::dense::{Dense, exact};
 
-    let (embedder, throughput) = embed_throughput(corpora);
     let dir = corpora.join("flask-3.0.3");
-    let mut index = fathom_engine::index_dir(&dir, &Options::default(), &mut Clock(Instant::now())).expect("Flask");
+    let mut index = index_flask(corpora);
+    let (embedder, throughput) = embed_throughput(&index);
     let browser = browser_report("browser.json");
 
     // The whole corpus, through the cache, for HNSW and hybrid search.
@@ -611,11 +612,11 @@ fn semantic_bench(corpora: &std::path::Path) -> serde_json::Value {
 /// MiniLM's throughput on the CPU backend over a fixed spread of 256 of
 /// Flask's chunks, embedded afresh (no cache) in the CLI's batches, beside
 /// sentence-transformers on torch's CPU over the same texts in the same run.
-fn embed_throughput(corpora: &std::path::Path) -> (fathom_embed::Embedder, serde_json::Value) {
+fn embed_throughput(flask: &Index) -> (fathom_embed::Embedder, serde_json::Value) {
     use fathom_embed::{Embedder, asset};
     let (weights, tokenizer) = asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
     let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
-    let texts = embed_sample(corpora);
+    let texts = embed_sample(flask);
     let tokens: usize = texts.iter().map(|t| embedder.tokenizer().ids(t).map_or(0, |ids| ids.len())).sum();
     let mut sorted = texts.clone();
     fathom_engine::embed::by_length(&embedder, &mut sorted, String::as_str);
@@ -641,10 +642,13 @@ fn embed_throughput(corpora: &std::path::Path) -> (fathom_embed::Embedder, serde
     (embedder, report)
 }
 
+fn index_flask(corpora: &std::path::Path) -> Index {
+    fathom_engine::index_dir(&corpora.join("flask-3.0.3"), &Options::default(), &mut Clock(Instant::now()))
+        .expect("Flask")
+}
+
 /// A fixed spread of 256 of Flask 3.0.3's chunks.
-fn embed_sample(corpora: &std::path::Path) -> Vec<String> {
-    let index = fathom_engine::index_dir(&corpora.join("flask-3.0.3"), &Options::default(), &mut Clock(Instant::now()))
-        .expect("Flask");
+fn embed_sample(index: &Index) -> Vec<String> {
     let n = index.chunks().len();
     (0..n).step_by((n / 256).max(1)).take(256).filter_map(|c| index.chunk_text(c)).collect()
 }

@@ -203,6 +203,10 @@ impl Embedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let run = |part: &[&str]| {
+            let batch = self.batch(part)?;
+            Self::rows(self.model.embed(batch.ids, batch.mask).into_data(), batch.size)
+        };
         #[cfg(not(target_family = "wasm"))]
         if self.backend == BackendKind::Cpu {
             // One part of the batch per core: the backend's kernels leave
@@ -211,20 +215,11 @@ impl Embedder {
             use rayon::prelude::*;
             let parts = rayon::current_num_threads().min(texts.len());
             if parts > 1 {
-                let size = texts.len().div_ceil(parts);
-                let done = texts
-                    .par_chunks(size)
-                    .map(|part| {
-                        let batch = self.batch(part)?;
-                        Self::rows(self.model.embed(batch.ids, batch.mask).into_data(), batch.size)
-                    })
-                    .collect::<Result<Vec<_>, EmbedError>>()?;
+                let done = texts.par_chunks(texts.len().div_ceil(parts)).map(run).collect::<Result<Vec<_>, _>>()?;
                 return Ok(done.into_iter().flatten().collect());
             }
         }
-        let batch = self.batch(texts)?;
-        let out = self.model.embed(batch.ids, batch.mask);
-        Self::rows(out.into_data(), batch.size)
+        run(texts)
     }
 
     /// Embeds sequences of token ids as they are (no `[CLS]` or `[SEP]` is
