@@ -21,6 +21,15 @@ struct Cli {
     command: Command,
 }
 
+/// The embeddings a bundle carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Vectors {
+    Both,
+    Static,
+    Minilm,
+    None,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Index a repository and summarise what was found, skipped and failed;
@@ -32,7 +41,13 @@ enum Command {
         /// Write the index to this bundle file.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Leave the embeddings out: a smaller bundle, searched by words only.
+        /// Which embeddings the bundle carries: the static table's (int8, a
+        /// few hundred bytes a chunk, ready at once; a reader loads the
+        /// table, a few MB, to embed queries), MiniLM's (embedded now, on
+        /// the CPU), both, or none (searched by words only).
+        #[arg(long, value_enum, default_value_t = Vectors::Both)]
+        vectors: Vectors,
+        /// The same as `--vectors none`.
         #[arg(long)]
         no_embed: bool,
         /// Leave out paths matching a glob (repeatable): `docs/**`, `*.min.js`, `tests`.
@@ -284,12 +299,18 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Index { target, output, no_embed, exclude, json } => {
+        Command::Index { target, output, vectors, no_embed, exclude, json } => {
             let exclude = fathom_engine::Exclude::new(&exclude)?;
             let mut index = open_with(&target, &Options { exclude, ..Options::default() })?;
             if let Some(path) = output {
-                if !no_embed {
-                    embedding::prepare(&mut index, true)?;
+                match if no_embed { Vectors::None } else { vectors } {
+                    Vectors::Both => drop(embedding::prepare(&mut index, true)?),
+                    Vectors::Static => drop(embedding::prepare(&mut index, false)?),
+                    Vectors::Minilm => {
+                        embedding::prepare(&mut index, true)?;
+                        index.clear_static();
+                    }
+                    Vectors::None => index.clear_static(),
                 }
                 let bytes = index.to_bundle();
                 std::fs::write(&path, &bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
@@ -314,14 +335,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 output::summary(index.summary(), false)?;
                 if let Some((header, size)) = header {
                     println!(
-                        "bundle: format {}, graph schema {}, written by fathom {}, {}, model {}, {} of {} chunks embedded",
+                        "bundle: format {}, graph schema {}, written by fathom {}, {}, model {}, {} of {} chunks embedded, static vectors: {}",
                         header.format,
                         header.graph_schema,
                         header.engine,
                         human_bytes(size as u64),
                         header.model.as_deref().unwrap_or("none"),
                         header.counts.embedded,
-                        header.counts.chunks
+                        header.counts.chunks,
+                        header.static_table.as_deref().unwrap_or("none")
                     );
                 }
             }

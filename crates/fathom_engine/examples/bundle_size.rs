@@ -95,7 +95,8 @@ fn main() {
         if !current {
             lexical.terms_version += 1;
         }
-        let parts = StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None };
+        let parts =
+            StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None, statics: None };
         let start = Instant::now();
         let restored = Retrieval::restore(&index.sources(), parts).unwrap();
         println!("lexical index from {label}: {:.0} ms", ms(start));

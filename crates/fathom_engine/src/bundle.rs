@@ -22,8 +22,12 @@
 //! model, the indexing options, counts, and each section's name and size.
 //! Each section is one value in postcard's encoding, stored as it is or as
 //! one LZ4 block, as the header says. In format 1 the sections are, in order: `graph`, `texts`,
-//! `summary`, `chunks`, `lexical`, `vectors` (those the HNSW graph does not
-//! hold) and `dense` (the HNSW graph, or none).
+//! `summary`, `chunks`, `lexical`, `vectors` (MiniLM's, those the HNSW graph
+//! does not hold) and `dense` (the HNSW graph, or none). Format 2 adds
+//! `statics`: the static lane's vectors (int8), its word-piece counts and the
+//! table they were made with, or none. A reader loads the table (a few MB)
+//! to embed queries and uses the vectors as they are; a bundle may hold
+//! them, MiniLM's, both or neither.
 //!
 //! # Reading
 //!
@@ -40,8 +44,9 @@
 //!
 //! postcard writes fields and enum variants by position, so any change to
 //! a stored type (a field added, variants reordered) changes the format:
-//! bump [`FORMAT_VERSION`]. A bundle of another version is refused, and the
-//! archive is indexed again. Lexical postings made by other terms or BM25
+//! bump [`FORMAT_VERSION`]. Format 1 is still read (it has no static
+//! vectors); a bundle of any other version is refused, and the archive is
+//! indexed again. Lexical postings made by other terms or BM25
 //! constants are rebuilt from the stored texts on load (see
 //! [`fathom_search::lexical::StoredLexical::is_current`]).
 
@@ -54,7 +59,7 @@ use fathom_resolve::Stats;
 use fathom_search::chunks::Chunk;
 use fathom_search::dense::Dense;
 use fathom_search::lexical::StoredLexical;
-use fathom_search::retrieval::{Retrieval, StoredParts};
+use fathom_search::retrieval::{Retrieval, StoredParts, StoredStatic};
 use serde::{Deserialize, Serialize};
 
 use crate::summary::{FileError, IndexSummary, Timings};
@@ -63,16 +68,24 @@ use crate::{GraphTexts, Index, Options};
 /// The first bytes of every bundle. The high byte and the newline, as in
 /// PNG's signature, catch a file mangled as text.
 pub const MAGIC: [u8; 8] = *b"\x89FATHOM\n";
-/// The layout and encoding this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The layout and encoding this build writes; it reads this one and
+/// [`OLDEST_READ`] on.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format this build reads: format 1, which lacks `statics`.
+pub const OLDEST_READ: u32 = 1;
 /// The file extension bundles are saved with.
 pub const EXTENSION: &str = "fathom";
 
 /// Magic, version, header length and payload length.
 const PREFIX: usize = 24;
 const CHECKSUM: usize = 8;
-/// The sections of format 1, in order.
-const SECTIONS: [&str; 7] = ["graph", "texts", "summary", "chunks", "lexical", "vectors", "dense"];
+/// The sections of format 2, in order; format 1's are all but the last.
+const SECTIONS: [&str; 8] = ["graph", "texts", "summary", "chunks", "lexical", "vectors", "dense", "statics"];
+
+/// The sections of a format this build reads.
+fn sections_of(format: u32) -> &'static [&'static str] {
+    if format == 1 { &SECTIONS[..7] } else { &SECTIONS }
+}
 
 /// Why a bundle was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -80,7 +93,7 @@ pub enum BundleError {
     #[error("not a Fathom bundle: it does not begin with the bundle magic bytes")]
     NotABundle,
     #[error(
-        "written by bundle format v{found}; this build reads v{supported}; re-index the archive to make a v{supported} bundle"
+        "written by bundle format v{found}; this build reads v{OLDEST_READ} to v{supported}; re-index the archive to make a v{supported} bundle"
     )]
     Version { found: u32, supported: u32 },
     #[error("truncated bundle: {actual} bytes where {expected} were expected")]
@@ -110,6 +123,10 @@ pub struct BundleHeader {
     pub archive: String,
     /// The model the vectors come from; `None` when unnamed or none embedded.
     pub model: Option<String>,
+    /// The static table the static vectors were made with, when the bundle
+    /// holds them (format 2 on).
+    #[serde(default)]
+    pub static_table: Option<String>,
     pub options: Options,
     pub counts: Counts,
     pub sections: Vec<Section>,
@@ -175,6 +192,7 @@ impl Index {
             timings_ms: summary.timings_ms,
         };
         let retrieval = &self.retrieval;
+        let statics = retrieval.stored_static();
         let raw = [
             encode(&self.graph),
             encode(&self.texts),
@@ -183,6 +201,7 @@ impl Index {
             encode(&retrieval.stored_lexical()),
             encode(&retrieval.loose_vectors()),
             encode(&retrieval.dense()),
+            encode(&statics),
         ];
         let stored: Vec<(Compression, Cow<'_, [u8]>)> = raw.iter().map(|r| compress(compression, r)).collect();
         let header = BundleHeader {
@@ -191,6 +210,7 @@ impl Index {
             graph_schema: fathom_graph::SCHEMA_VERSION,
             archive: summary.archive.clone(),
             model: self.embedding_model.clone(),
+            static_table: statics.as_ref().map(|s| s.table.clone()),
             options: self.options.clone(),
             counts: Counts {
                 files: self.graph.files().len(),
@@ -252,6 +272,7 @@ impl Index {
             lexical: next("lexical")?.value::<StoredLexical<'static>>()?,
             vectors: next("vectors")?.value::<Vec<(u32, Vec<f32>)>>()?,
             dense: next("dense")?.value::<Option<Dense>>()?,
+            statics: if header.format >= 2 { next("statics")?.value::<Option<StoredStatic>>()? } else { None },
         };
         let retrieval =
             Retrieval::restore(&GraphTexts { graph: &graph, texts: &texts, line_terms: None, name_terms: &[] }, parts)
@@ -301,7 +322,7 @@ fn verify(bytes: &[u8]) -> Result<(BundleHeader, &[u8]), BundleError> {
         return Err(BundleError::Truncated { expected: PREFIX as u64, actual });
     }
     let found = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
-    if found != FORMAT_VERSION {
+    if !(OLDEST_READ..=FORMAT_VERSION).contains(&found) {
         return Err(BundleError::Version { found, supported: FORMAT_VERSION });
     }
     if bytes.len() < PREFIX {
@@ -324,8 +345,8 @@ fn verify(bytes: &[u8]) -> Result<(BundleHeader, &[u8]), BundleError> {
     }
     let (header, payload) = body[PREFIX..].split_at(header_len as usize);
     let header: BundleHeader = serde_json::from_slice(header).map_err(|e| BundleError::undecodable("header", e))?;
-    if header.format != FORMAT_VERSION {
-        let cause = format!("it says format v{} in a v{FORMAT_VERSION} file", header.format);
+    if header.format != found {
+        let cause = format!("it says format v{} in a v{found} file", header.format);
         return Err(BundleError::undecodable("header", cause));
     }
     Ok((header, payload))
@@ -350,8 +371,9 @@ fn split<'a>(
     payload: &'a [u8],
 ) -> Result<impl Iterator<Item = StoredSection<'a>>, BundleError> {
     let names: Vec<&str> = header.sections.iter().map(|s| s.name.as_str()).collect();
-    if names != SECTIONS {
-        let cause = format!("it lists sections {names:?}; format v{FORMAT_VERSION} has {SECTIONS:?}");
+    let expected = sections_of(header.format);
+    if names != expected {
+        let cause = format!("it lists sections {names:?}; format v{} has {expected:?}", header.format);
         return Err(BundleError::undecodable("header", cause));
     }
     let total = header.sections.iter().try_fold(0u64, |sum, s| sum.checked_add(s.bytes));

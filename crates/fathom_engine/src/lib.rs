@@ -237,6 +237,9 @@ pub struct EmbeddingStatus {
     /// Whether every chunk has its static vector: the dense lane until
     /// MiniLM's index is ready.
     pub static_ready: bool,
+    /// The static table a bundle's static vectors were made with, while they
+    /// wait for it to be loaded (`build_static` then takes them as they are).
+    pub static_stored: Option<String>,
 }
 
 /// Indexes an archive held in memory: a zip, a tar or a tar.gz, whichever
@@ -564,6 +567,12 @@ impl Index {
         self.retrieval.build_static(&sources, model)
     }
 
+    /// Leaves the static lane out (a bundle that carries MiniLM's vectors
+    /// alone).
+    pub fn clear_static(&mut self) {
+        self.retrieval.clear_static();
+    }
+
     /// Builds the HNSW index over every embedded chunk.
     pub fn build_dense(&mut self) -> Option<HnswParams> {
         self.retrieval.build_dense()
@@ -599,6 +608,7 @@ impl Index {
             embedded: self.retrieval.embedded(),
             dense_ready: self.retrieval.dense().is_some(),
             static_ready: self.retrieval.static_lane().is_some(),
+            static_stored: self.retrieval.stored_static_table().map(str::to_owned),
         }
     }
 

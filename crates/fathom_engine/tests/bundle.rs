@@ -199,7 +199,7 @@ fn the_header_says_what_the_bundle_holds() {
     assert_eq!(header.engine, env!("CARGO_PKG_VERSION"));
     assert_eq!(header.graph_schema, fathom_graph::SCHEMA_VERSION);
     assert_eq!(header.archive, "mini-py-js");
-    assert_eq!(header.model, None);
+    assert_eq!((header.model, header.static_table), (None, None));
     assert_eq!(&header.options, index.options());
     assert_eq!(header.counts.files, index.graph().files().len());
     assert_eq!(header.counts.nodes, index.graph().node_count());
@@ -207,7 +207,7 @@ fn the_header_says_what_the_bundle_holds() {
     assert_eq!(header.counts.chunks, index.chunks().len());
     assert_eq!((header.counts.embedded, header.counts.dense_points), (0, None));
     let names: Vec<&str> = header.sections.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["graph", "texts", "summary", "chunks", "lexical", "vectors", "dense"]);
+    assert_eq!(names, ["graph", "texts", "summary", "chunks", "lexical", "vectors", "dense", "statics"]);
 }
 
 /// Indexing reads each line's and each name's terms as parsing split them
@@ -224,7 +224,8 @@ fn terms_split_while_parsing_give_the_postings_of_the_plain_text() {
         // Marked stale and made wrong, so that only a rebuild can match.
         lexical.terms_version += 1;
         lexical.postings.to_mut().iter_mut().for_each(|p| p.iter_mut().for_each(|(term, _)| *term ^= 0x5555));
-        let parts = StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None };
+        let parts =
+            StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None, statics: None };
         let rebuilt = Retrieval::restore(&sources, parts).unwrap();
         assert!(!built.is_empty(), "{}", dir.display());
         assert_eq!(rebuilt.stored_lexical().postings.into_owned(), built, "{}", dir.display());
@@ -240,7 +241,8 @@ fn postings_of_other_terms_are_rebuilt_from_the_text() {
     // Postings that another build's terms made: wrong, and marked so.
     lexical.terms_version += 1;
     lexical.postings.to_mut().iter_mut().for_each(|p| p.iter_mut().for_each(|(term, _)| *term ^= 0x5555));
-    let parts = StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None };
+    let parts =
+        StoredParts { chunks: index.chunks().to_vec(), lexical, vectors: Vec::new(), dense: None, statics: None };
     let restored = Retrieval::restore(&sources, parts).unwrap();
     let options = SearchOptions { mode: SearchMode::Lexical, ..SearchOptions::default() };
     for query in QUERIES {
@@ -291,12 +293,14 @@ fn foreign_files_are_not_bundles() {
 #[test]
 fn another_format_version_is_refused_by_name() {
     let mut bytes = bundle_of("mini-py-js");
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
-    assert_eq!(Index::from_bundle(&bytes).err(), Some(BundleError::Version { found: 2, supported: 1 }));
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    assert_eq!(Index::from_bundle(&bytes).err(), Some(BundleError::Version { found: 3, supported: 2 }));
     assert_eq!(
         refusal(&bytes),
-        "written by bundle format v2; this build reads v1; re-index the archive to make a v1 bundle"
+        "written by bundle format v3; this build reads v1 to v2; re-index the archive to make a v2 bundle"
     );
+    bytes[8..12].copy_from_slice(&0u32.to_le_bytes());
+    assert_eq!(Index::from_bundle(&bytes).err(), Some(BundleError::Version { found: 0, supported: 2 }));
     assert!(bundle::read_header(&bytes).is_err());
 }
 

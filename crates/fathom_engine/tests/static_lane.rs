@@ -99,3 +99,80 @@ fn a_chunk_cut_short_gives_the_same_pieces_as_the_whole_of_it() {
     }
     assert!(cut > 100, "only {cut} texts past {} pieces", fathom_static::CHUNK_PIECES);
 }
+
+/// A bundle carries the static lane: its vectors and word counts come back
+/// as they were written, wait for their table (which embeds the queries), and
+/// then serve exactly what the writer's lane served, with nothing embedded
+/// again. Without them, or after `clear_static`, the lane is built or absent
+/// as before.
+#[test]
+fn a_bundle_carries_the_static_lane() {
+    let mut index = index_dir(&fixture("semantic-mini"), &Options::default(), &mut Recorder::new()).unwrap();
+    let model = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
+    index.build_static(std::sync::Arc::clone(&model)).unwrap();
+    let dense = SearchOptions { mode: SearchMode::Dense, expand: false, ..SearchOptions::default() };
+    let query = "deliver a letter to a recipient";
+    let written = index.search(query, &dense, None);
+    let bytes = index.to_bundle();
+    let header = fathom_engine::bundle::read_header(&bytes).unwrap();
+    assert_eq!(header.static_table.as_deref(), Some(model.id()));
+
+    let mut loaded = fathom_engine::Index::from_bundle(&bytes).unwrap();
+    let status = loaded.embedding_status();
+    assert!(!status.static_ready, "the table is not loaded yet: {status:?}");
+    assert_eq!(status.static_stored.as_deref(), Some(model.id()));
+    assert_eq!(loaded.retrieval().stored_static(), index.retrieval().stored_static());
+    // Written again before the table comes, it still carries them.
+    let again = fathom_engine::Index::from_bundle(&loaded.to_bundle()).unwrap();
+    assert_eq!(again.retrieval().stored_static(), index.retrieval().stored_static());
+
+    loaded.build_static(std::sync::Arc::clone(&model)).unwrap();
+    let status = loaded.embedding_status();
+    assert!(status.static_ready && status.static_stored.is_none(), "{status:?}");
+    let read = loaded.search(query, &dense, None);
+    assert_eq!(read.params.meaning, Some(Meaning::Static));
+    let symbols = |r: &fathom_engine::SearchResults| r.hits.iter().map(|h| h.symbol.clone()).collect::<Vec<_>>();
+    assert_eq!(symbols(&read), symbols(&written));
+    assert!(read.hits[0].symbol.starts_with("outbox"));
+
+    // A bundle without them: the lane is built from the texts on load of the table.
+    index.clear_static();
+    let bare = index.to_bundle();
+    assert_eq!(fathom_engine::bundle::read_header(&bare).unwrap().static_table, None);
+    assert!(bare.len() < bytes.len());
+    let mut loaded = fathom_engine::Index::from_bundle(&bare).unwrap();
+    assert_eq!(loaded.embedding_status().static_stored, None);
+    loaded.build_static(model).unwrap();
+    assert_eq!(symbols(&loaded.search(query, &dense, None)), symbols(&written));
+}
+
+/// A bundle written by format v2, with static vectors, committed: a change
+/// to a stored type that does not bump `FORMAT_VERSION` makes it
+/// undecodable, and this test says so. After a deliberate bump, write the
+/// new one with `FATHOM_BLESS_BUNDLE=1 cargo test -p fathom_engine --features
+/// embed,fs --test static_lane` and rename it for the new version.
+#[test]
+fn a_bundle_written_by_format_v2_still_loads_with_its_static_vectors() {
+    let path = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("tests/data/semantic-mini.v2.fathom");
+    let model = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
+    if std::env::var_os("FATHOM_BLESS_BUNDLE").is_some() {
+        let mut index = index_dir(&fixture("semantic-mini"), &Options::default(), &mut Recorder::new()).unwrap();
+        index.build_static(std::sync::Arc::clone(&model)).unwrap();
+        std::fs::write(&path, index.to_bundle()).unwrap();
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    let header = fathom_engine::bundle::read_header(&bytes).unwrap();
+    assert_eq!(header.format, 2);
+    let mut index = fathom_engine::Index::from_bundle(&bytes).unwrap_or_else(|e| {
+        panic!("a stored type changed without a FORMAT_VERSION bump (or the committed bundle is stale): {e}")
+    });
+    assert_eq!(index.embedding_status().static_stored, header.static_table);
+    // Its vectors were made with the reference table; a machine whose table
+    // came out otherwise (see `fathom_static::TABLE_SHA256`) embeds again.
+    index.build_static(model).unwrap();
+    let dense = SearchOptions { mode: SearchMode::Dense, expand: false, ..SearchOptions::default() };
+    let found = index.search("deliver a letter to a recipient", &dense, None);
+    assert_eq!(found.params.meaning, Some(Meaning::Static));
+    assert!(found.hits[0].symbol.starts_with("outbox"), "{:?}", found.hits[0].symbol);
+}

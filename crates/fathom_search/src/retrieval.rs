@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::{LineStarts, SymbolKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::chunks::{self, Chunk, Piece, Sources};
 use crate::dense::{Dense, HnswParams, StaticVectors, Vector};
@@ -364,6 +364,17 @@ pub struct StaticLane {
     vectors: StaticVectors,
 }
 
+/// The static lane as a bundle holds it: the vectors (int8, a scale each)
+/// and the word-piece counts, without the table, which the reader loads
+/// (it embeds the queries); `table` names the table they were made with
+/// (its file and hash), so that another table never reads them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredStatic {
+    pub table: String,
+    pub corpus: Frequencies,
+    pub vectors: StaticVectors,
+}
+
 impl StaticLane {
     /// Embeds every chunk: tokenised once (on every core natively), counted,
     /// then weighted by the counts.
@@ -389,6 +400,15 @@ impl StaticLane {
 
     pub fn vectors(&self) -> &StaticVectors {
         &self.vectors
+    }
+
+    /// The table the vectors were made with, as [`StaticModel::id`] names it.
+    pub fn table(&self) -> &str {
+        self.model.id()
+    }
+
+    pub fn corpus(&self) -> &Frequencies {
+        &self.corpus
     }
 
     pub fn search(&self, vector: &[f32], limit: usize) -> Vec<(u32, f32)> {
@@ -443,6 +463,8 @@ pub struct StoredParts {
     /// Vectors the dense index does not hold, by chunk.
     pub vectors: Vec<(u32, Vec<f32>)>,
     pub dense: Option<Dense>,
+    /// The static lane's vectors, waiting for their table.
+    pub statics: Option<StoredStatic>,
 }
 
 /// The lexical and dense indexes over a graph's chunks.
@@ -455,6 +477,8 @@ pub struct Retrieval {
     vectors: Vec<Option<Arc<[f32]>>>,
     dense: Option<Dense>,
     statics: Option<StaticLane>,
+    /// A bundle's static vectors, until their table is loaded.
+    stored_statics: Option<StoredStatic>,
 }
 
 impl Retrieval {
@@ -466,7 +490,15 @@ impl Retrieval {
         let graph = sources.graph();
         let lexical = Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input));
         let vectors = vec![None; chunks.len()];
-        Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense: None, statics: None }
+        Retrieval {
+            chunks,
+            lexical,
+            names: NameIndex::build(graph),
+            vectors,
+            dense: None,
+            statics: None,
+            stored_statics: None,
+        }
     }
 
     /// The lexical index's postings, for storing.
@@ -498,7 +530,7 @@ impl Retrieval {
     /// vector and point must refer to what exists. Postings computed by
     /// another build's terms or constants are rebuilt from the text.
     pub fn restore(sources: &dyn Sources, parts: StoredParts) -> Result<Retrieval, String> {
-        let StoredParts { chunks, lexical, vectors: loose, dense } = parts;
+        let StoredParts { chunks, lexical, vectors: loose, dense, statics: stored_statics } = parts;
         let graph = sources.graph();
         let nodes = graph.node_count();
         if let Some(chunk) = chunks.iter().find(|c| c.node.index() >= nodes) {
@@ -529,7 +561,17 @@ impl Retrieval {
             let sources = &Prepared::new(sources);
             Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input))
         };
-        Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense, statics: None })
+        if let Some(stored) = &stored_statics {
+            stored.vectors.check(chunks.len())?;
+            if stored.corpus.documents() as usize != chunks.len() {
+                return Err(format!(
+                    "static word counts of {} texts for {} chunks",
+                    stored.corpus.documents(),
+                    chunks.len()
+                ));
+            }
+        }
+        Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense, statics: None, stored_statics })
     }
 
     pub fn chunks(&self) -> &[Chunk] {
@@ -594,9 +636,40 @@ impl Retrieval {
 
     /// Gives every chunk a vector from the static table: the dense lane
     /// until MiniLM's vectors are in, and wherever no query vector is given.
+    /// A bundle's vectors made with the same table are taken as they are;
+    /// with another table, the chunks are embedded again.
     pub fn build_static(&mut self, sources: &dyn Sources, model: Arc<StaticModel>) -> Result<(), String> {
-        self.statics = Some(StaticLane::build(&Prepared::new(sources), &self.chunks, model)?);
+        match self.stored_statics.take() {
+            Some(StoredStatic { table, corpus, vectors }) if table == model.id() && vectors.dim() == model.dim() => {
+                self.statics = Some(StaticLane { model, corpus, vectors });
+            }
+            _ => self.statics = Some(StaticLane::build(&Prepared::new(sources), &self.chunks, model)?),
+        }
         Ok(())
+    }
+
+    /// The static lane's vectors as a bundle stores them: the lane's, or
+    /// those a bundle brought that wait for their table.
+    pub fn stored_static(&self) -> Option<StoredStatic> {
+        match (&self.statics, &self.stored_statics) {
+            (Some(lane), _) => Some(StoredStatic {
+                table: lane.table().to_owned(),
+                corpus: lane.corpus.clone(),
+                vectors: lane.vectors.clone(),
+            }),
+            (None, stored) => stored.clone(),
+        }
+    }
+
+    pub fn clear_static(&mut self) {
+        self.statics = None;
+        self.stored_statics = None;
+    }
+
+    /// The table a bundle's static vectors were made with, while they wait
+    /// for it.
+    pub fn stored_static_table(&self) -> Option<&str> {
+        self.stored_statics.as_ref().map(|s| s.table.as_str())
     }
 
     pub fn static_lane(&self) -> Option<&StaticLane> {
