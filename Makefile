@@ -16,6 +16,7 @@ PORT ?= 5173
 LLVM := 19
 WASM_TARGET := wasm32-unknown-unknown
 WASM_OUT := $(CARGO_TARGET_DIR)/$(WASM_TARGET)/release/fathom_wasm.wasm
+MINILM_OUT := $(CARGO_TARGET_DIR)/$(WASM_TARGET)/release/fathom_wasm_minilm.wasm
 # The C grammars need libc headers for wasm32; tree-sitter-language ships them.
 TS_INCLUDE = $(shell cargo metadata --format-version 1 --locked | python3 -c 'import json,sys,os; m=json.load(sys.stdin); print(next(os.path.join(os.path.dirname(p["manifest_path"]), "wasm", "include") for p in m["packages"] if p["name"] == "tree-sitter-language"))')
 # scripts/wasm-cc is clang, minus the libc shims that tree-sitter >= 0.27 makes redundant.
@@ -47,12 +48,15 @@ setup:
 model:
 	@scripts/model.sh
 
-## wasm: the core compiled to wasm32 and bound for the browser, in pkg/, shipped without its name section
-## (6 MB of function names); `make wasm WASM_NAMES=keep` keeps them, for profiles that name functions.
+## wasm: the core compiled to wasm32 and bound for the browser, in pkg/: the engine (fathom_wasm), and MiniLM
+## (fathom_wasm_minilm), a second module loaded only when MiniLM runs. Both ship without their name sections
+## (megabytes of function names); `make wasm WASM_NAMES=keep` keeps them, for profiles that name functions.
 WASM_NAMES ?= strip
+WASM_BINDGEN = wasm-bindgen --target web --out-dir pkg $(if $(filter keep,$(WASM_NAMES)),,--remove-name-section --remove-producers-section)
 wasm:
-	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm
-	wasm-bindgen --target web --out-dir pkg $(if $(filter keep,$(WASM_NAMES)),,--remove-name-section --remove-producers-section) $(WASM_OUT)
+	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm -p fathom_wasm_minilm
+	$(WASM_BINDGEN) $(WASM_OUT)
+	$(WASM_BINDGEN) $(MINILM_OUT)
 
 ## demo: an archive of Fathom's own sources, offered by the app in one click.
 demo:

@@ -9,9 +9,9 @@ const fromRoot = (path: string): string => fileURLToPath(new URL(path, import.me
  * Writes dist/precache.json: every file of the built app (pages, scripts,
  * the wasm, the static table, the demo), for the service worker
  * (www/public/sw.js) to cache on install so the app works offline after its
- * first load. MiniLM's weights (45 MB) are left to the first time MiniLM
- * runs, which caches them as it fetches them: a visit that never runs MiniLM
- * never downloads them.
+ * first load. MiniLM's weights (45 MB) and its module (burn and its GPU
+ * stack) are left to the first time MiniLM runs, which caches them as it
+ * fetches them: a visit that never runs MiniLM never downloads them.
  */
 function precacheList(): Plugin {
   return {
@@ -29,7 +29,8 @@ function precacheList(): Plugin {
       };
       walk(dist);
       const skip = new Set(['sw.js', 'precache.json', 'model/minilm-l6-v2.f16.safetensors']);
-      const list = ['./', ...files.filter((f) => !skip.has(f)).sort().map((f) => `./${f}`)];
+      const minilm = (f: string): boolean => f.startsWith('assets/fathom_wasm_minilm');
+      const list = ['./', ...files.filter((f) => !skip.has(f) && !minilm(f)).sort().map((f) => `./${f}`)];
       writeFileSync(`${dist}/precache.json`, `${JSON.stringify(list, null, 1)}\n`);
     },
   };

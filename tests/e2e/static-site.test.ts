@@ -44,6 +44,8 @@ describe('a static documentation site', () => {
     site = mkdtempSync(join(tmpdir(), 'fathom-site-'));
     // The CI step of the recipe: index the repository into a bundle.
     fathom(['index', 'tests/fixtures/mini-py-js', '-o', join(site, 'mini.fathom'), '--no-embed']);
+    // And one that carries the static lane's vectors (int8), for a page that reads meaning.
+    fathom(['index', 'tests/fixtures/mini-py-js', '-o', join(site, 'mini-static.fathom'), '--vectors', 'static']);
     // Publish the component beside it.
     cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
     cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
@@ -54,7 +56,7 @@ describe('a static documentation site', () => {
     cpSync(join(repoRoot, 'dist/model/minilm-l6-v2.tokenizer.json'), join(site, 'model/minilm-l6-v2.tokenizer.json'));
     writeFileSync(
       join(site, 'semantic.html'),
-      PAGE.replace('query="compute_total"', `model="model/" query="${MEANING_QUERY}"`),
+      PAGE.replace('bundle="mini.fathom" query="compute_total"', `bundle="mini-static.fathom" model="model/" query="${MEANING_QUERY}"`),
     );
     server = await serveDir(site);
     url = server.url;
@@ -83,11 +85,16 @@ describe('a static documentation site', () => {
   });
 
   test('with a model folder, the explorer reads meaning with the static table alone: MiniLM is never fetched', async () => {
+    const header = JSON.parse(fathom(['stats', join(site, 'mini-static.fathom'), '--json'])).bundle.header;
+    expect(header.static_table).toMatch(/^minilm-l6-v2\.static-v1\.safetensors \(sha256 [0-9a-f]+…\)$/);
+    expect(header.counts.embedded).toBe(0);
     await withApp(browser(), `${url}semantic.html`, async ({ page, requests }) => {
       const explorer = page.getByTestId('explorer');
       await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
       const list = explorer.getByTestId('search-results');
       await expect.poll(() => list.getAttribute('data-meaning'), { timeout: 30_000 }).toBe('static');
+      // The bundle's own static vectors serve: nothing was embedded in the page.
+      expect(await explorer.getAttribute('data-static-from')).toBe('bundle');
       const symbols = await explorer.getByTestId('search-result').locator('.symbol').allTextContents();
       expect(symbols.slice(0, 3).join(' '), symbols.join(' ')).toContain('CartStore.total');
       expect(requests.some((r) => r.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
@@ -110,7 +117,7 @@ describe('a static documentation site', () => {
       expect(fromPage.rows.length).toBeGreaterThan(5);
       expect(fromPage).toEqual(fromSource);
       const stats = JSON.parse(fathom(['stats', exported, '--json']));
-      expect(stats.bundle.header.format).toBe(1);
+      expect(stats.bundle.header.format).toBe(2);
       expect(stats.files).toBe(9);
     });
   });

@@ -1,28 +1,53 @@
-// Properties of the built engine module itself (pkg/, as the app ships it).
+// Properties of the built modules themselves (pkg/, as the app ships them):
+// the engine, and MiniLM's, which the page loads only when MiniLM runs.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 
-const WASM = new URL('../../pkg/fathom_wasm_bg.wasm', import.meta.url);
-/** The module as the linker wrote it, before wasm-bindgen removed its function names. */
-const LINKED = `${process.env.CARGO_TARGET_DIR ?? `${process.env.HOME}/.cache/fathom/target`}/wasm32-unknown-unknown/release/fathom_wasm.wasm`;
+const TARGET = `${process.env.CARGO_TARGET_DIR ?? `${process.env.HOME}/.cache/fathom/target`}/wasm32-unknown-unknown/release`;
 
-describe('the engine module', () => {
+const compile = (bytes: Buffer): WebAssembly.Module => new WebAssembly.Module(new Uint8Array(bytes));
+/** The names a module exports. */
+const exportsOf = (bytes: Buffer): string[] => WebAssembly.Module.exports(compile(bytes)).map((e) => e.name);
+
+describe.each(['fathom_wasm', 'fathom_wasm_minilm'])('the module %s', (name) => {
+  /** As the app ships it, and as the linker wrote it, before wasm-bindgen removed its function names. */
+  const shipped = (): Buffer => readFileSync(new URL(`../../pkg/${name}_bg.wasm`, import.meta.url));
+  const linked = (): Buffer => readFileSync(`${TARGET}/${name}.wasm`);
+
   test('runs its static constructors once, not around every export', () => {
     // wasm-ld wraps each export in a call to every static constructor (named
     // `<export>.command_export`) unless the module calls them itself, which
-    // fathom_wasm's start function does. With the wrappers every engine call
+    // both crates' start functions do. With the wrappers every engine call
     // and every dropped JsValue re-ran them: the browser was 1000x slower.
     // The wrappers' names are in the linked module's name section.
-    const linked = readFileSync(LINKED);
-    expect(WebAssembly.Module.customSections(new WebAssembly.Module(linked), 'name').length).toBe(1);
-    expect(linked.includes(Buffer.from('.command_export'))).toBe(false);
+    const bytes = linked();
+    expect(WebAssembly.Module.customSections(compile(bytes), 'name').length).toBe(1);
+    expect(bytes.includes(Buffer.from('.command_export'))).toBe(false);
     // The shipped module calls them from its start function.
-    expect(readFileSync(WASM).includes(Buffer.from('__wbindgen_start'))).toBe(true);
+    expect(shipped().includes(Buffer.from('__wbindgen_start'))).toBe(true);
   });
 
   test('ships without its name section', () => {
-    // 6 MB of function names nobody but a profiler reads (`make wasm WASM_NAMES=keep`).
-    const shipped = new WebAssembly.Module(readFileSync(WASM));
-    expect(WebAssembly.Module.customSections(shipped, 'name').length).toBe(0);
+    // Megabytes of function names nobody but a profiler reads (`make wasm WASM_NAMES=keep`).
+    expect(WebAssembly.Module.customSections(compile(shipped()), 'name').length).toBe(0);
   });
+});
+
+test('the engine module holds none of MiniLM, which has a module of its own', () => {
+  // burn, cubecl, wgpu, naga and gemm are most of MiniLM's module; the engine,
+  // which every visit downloads, must not carry them. Their function names
+  // and source paths are in the linked modules.
+  const engine = readFileSync(`${TARGET}/fathom_wasm.wasm`);
+  const minilm = readFileSync(`${TARGET}/fathom_wasm_minilm.wasm`);
+  // (naga's name is no marker: Unicode's script names hold "Devanagari".)
+  for (const crate of ['burn_', 'cubecl', 'wgpu', 'gemm', 'fathom_embed']) {
+    expect(minilm.includes(Buffer.from(crate)), `${crate} in MiniLM's module`).toBe(true);
+    expect(engine.includes(Buffer.from(crate)), `${crate} in the engine module`).toBe(false);
+  }
+  // And each shipped module exports what the worker calls on it, and only that.
+  const shipped = (name: string): Buffer => readFileSync(new URL(`../../pkg/${name}_bg.wasm`, import.meta.url));
+  expect(exportsOf(shipped('fathom_wasm_minilm'))).toEqual(expect.arrayContaining(['minilm_load', 'minilm_embed', 'minilm_embedQuery']));
+  expect(exportsOf(shipped('fathom_wasm_minilm')).some((e) => e.startsWith('workspace_'))).toBe(false);
+  expect(exportsOf(shipped('fathom_wasm'))).toContain('workspace_search');
+  expect(exportsOf(shipped('fathom_wasm')).some((e) => e.startsWith('minilm_'))).toBe(false);
 });

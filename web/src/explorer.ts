@@ -13,12 +13,16 @@
 //   theme    `dark` or `light` (default: the reader's system setting);
 //   model    URL of the embedding model folder: adds semantic search with
 //            the static table (a few MB; without it search is lexical, and
-//            nothing more is downloaded);
+//            nothing more is downloaded). A bundle written with static
+//            vectors (`fathom index -o` does by default) is searched with
+//            them as they are; without, the chunks are embedded on load;
 //   minilm   with model: MiniLM reads queries too (45 MB more), where the
 //            bundle holds MiniLM's vectors or WebGPU can embed the rest.
 // Events: `fathom-ready` (detail: the index summary), `fathom-error`
 // (detail: { message }). The element's `state` attribute is `loading`,
-// `ready` or `error`.
+// `ready` or `error`; `data-static-from` says whether the static lane's
+// vectors came with the bundle (`bundle`) or were made from its texts
+// (`texts`).
 import { FathomClient } from './client';
 import type { IndexSummary, SearchHit } from './protocol';
 import { CodeView } from './ui/codeview';
@@ -225,6 +229,7 @@ export class FathomExplorer extends HTMLElement {
       if (model) {
         let serving: string | null = null;
         client.onEmbedding((progress) => {
+          if (progress.staticFrom) this.dataset.staticFrom = progress.staticFrom;
           if (progress.serving !== serving) {
             serving = progress.serving;
             ui.search.refresh();

@@ -62,7 +62,6 @@ export type {
   FileHit,
   Citation,
   Weights,
-  ModelInfo,
   Meaning,
   StaticInfo,
   EmbeddingStatus,
@@ -72,6 +71,7 @@ export type {
   SymbolKind,
   Timings,
 } from '../../pkg/fathom_wasm.js';
+export type { ModelInfo } from '../../pkg/fathom_wasm_minilm.js';
 
 /** The indexing stages, in order; `embed` runs afterwards, in the background. */
 export const STAGES = ['read', 'parse', 'graph', 'resolve', 'index'] as const satisfies readonly Stage[];
@@ -100,6 +100,8 @@ export interface EmbeddingProgress {
   staticError: string | null;
   /** Milliseconds to fetch and load the static table (0 once loaded), then to build the lane over every chunk. */
   staticMs: { load: number; build: number } | null;
+  /** Where the static lane's vectors came from: the bundle, which carried them, or the chunks' texts, embedded here. */
+  staticFrom: 'bundle' | 'texts' | null;
   /** The backend in use once the model is loaded, e.g. "webgpu (burn wgpu)". */
   backend: string | null;
   /** Why WebGPU was not used, when "auto" fell back to the CPU. */

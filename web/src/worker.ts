@@ -3,11 +3,13 @@
 import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
 import type { StagedInfo } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
+import type { MiniLm } from '../../pkg/fathom_wasm_minilm.js';
 import { EmbeddingCache } from './embedding-cache';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
 import type {
   Backend,
+  Change,
   HeapStats,
   IndexSummary,
   MemoryReport,
@@ -188,9 +190,10 @@ async function indexStaged(
 // and serves at once. MiniLM embeds in the background, where WebGPU exists or
 // where asked to on the CPU, and takes over once its index is built. Both are
 // fetched from the app's own origin and checked against their pinned hashes
-// (in Rust); MiniLM's weights only when MiniLM is about to run. Chunks are
-// embedded in small batches, so requests (searches above all) are answered
-// between them.
+// (in Rust); MiniLM's weights only when MiniLM is about to run, and with them
+// MiniLM's own module (burn and its WebGPU stack, most of the engine's code),
+// which the engine module does without. Chunks are embedded in small batches,
+// so requests (searches above all) are answered between them.
 
 const WEIGHTS_FILE = 'minilm-l6-v2.f16.safetensors';
 const TOKENIZER_FILE = 'minilm-l6-v2.tokenizer.json';
@@ -199,8 +202,10 @@ const STATIC_FILE = 'minilm-l6-v2.static-v1.safetensors';
 const BATCH_TARGET_MS = 300;
 const MAX_BATCH = 32;
 
-let model: Promise<ModelInfo> | undefined;
+let model: Promise<MiniLm> | undefined;
 let modelBackend: Backend | undefined;
+/** MiniLM once loaded: queries are embedded with it once its index is built. */
+let minilm: MiniLm | undefined;
 let staticTable: Promise<StaticInfo> | undefined;
 let tokenizer: Promise<Uint8Array> | undefined;
 /** Bumped by every new index: a running embedding loop for an older one stops. */
@@ -234,12 +239,33 @@ function loadStatic(ws: Workspace, base: string): Promise<StaticInfo> {
   return staticTable;
 }
 
-function loadModel(ws: Workspace, backend: Backend, base: string): Promise<ModelInfo> {
+/** MiniLM's module, compiled and instantiated once, when MiniLM first runs. */
+let minilmModule: Promise<typeof import('../../pkg/fathom_wasm_minilm.js')> | undefined;
+
+function minilmEngine(): Promise<typeof import('../../pkg/fathom_wasm_minilm.js')> {
+  minilmModule ??= (async () => {
+    const [bindings, { default: url }] = await Promise.all([
+      import('../../pkg/fathom_wasm_minilm.js'),
+      import('../../pkg/fathom_wasm_minilm_bg.wasm?url'),
+    ]);
+    await bindings.default({ module_or_path: url });
+    return bindings;
+  })();
+  minilmModule.catch(() => {
+    minilmModule = undefined;
+  });
+  return minilmModule;
+}
+
+function loadModel(backend: Backend, base: string): Promise<MiniLm> {
   if (model && modelBackend === backend) return model;
   modelBackend = backend;
+  minilm = undefined;
   model = (async () => {
-    const [weights, words] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base)]);
-    return (await ws.loadModel(weights, words, backend)) as ModelInfo;
+    const [weights, words, engine] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base), minilmEngine()]);
+    const loaded = await engine.MiniLm.load(weights, words, backend);
+    if (modelBackend === backend) minilm = loaded;
+    return loaded;
   })();
   model.catch(() => {
     model = undefined;
@@ -266,8 +292,18 @@ function report(mine: number, change: Partial<EmbeddingProgress>): EmbeddingProg
   return meaning;
 }
 
+/**
+ * A query's MiniLM vector, where MiniLM is loaded and its index built; none
+ * otherwise (the search reads the static lane, or words alone).
+ */
+async function queryVector(ws: Workspace, text: string, mode?: string): Promise<Float32Array | undefined> {
+  if (!minilm || mode === 'lexical' || !text.trim() || !ws.embeddingStatus().dense_ready) return undefined;
+  return minilm.embedQuery(text);
+}
+
 /** Gives every chunk of the current index a vector: cached ones first, then the model's. */
-async function embedAll(ws: Workspace, info: ModelInfo, mine: number): Promise<void> {
+async function embedAll(ws: Workspace, model: MiniLm, mine: number): Promise<void> {
+  const info = model.info as ModelInfo;
   const base = { backend: info.backend, fallback: info.fallback, error: null };
   const cache = await EmbeddingCache.open(info.weights_sha256).catch(() => undefined);
   const pending = ws.pendingChunks();
@@ -292,8 +328,10 @@ async function embedAll(ws: Workspace, info: ModelInfo, mine: number): Promise<v
     if (mine !== session) return;
     const batch = todo.slice(at, at + size);
     const started = performance.now();
-    const vectors = await ws.embedChunks(Uint32Array.from(batch.map((p) => p.chunk)));
-    if (mine !== session || vectors.length === 0) return;
+    const ids = Uint32Array.from(batch.map((p) => p.chunk));
+    const generation = ws.generation;
+    const vectors = await model.embed(ws.chunkTexts(ids));
+    if (mine !== session || !ws.setVectors(ids, vectors, generation)) return;
     const elapsed = performance.now() - started;
     await cache?.putMany(batch.map((p) => p.hash), vectors, info.dim).catch(() => undefined);
     at += batch.length;
@@ -319,18 +357,20 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
   const mine = session;
   const status = ws.embeddingStatus();
   meaning ??= {
-    state: 'waiting', serving: null, waiting: null, staticError: null, staticMs: null, backend: null, fallback: null,
+    state: 'waiting', serving: null, waiting: null, staticError: null, staticMs: null, staticFrom: null, backend: null, fallback: null,
     chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null, error: null,
   };
   if (!status.static_ready) {
     try {
       const started = performance.now();
-      await loadStatic(ws, modelBase);
+      const info = await loadStatic(ws, modelBase);
       if (mine !== session) throw new Error('another repository was opened meanwhile');
       const loaded = performance.now();
+      // A bundle may carry the lane's vectors, made with this very table: they are taken as they are.
+      const staticFrom = ws.embeddingStatus().static_stored === info.model ? 'bundle' : 'texts';
       ws.buildStatic();
       const staticMs = { load: Math.round(loaded - started), build: Math.round(performance.now() - loaded) };
-      report(mine, { serving: meaning.serving ?? 'static', staticError: null, staticMs });
+      report(mine, { serving: meaning.serving ?? 'static', staticError: null, staticMs, staticFrom });
     } catch (error) {
       report(mine, { staticError: errorMessage(error) });
     }
@@ -344,9 +384,10 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
   }
   report(mine, { state: 'loading', waiting: null, error: null });
   try {
-    const info = await loadModel(ws, options.backend, modelBase);
+    const loaded = await loadModel(options.backend, modelBase);
+    const info = loaded.info as ModelInfo;
     report(mine, { backend: info.backend, fallback: info.fallback });
-    embedAll(ws, info, mine).catch((error: unknown) => report(mine, { state: 'failed', error: errorMessage(error) }));
+    embedAll(ws, loaded, mine).catch((error: unknown) => report(mine, { state: 'failed', error: errorMessage(error) }));
   } catch (error) {
     report(mine, { state: 'failed', error: errorMessage(error) });
   }
@@ -388,12 +429,15 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'plan':
       return { id, type: 'result', op: 'plan', value: planZip(request.name, new Uint8Array(request.bytes)) };
     case 'search':
-      return { id, type: 'result', op: 'search', value: await ws.search(request.query, request.options) };
+      return {
+        id, type: 'result', op: 'search',
+        value: ws.search(request.query, request.options, await queryVector(ws, request.query, request.options?.mode)),
+      };
     case 'startEmbedding':
       return { id, type: 'result', op: 'startEmbedding', value: await startMeaning(ws, request.options, request.modelBase) };
     case 'embedTexts': {
-      await loadModel(ws, request.backend, request.modelBase);
-      return { id, type: 'result', op: 'embedTexts', value: await ws.embedTexts(request.texts) };
+      const loaded = await loadModel(request.backend, request.modelBase);
+      return { id, type: 'result', op: 'embedTexts', value: await loaded.embed(request.texts) };
     }
     case 'memory': {
       const heap = heapStats() as HeapStats;
@@ -417,7 +461,11 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'call': {
       if (!(CALL_METHODS as readonly string[]).includes(request.method)) throw new Error(`unknown method ${request.method}`);
       const method = ws[request.method] as (...args: unknown[]) => unknown;
-      const value = await method.apply(ws, request.args);
+      const args: unknown[] = [...request.args];
+      // The questions that read meaning get the query's MiniLM vector, where there is one.
+      if (request.method === 'featureCard') args.push(await queryVector(ws, args[0] as string));
+      if (request.method === 'testsFor') args.push(await queryVector(ws, (args[0] as Change).text ?? ''));
+      const value = await method.apply(ws, args);
       if (request.method === 'importBundle') newSession();
       return { id, type: 'result', op: 'call', value };
     }

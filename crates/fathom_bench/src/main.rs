@@ -291,12 +291,16 @@ fn main() {
             fv["module"]["goal_gzip_mb"]
         );
         println!(
+            "  MiniLM's module         {} (fetched when MiniLM runs)",
+            line(&fv["minilm_module_when_minilm_runs"])
+        );
+        println!(
             "  static table            {} (goal {} MB raw)",
             line(&fv["static_table"]),
             fv["static_table"]["goal_raw_mb"]
         );
         println!(
-            "  first visit             {}   reference, with MiniLM's weights: {}   (MiniLM's weights, when it runs: {})",
+            "  first visit             {}   reference, with MiniLM's weights and module: {}   (MiniLM's weights, when it runs: {})",
             line(&fv["first_visit"]),
             line(&fv["first_visit_with_minilm"]),
             line(&fv["minilm_weights_when_minilm_runs"])

@@ -10,7 +10,6 @@
 
 use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
-use sha2::{Digest, Sha256};
 
 use crate::EmbedError;
 
@@ -20,14 +19,10 @@ pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minil
 
 /// The file names of the asset, as served beside the app and kept on disk.
 pub const WEIGHTS_FILE: &str = "minilm-l6-v2.f16.safetensors";
-pub const TOKENIZER_FILE: &str = "minilm-l6-v2.tokenizer.json";
+/// The tokenizer is the static lane's as well, so `fathom_static` pins it.
+pub use fathom_static::{TOKENIZER_FILE, TOKENIZER_SHA256, sha256_hex};
 
 pub const WEIGHTS_SHA256: &str = "ef4f66adbac55a55f9d5a2d865d84a17f42e2f202b49d0235c77d3cdd5b19ce9";
-pub const TOKENIZER_SHA256: &str = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037";
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// Refuses bytes whose hash is not the pinned one, naming the file and both
 /// hashes.
@@ -46,9 +41,7 @@ pub fn verify(file: &str, bytes: &[u8], expected: &str) -> Result<(), EmbedError
 /// MiniLM does, its table being distilled piece by piece from MiniLM.
 pub fn static_model(table: &[u8], tokenizer: &[u8]) -> Result<std::sync::Arc<fathom_static::StaticModel>, EmbedError> {
     verify(TOKENIZER_FILE, tokenizer, TOKENIZER_SHA256)?;
-    fathom_static::StaticModel::load(table, tokenizer)
-        .map(std::sync::Arc::new)
-        .map_err(|e| EmbedError::StaticTable(e.to_string()))
+    fathom_static::load_checked(table, tokenizer).map_err(|e| EmbedError::StaticTable(e.to_string()))
 }
 
 /// Rewrites a float32 `BertModel` safetensors file as fp16, keeping only the

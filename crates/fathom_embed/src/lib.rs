@@ -19,7 +19,7 @@ pub use asset::MODEL_ID;
 use bert::{Bert, BertConfig};
 
 /// Length of one embedding.
-pub const DIM: usize = 384;
+pub const DIM: usize = fathom_static::MINILM_DIM;
 /// Longest input in word pieces, `[CLS]` and `[SEP]` included; longer inputs
 /// are truncated, as sentence-transformers does (`max_seq_length`).
 pub const MAX_TOKENS: usize = 256;

@@ -35,6 +35,37 @@ pub const TABLE_FILE: &str = "minilm-l6-v2.static-v1.safetensors";
 /// which [`StaticModel::id`] names by its hash.
 pub const TABLE_SHA256: &str = "a19908721713067c520fae006fb63e190d319eb1b0aa2cd06911a3ea758b949d";
 
+/// MiniLM's `tokenizer.json`, which the lane reads text with, as the model
+/// asset names and pins it (its weights are `fathom_embed`'s to check).
+pub const TOKENIZER_FILE: &str = "minilm-l6-v2.tokenizer.json";
+pub const TOKENIZER_SHA256: &str = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037";
+
+/// The width of MiniLM's vectors, which the static table is distilled from
+/// (and which an index's MiniLM vectors have).
+pub const MINILM_DIM: usize = 384;
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The lane's model from its table's and tokenizer's bytes, wherever they
+/// came from (the asset's folder, the page's origin). The tokenizer is
+/// checked against MiniLM's pinned hash: the lane must cut text exactly as
+/// MiniLM does, its table being distilled piece by piece from MiniLM.
+pub fn load_checked(table: &[u8], tokenizer: &[u8]) -> Result<std::sync::Arc<StaticModel>, StaticError> {
+    let actual = sha256_hex(tokenizer);
+    if actual != TOKENIZER_SHA256 {
+        return Err(StaticError::Integrity {
+            file: TOKENIZER_FILE,
+            expected: TOKENIZER_SHA256,
+            actual,
+            bytes: tokenizer.len(),
+        });
+    }
+    StaticModel::load(table, tokenizer).map(std::sync::Arc::new)
+}
+
 /// How the table is made. Recorded in the table's metadata and in
 /// ARCHITECTURE.md.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,6 +108,8 @@ pub enum StaticError {
     Vocabulary { table: usize, tokenizer: usize },
     #[error("tokenizer: {0}")]
     Tokenizer(String),
+    #[error("{file} ({bytes} bytes) has SHA-256 {actual}, not the pinned {expected}: a damaged or different file")]
+    Integrity { file: &'static str, expected: &'static str, actual: String, bytes: usize },
 }
 
 /// A loaded table and its tokenizer.

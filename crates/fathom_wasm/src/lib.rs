@@ -9,9 +9,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use fathom_embed::{DIM, EmbedError, Embedder, MODEL_ID};
 use fathom_engine::tests_for::Change;
-use fathom_engine::{Index, Observer, Options, SearchMode, SearchOptions, Stage, pipeline};
+use fathom_engine::{Index, Observer, Options, SearchOptions, Stage, pipeline};
+use fathom_static::MINILM_DIM as DIM;
 use fathom_static::StaticModel;
 use js_sys::Function;
 use serde::Serialize;
@@ -170,11 +170,14 @@ export interface SearchResults {
   files: FileHit[];
   params: SearchParams;
 }
-export interface ModelInfo { backend: string; model: string; dim: number; fallback: string | null; weights_sha256: string; }
 export interface PendingChunk { chunk: number; hash: string; }
 /** Which lane reads meaning for a search: MiniLM's, or the static table's until MiniLM's is built. */
 export type Meaning = "minilm" | "static";
-export interface EmbeddingStatus { chunks: number; embedded: number; dense_ready: boolean; static_ready: boolean; }
+export interface EmbeddingStatus {
+  chunks: number; embedded: number; dense_ready: boolean; static_ready: boolean;
+  /** The table a bundle's static vectors were made with, while they wait for it (buildStatic then takes them as they are). */
+  static_stored: string | null;
+}
 /** The static lane's table, loaded. */
 export interface StaticInfo { model: string; dim: number; vocabulary: number; }
 
@@ -289,8 +292,10 @@ pub fn schema() -> Result<JsValue, JsError> {
 }
 
 /// The session state of one browser worker: the current index, if any,
-/// and the embedding model once loaded. Shared with the futures of the
-/// async methods, which borrow it only between their awaits.
+/// and the static lane's table once loaded. MiniLM is not here: it is a
+/// module of its own (`fathom_wasm_minilm`), loaded only when it runs, whose
+/// vectors the worker hands over (`setVectors`, and each search's
+/// `queryVector`).
 #[wasm_bindgen]
 pub struct Workspace {
     state: Rc<RefCell<State>>,
@@ -322,7 +327,6 @@ struct State {
     staged: Option<pipeline::Staged>,
     /// The first files of the archive being read, parsed ahead (`sampleZip`).
     sample: Option<pipeline::Sample>,
-    embedder: Option<Rc<Embedder>>,
     /// The static lane's table: every new index builds its lane from it.
     statics: Option<Arc<StaticModel>>,
     /// Bumped by every new index, so an embedding batch that finishes after
@@ -457,60 +461,21 @@ impl Workspace {
 
     /// Searches: BM25, names and trace locations, and the embeddings once
     /// they are in; fused, expanded through the graph, every hit explained.
-    /// `options` is a partial `SearchOptions`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<SearchResults>")]
+    /// `options` is a partial `SearchOptions`; `query_vector`, the query's
+    /// MiniLM embedding (from MiniLM's module), once its index is built.
+    #[wasm_bindgen(unchecked_return_type = "SearchResults")]
     pub fn search(
         &self,
-        query: String,
+        query: &str,
         #[wasm_bindgen(unchecked_param_type = "Partial<SearchOptions>")] options: JsValue,
-    ) -> Result<js_sys::Promise, JsError> {
+        #[wasm_bindgen(js_name = queryVector)] query_vector: Option<Vec<f32>>,
+    ) -> Result<JsValue, JsError> {
         let options: SearchOptions = if options.is_undefined() || options.is_null() {
             SearchOptions::default()
         } else {
             serde_wasm_bindgen::from_value(options).map_err(|e| JsError::new(&format!("bad search options: {e}")))?
         };
-        let state = self.state.clone();
-        Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let vector = query_vector(&state, &query, options.mode).await?;
-            let state = state.borrow();
-            let index = state.index.as_ref().ok_or_else(no_index)?;
-            Ok(to_js(&index.search(&query, &options, vector.as_deref()))?)
-        }))
-    }
-
-    /// Loads the embedding model from the asset's bytes, after checking
-    /// their hashes. `backend` is "auto" (WebGPU, else the CPU), "webgpu" or
-    /// "cpu". Resolves to the backend in use and why a preferred one was not.
-    #[wasm_bindgen(js_name = loadModel, unchecked_return_type = "Promise<ModelInfo>")]
-    pub fn load_model(&self, weights: Vec<u8>, tokenizer: Vec<u8>, backend: String) -> js_sys::Promise {
-        let state = self.state.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
-            let mut fallback = None;
-            let embedder = match backend.as_str() {
-                "cpu" => Embedder::cpu(&weights, &tokenizer).map_err(js_error)?,
-                "webgpu" => Embedder::webgpu(&weights, &tokenizer).await.map_err(js_error)?,
-                "auto" => match Embedder::webgpu(&weights, &tokenizer).await {
-                    Ok(embedder) => embedder,
-                    Err(EmbedError::NoWebGpu(why)) => {
-                        fallback = Some(why);
-                        Embedder::cpu(&weights, &tokenizer).map_err(js_error)?
-                    }
-                    Err(e) => return Err(js_error(e)),
-                },
-                other => {
-                    return Err(JsError::new(&format!("unknown backend `{other}`; use auto, webgpu or cpu")).into());
-                }
-            };
-            let info = ModelInfo {
-                backend: embedder.backend().as_str(),
-                model: MODEL_ID,
-                dim: DIM,
-                fallback,
-                weights_sha256: fathom_embed::asset::WEIGHTS_SHA256,
-            };
-            state.borrow_mut().embedder = Some(Rc::new(embedder));
-            Ok(to_js(&info)?)
-        })
+        self.read(|index| to_js(&index.search(query, &options, query_vector.as_deref())))
     }
 
     /// Loads the static lane's table (`minilm-l6-v2.static-v1.safetensors`)
@@ -519,7 +484,7 @@ impl Workspace {
     /// when MiniLM is about to run.
     #[wasm_bindgen(js_name = loadStatic, unchecked_return_type = "StaticInfo")]
     pub fn load_static(&self, table: &[u8], tokenizer: &[u8]) -> Result<JsValue, JsError> {
-        let model = fathom_embed::asset::static_model(table, tokenizer).map_err(|e| JsError::new(&e.to_string()))?;
+        let model = fathom_static::load_checked(table, tokenizer).map_err(|e| JsError::new(&e.to_string()))?;
         let info = StaticInfo { model: model.id().to_owned(), dim: model.dim(), vocabulary: model.vocabulary() };
         self.state.borrow_mut().statics = Some(model);
         to_js(&info)
@@ -553,65 +518,42 @@ impl Workspace {
         })
     }
 
-    /// Records vectors (from a cache): `vectors` holds `chunks.length`
-    /// vectors of `DIM` floats, end to end.
+    /// The current index's number: it changes whenever another index
+    /// replaces it, so vectors embedded for one are never given to another.
+    #[wasm_bindgen(getter)]
+    pub fn generation(&self) -> f64 {
+        self.state.borrow().generation as f64
+    }
+
+    /// The texts of the given chunks, as MiniLM embeds them.
+    #[wasm_bindgen(js_name = chunkTexts)]
+    pub fn chunk_texts(&self, chunks: Vec<u32>) -> Result<Vec<String>, JsError> {
+        self.read(|index| {
+            chunks
+                .iter()
+                .map(|&c| index.chunk_text(c as usize).ok_or_else(|| JsError::new(&format!("no chunk {c}"))))
+                .collect()
+        })
+    }
+
+    /// Records MiniLM's vectors (from its module, or a cache): `vectors`
+    /// holds `chunks.length` vectors of `DIM` floats, end to end. With the
+    /// `generation` they were asked for, they are dropped (and `false`
+    /// returned) when another index has replaced that one.
     #[wasm_bindgen(js_name = setVectors)]
-    pub fn set_vectors(&self, chunks: Vec<u32>, vectors: Vec<f32>) -> Result<(), JsError> {
+    pub fn set_vectors(&self, chunks: Vec<u32>, vectors: Vec<f32>, generation: Option<f64>) -> Result<bool, JsError> {
         if vectors.len() != chunks.len() * DIM {
             return Err(JsError::new(&format!("{} floats for {} chunks of {DIM}", vectors.len(), chunks.len())));
         }
         let mut state = self.state.borrow_mut();
+        if generation.is_some_and(|g| g != state.generation as f64) {
+            return Ok(false);
+        }
         let index = state.index.as_mut().ok_or_else(no_index)?;
         for (chunk, vector) in chunks.iter().zip(vectors.chunks_exact(DIM)) {
             index.set_vector(*chunk as usize, vector.to_vec());
         }
-        Ok(())
-    }
-
-    /// Embeds the given pending chunks with the loaded model and records
-    /// their vectors. Resolves to the vectors, end to end, for the caller's
-    /// cache; to an empty array if the index was replaced meanwhile.
-    #[wasm_bindgen(js_name = embedChunks, unchecked_return_type = "Promise<Float32Array>")]
-    pub fn embed_chunks(&self, chunks: Vec<u32>) -> Result<js_sys::Promise, JsError> {
-        let state = self.state.clone();
-        let (embedder, generation, texts) = {
-            let state = state.borrow();
-            let index = state.index.as_ref().ok_or_else(no_index)?;
-            let embedder = state.embedder.clone().ok_or_else(|| JsError::new("the embedding model is not loaded"))?;
-            let texts = chunks
-                .iter()
-                .map(|&c| index.chunk_text(c as usize).ok_or_else(|| JsError::new(&format!("no chunk {c}"))))
-                .collect::<Result<Vec<_>, _>>()?;
-            (embedder, state.generation, texts)
-        };
-        Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let vectors = embedder.embed_async(&refs).await.map_err(js_error)?;
-            let mut state = state.borrow_mut();
-            if state.generation != generation {
-                return Ok(js_sys::Float32Array::new_with_length(0).into());
-            }
-            let index = state.index.as_mut().ok_or_else(no_index)?;
-            let flat: Vec<f32> = vectors.iter().flatten().copied().collect();
-            for (chunk, vector) in chunks.iter().zip(vectors) {
-                index.set_vector(*chunk as usize, vector);
-            }
-            Ok(js_sys::Float32Array::from(&flat[..]).into())
-        }))
-    }
-
-    /// Embeds arbitrary texts with the loaded model: `texts.length` vectors
-    /// of `DIM` floats, end to end. For parity checks and benchmarks.
-    #[wasm_bindgen(js_name = embedTexts, unchecked_return_type = "Promise<Float32Array>")]
-    pub fn embed_texts(&self, texts: Vec<String>) -> Result<js_sys::Promise, JsError> {
-        let embedder =
-            self.state.borrow().embedder.clone().ok_or_else(|| JsError::new("the embedding model is not loaded"))?;
-        Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let vectors = embedder.embed_async(&refs).await.map_err(js_error)?;
-            let flat: Vec<f32> = vectors.into_iter().flatten().collect();
-            Ok(js_sys::Float32Array::from(&flat[..]).into())
-        }))
+        Ok(true)
     }
 
     /// Builds the dense (HNSW) index over every embedded chunk; search is
@@ -706,37 +648,33 @@ impl Workspace {
     /// A feature card for a question: the best symbols, the edges between
     /// them, their code, the tests that reach them, a summary read off the
     /// graph, and Markdown for an LLM cut to `budget` estimated tokens.
-    #[wasm_bindgen(js_name = featureCard, unchecked_return_type = "Promise<FeatureCard>")]
-    pub fn feature_card(&self, query: String, budget: u32) -> js_sys::Promise {
-        let state = self.state.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
-            let vector = query_vector(&state, &query, SearchMode::Hybrid).await?;
-            let state = state.borrow();
-            let index = state.index.as_ref().ok_or_else(no_index)?;
-            Ok(to_js(&index.feature_card(&query, vector.as_deref(), budget as usize))?)
-        })
+    /// `query_vector` as for `search`.
+    #[wasm_bindgen(js_name = featureCard, unchecked_return_type = "FeatureCard")]
+    pub fn feature_card(
+        &self,
+        query: &str,
+        budget: u32,
+        #[wasm_bindgen(js_name = queryVector)] query_vector: Option<Vec<f32>>,
+    ) -> Result<JsValue, JsError> {
+        self.read(|index| to_js(&index.feature_card(query, query_vector.as_deref(), budget as usize)))
     }
 
     /// Tests to run for a change, ranked, each with its evidence trail, and
     /// the change's impact by package; abstains when the evidence is weak.
-    /// A description is embedded for the dense lane once embeddings are in.
-    /// A malformed diff rejects with the cause.
-    #[wasm_bindgen(js_name = testsFor, unchecked_return_type = "Promise<TestsFor>")]
+    /// `query_vector`, the description's MiniLM embedding, feeds the dense
+    /// lane once MiniLM's index is built. A malformed diff throws the cause.
+    #[wasm_bindgen(js_name = testsFor, unchecked_return_type = "TestsFor")]
     pub fn tests_for(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Change")] change: JsValue,
-    ) -> Result<js_sys::Promise, JsError> {
+        #[wasm_bindgen(js_name = queryVector)] query_vector: Option<Vec<f32>>,
+    ) -> Result<JsValue, JsError> {
         let change: Change =
             serde_wasm_bindgen::from_value(change).map_err(|e| JsError::new(&format!("bad change: {e}")))?;
-        let state = self.state.clone();
-        Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let text = change.text.as_deref().unwrap_or("").trim().to_owned();
-            let vector = if text.is_empty() { None } else { query_vector(&state, &text, SearchMode::Hybrid).await? };
-            let state = state.borrow();
-            let index = state.index.as_ref().ok_or_else(no_index)?;
-            let found = index.tests_for(&change, vector.as_deref()).map_err(|e| JsError::new(&e.to_string()))?;
-            Ok(to_js(&found)?)
-        }))
+        self.read(|index| {
+            let found = index.tests_for(&change, query_vector.as_deref()).map_err(|e| JsError::new(&e.to_string()))?;
+            to_js(&found)
+        })
     }
 
     /// Syntax highlighting of an indexed file (tree-sitter queries), or
@@ -825,41 +763,8 @@ impl Workspace {
     }
 }
 
-/// The query's embedding, when the model is loaded, the dense index is
-/// built and the mode uses it.
-async fn query_vector(state: &Rc<RefCell<State>>, query: &str, mode: SearchMode) -> Result<Option<Vec<f32>>, JsValue> {
-    let (embedder, dense) = {
-        let state = state.borrow();
-        let index = state.index.as_ref().ok_or_else(no_index)?;
-        (state.embedder.clone(), index.embedding_status().dense_ready)
-    };
-    Ok(match embedder {
-        Some(embedder) if dense && mode != SearchMode::Lexical => {
-            // A long query (a bug report) in segments, fused.
-            let vectors = embedder.embed_async(&fathom_embed::segments(query)).await.map_err(js_error)?;
-            Some(fathom_embed::mean_unit(&vectors))
-        }
-        _ => None,
-    })
-}
-
 fn no_index() -> JsError {
     JsError::new("no repository is indexed yet")
-}
-
-fn js_error(e: EmbedError) -> JsValue {
-    JsError::new(&e.to_string()).into()
-}
-
-#[derive(Serialize)]
-struct ModelInfo {
-    backend: &'static str,
-    model: &'static str,
-    dim: usize,
-    /// Why WebGPU was not used, when "auto" fell back to the CPU.
-    fallback: Option<String>,
-    /// Names the model in cache keys: vectors of another model are never reused.
-    weights_sha256: &'static str,
 }
 
 #[derive(Serialize)]
