@@ -348,8 +348,9 @@ fn a_bundle_written_by_index_answers_like_the_directory_and_says_what_it_holds()
     std::fs::remove_file(&bundle).ok();
     assert_eq!(stats["files"], written["files"]);
     let header = &stats["bundle"]["header"];
-    assert_eq!(header["format"], 1);
+    assert_eq!(header["format"], 2);
     assert_eq!(header["counts"]["embedded"], 0);
+    assert_eq!(header["static_table"], serde_json::Value::Null, "--no-embed: no static vectors either");
     assert_eq!(header["options"]["exclude"], serde_json::json!(["docs"]));
     assert!(stats["bundle"]["bytes"].as_u64().unwrap() > 1000);
 

@@ -168,8 +168,9 @@ fn a_bundle_written_by_format_v2_still_loads_with_its_static_vectors() {
         panic!("a stored type changed without a FORMAT_VERSION bump (or the committed bundle is stale): {e}")
     });
     assert_eq!(index.embedding_status().static_stored, header.static_table);
-    // Its vectors were made with the reference table; a machine whose table
-    // came out otherwise (see `fathom_static::TABLE_SHA256`) embeds again.
+    // Its vectors were made with the table of the machine that blessed it; a
+    // machine whose table came out otherwise (the distillation's floats
+    // round per CPU, see `fathom_static::TABLE_SHA256`) embeds again.
     index.build_static(model).unwrap();
     let dense = SearchOptions { mode: SearchMode::Dense, expand: false, ..SearchOptions::default() };
     let found = index.search("deliver a letter to a recipient", &dense, None);
