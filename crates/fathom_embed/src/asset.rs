@@ -41,7 +41,9 @@ pub fn verify(file: &str, bytes: &[u8], expected: &str) -> Result<(), EmbedError
 /// MiniLM does, its table being distilled piece by piece from MiniLM.
 pub fn static_model(table: &[u8], tokenizer: &[u8]) -> Result<std::sync::Arc<fathom_static::StaticModel>, EmbedError> {
     verify(TOKENIZER_FILE, tokenizer, TOKENIZER_SHA256)?;
-    fathom_static::load_checked(table, tokenizer).map_err(|e| EmbedError::StaticTable(e.to_string()))
+    fathom_static::StaticModel::load(table, tokenizer)
+        .map(std::sync::Arc::new)
+        .map_err(|e| EmbedError::StaticTable(e.to_string()))
 }
 
 /// Rewrites a float32 `BertModel` safetensors file as fp16, keeping only the

@@ -407,10 +407,6 @@ impl StaticLane {
         self.model.id()
     }
 
-    pub fn corpus(&self) -> &Frequencies {
-        &self.corpus
-    }
-
     pub fn search(&self, vector: &[f32], limit: usize) -> Vec<(u32, f32)> {
         self.vectors.search(vector, limit)
     }

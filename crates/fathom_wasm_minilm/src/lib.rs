@@ -101,7 +101,7 @@ impl MiniLm {
     }
 }
 
-#[derive(Clone, Serialize)]
+#[derive(Serialize)]
 struct ModelInfo {
     backend: &'static str,
     model: &'static str,
