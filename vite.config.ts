@@ -29,7 +29,8 @@ function precacheList(): Plugin {
       };
       walk(dist);
       const skip = new Set(['sw.js', 'precache.json', 'model/minilm-l6-v2.f16.safetensors']);
-      const minilm = (f: string): boolean => f.startsWith('assets/fathom_wasm_minilm');
+      // MiniLM's module and its workers' script are fetched only when MiniLM runs.
+      const minilm = (f: string): boolean => f.startsWith('assets/fathom_wasm_minilm') || f.startsWith('assets/minilm-worker');
       const list = ['./', ...files.filter((f) => !skip.has(f) && !minilm(f)).sort().map((f) => `./${f}`)];
       writeFileSync(`${dist}/precache.json`, `${JSON.stringify(list, null, 1)}\n`);
     },

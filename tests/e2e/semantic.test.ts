@@ -196,6 +196,12 @@ describe('without WebGPU', () => {
         expect(badge.backend).toBe('cpu');
         expect(badge.serving).toBe('minilm');
         expect(badge.text).toContain('cpu');
+        // One MiniLM worker per core (at most 4), each its own instance: the badge counts those the page runs.
+        const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+        const minilmWorkers = page.workers().filter((w) => w.url().includes('minilm-worker')).length;
+        expect(Number(badge.workers)).toBe(minilmWorkers);
+        if (cores > 1) expect(minilmWorkers, `${cores} cores`).toBeGreaterThan(1);
+        if (minilmWorkers > 1) expect(badge.text).toContain(`${minilmWorkers} workers`);
         expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.f16.safetensors'))).toBe(true);
 
         const hybrid = await results(page, QUERY, 'hybrid');
@@ -203,6 +209,7 @@ describe('without WebGPU', () => {
         expect(hybrid.hits[0]?.symbol).toContain(TARGET);
         await screenshot(page, 'semantic-cpu-minilm');
 
+        // The parity texts are cut across the workers and put back in order.
         const cosines = await embedParity(page, 'cpu');
         expect(Math.min(...cosines), cosines.join(', ')).toBeGreaterThanOrEqual(0.999);
       });

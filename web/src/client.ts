@@ -168,9 +168,13 @@ export class FathomClient {
     return () => this.#embeddingListeners.delete(listener);
   }
 
-  /** Embeds texts with the model (384 floats each, end to end): for checks and benchmarks. */
-  embedTexts(texts: string[], backend: Backend = 'auto'): Promise<Float32Array> {
-    return this.#request({ op: 'embedTexts', texts, backend, modelBase: this.#modelBase });
+  /**
+   * Embeds texts with the model (384 floats each, end to end): for checks and
+   * benchmarks. `workers` sets how many MiniLM workers run on the CPU (by
+   * default one per core, at most 4).
+   */
+  embedTexts(texts: string[], backend: Backend = 'auto', workers?: number): Promise<Float32Array> {
+    return this.#request({ op: 'embedTexts', texts, backend, modelBase: this.#modelBase, workers });
   }
 
   /** The engine's memory and how the last index was parsed: for `make bench` and diagnostics. */

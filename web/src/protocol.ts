@@ -106,6 +106,8 @@ export interface EmbeddingProgress {
   backend: string | null;
   /** Why WebGPU was not used, when "auto" fell back to the CPU. */
   fallback: string | null;
+  /** MiniLM's workers once loaded: one on WebGPU, one per core (at most 4) on the CPU. */
+  workers: number | null;
   chunks: number;
   /** Chunks with a MiniLM vector, from the cache or the model. */
   done: number;
@@ -178,6 +180,8 @@ export interface MemoryReport {
      */
     parseBusyMs: number[];
   };
+  /** Each MiniLM worker's peak linear memory, in bytes (none until MiniLM runs). */
+  minilmHeapBytes: number[];
 }
 
 export type WorkerRequest =
@@ -187,7 +191,7 @@ export type WorkerRequest =
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
   | { id: number; op: 'startEmbedding'; options: MeaningOptions; modelBase: string }
-  | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string }
+  | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string; workers?: number | undefined }
   | { id: number; op: 'memory' }
   | { id: number; op: 'file'; path: string }
   | { id: number; op: 'callers'; symbol: string; depth: number }

@@ -3,8 +3,9 @@
 import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
 import type { StagedInfo } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
-import type { MiniLm } from '../../pkg/fathom_wasm_minilm.js';
+import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
+import { MiniLmPool, cpuWorkers } from './minilm-pool';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
 import type {
@@ -15,7 +16,6 @@ import type {
   MemoryReport,
   EmbeddingProgress,
   MeaningOptions,
-  ModelInfo,
   Progress,
   StaticInfo,
   Stage,
@@ -36,13 +36,17 @@ let workspace: Promise<Workspace> | undefined;
 /** The engine, compiled once: this worker and every parse worker instantiate it. */
 let wasmModule: Promise<WebAssembly.Module> | undefined;
 
-function compileEngine(): Promise<WebAssembly.Module> {
-  wasmModule ??= WebAssembly.compileStreaming(fetch(wasmUrl)).catch(async () => {
+function compile(url: string): Promise<WebAssembly.Module> {
+  return WebAssembly.compileStreaming(fetch(url)).catch(async () => {
     // A server that does not say application/wasm: compile from the bytes.
-    const response = await fetch(wasmUrl);
-    if (!response.ok) throw new Error(`HTTP ${response.status} for ${wasmUrl}`);
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
     return WebAssembly.compile(await response.arrayBuffer());
   });
+}
+
+function compileEngine(): Promise<WebAssembly.Module> {
+  wasmModule ??= compile(wasmUrl);
   return wasmModule;
 }
 
@@ -200,12 +204,16 @@ const TOKENIZER_FILE = 'minilm-l6-v2.tokenizer.json';
 const STATIC_FILE = 'minilm-l6-v2.static-v1.safetensors';
 /** A batch should take about this long, so a search waits at most that. */
 const BATCH_TARGET_MS = 300;
+/** The largest batch a worker is given. */
 const MAX_BATCH = 32;
 
-let model: Promise<MiniLm> | undefined;
+let model: Promise<MiniLmPool> | undefined;
 let modelBackend: Backend | undefined;
+let modelWorkers: number | undefined;
+/** Counts model loads: only the latest one's pool is kept. */
+let loads = 0;
 /** MiniLM once loaded: queries are embedded with it once its index is built. */
-let minilm: MiniLm | undefined;
+let minilm: MiniLmPool | undefined;
 let staticTable: Promise<StaticInfo> | undefined;
 let tokenizer: Promise<Uint8Array> | undefined;
 /** Bumped by every new index: a running embedding loop for an older one stops. */
@@ -239,38 +247,42 @@ function loadStatic(ws: Workspace, base: string): Promise<StaticInfo> {
   return staticTable;
 }
 
-/** MiniLM's module, compiled and instantiated once, when MiniLM first runs. */
-let minilmModule: Promise<typeof import('../../pkg/fathom_wasm_minilm.js')> | undefined;
+/** MiniLM's module, compiled once, when MiniLM first runs: each MiniLM worker instantiates it. */
+let minilmModule: Promise<WebAssembly.Module> | undefined;
 
-function minilmEngine(): Promise<typeof import('../../pkg/fathom_wasm_minilm.js')> {
-  minilmModule ??= (async () => {
-    const [bindings, { default: url }] = await Promise.all([
-      import('../../pkg/fathom_wasm_minilm.js'),
-      import('../../pkg/fathom_wasm_minilm_bg.wasm?url'),
-    ]);
-    await bindings.default({ module_or_path: url });
-    return bindings;
-  })();
+function minilmEngine(): Promise<WebAssembly.Module> {
+  minilmModule ??= compile(minilmUrl);
   minilmModule.catch(() => {
     minilmModule = undefined;
   });
   return minilmModule;
 }
 
-function loadModel(backend: Backend, base: string): Promise<MiniLm> {
-  if (model && modelBackend === backend) return model;
+/**
+ * MiniLM on `backend`, in its workers: one on WebGPU, `workers` on the CPU
+ * (one per core by default). A pool loaded otherwise is stopped.
+ */
+function loadModel(backend: Backend, base: string, workers = cpuWorkers()): Promise<MiniLmPool> {
+  if (model && modelBackend === backend && modelWorkers === workers) return model;
+  model?.then((old) => old.terminate()).catch(() => undefined);
   modelBackend = backend;
+  modelWorkers = workers;
   minilm = undefined;
-  model = (async () => {
-    const [weights, words, engine] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base), minilmEngine()]);
-    const loaded = await engine.MiniLm.load(weights, words, backend);
-    if (modelBackend === backend) minilm = loaded;
+  loads += 1;
+  const ticket = loads;
+  const mine = (async () => {
+    const [weights, words, module] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base), minilmEngine()]);
+    const loaded = await MiniLmPool.start(module, weights, words, backend, workers);
+    // Another load began meanwhile: this pool is not wanted.
+    if (ticket === loads) minilm = loaded;
+    else loaded.terminate();
     return loaded;
   })();
-  model.catch(() => {
-    model = undefined;
+  model = mine;
+  mine.catch(() => {
+    if (model === mine) model = undefined;
   });
-  return model;
+  return mine;
 }
 
 /** Whether this browser gives a WebGPU adapter, asked without loading the model. */
@@ -301,15 +313,20 @@ async function queryVector(ws: Workspace, text: string, mode?: string): Promise<
   return minilm.embedQuery(text);
 }
 
-/** Gives every chunk of the current index a vector: cached ones first, then the model's. */
-async function embedAll(ws: Workspace, model: MiniLm, mine: number): Promise<void> {
-  const info = model.info as ModelInfo;
-  const base = { backend: info.backend, fallback: info.fallback, error: null };
+/**
+ * Gives every chunk of the current index a vector: cached ones first, then
+ * the model's. Stops when another index replaces this one or another pool
+ * replaces `model`.
+ */
+async function embedAll(ws: Workspace, model: MiniLmPool, mine: number): Promise<void> {
+  const info = model.info;
+  const base = { backend: info.backend, fallback: info.fallback, workers: model.size, error: null };
+  const current = (): boolean => mine === session && minilm === model;
   const cache = await EmbeddingCache.open(info.weights_sha256).catch(() => undefined);
   const pending = ws.pendingChunks();
   const chunks = ws.embeddingStatus().chunks;
   const found = cache ? await cache.getMany(pending.map((p) => p.hash)) : new Map<string, Float32Array>();
-  if (mine !== session) return;
+  if (!current()) return;
   const hits = pending.filter((p) => found.has(p.hash));
   if (hits.length > 0) {
     const vectors = new Float32Array(hits.length * info.dim);
@@ -325,24 +342,24 @@ async function embedAll(ws: Workspace, model: MiniLm, mine: number): Promise<voi
   let spent = 0;
   let embedded = 0;
   for (let at = 0; at < todo.length; ) {
-    if (mine !== session) return;
+    if (!current()) return;
     const batch = todo.slice(at, at + size);
     const started = performance.now();
     const ids = Uint32Array.from(batch.map((p) => p.chunk));
     const generation = ws.generation;
     const vectors = await model.embed(ws.chunkTexts(ids));
-    if (mine !== session || !ws.setVectors(ids, vectors, generation)) return;
+    if (!current() || !ws.setVectors(ids, vectors, generation)) return;
     const elapsed = performance.now() - started;
     await cache?.putMany(batch.map((p) => p.hash), vectors, info.dim).catch(() => undefined);
     at += batch.length;
     done += batch.length;
     embedded += batch.length;
     spent += elapsed;
-    size = Math.max(1, Math.min(MAX_BATCH, Math.round((batch.length * BATCH_TARGET_MS) / Math.max(elapsed, 1))));
+    size = Math.max(1, Math.min(MAX_BATCH * model.size, Math.round((batch.length * BATCH_TARGET_MS) / Math.max(elapsed, 1))));
     const etaSeconds = Math.round(((todo.length - at) * spent) / embedded / 1000);
     report(mine, { state: 'embedding', done, etaSeconds });
   }
-  if (mine !== session) return;
+  if (!current()) return;
   report(mine, { state: 'building', etaSeconds: 0 });
   ws.buildDense();
   report(mine, { state: 'ready', serving: 'minilm', etaSeconds: 0 });
@@ -357,7 +374,7 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
   const mine = session;
   const status = ws.embeddingStatus();
   meaning ??= {
-    state: 'waiting', serving: null, waiting: null, staticError: null, staticMs: null, staticFrom: null, backend: null, fallback: null,
+    state: 'waiting', serving: null, waiting: null, staticError: null, staticMs: null, staticFrom: null, backend: null, fallback: null, workers: null,
     chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null, error: null,
   };
   if (!status.static_ready) {
@@ -385,9 +402,11 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
   report(mine, { state: 'loading', waiting: null, error: null });
   try {
     const loaded = await loadModel(options.backend, modelBase);
-    const info = loaded.info as ModelInfo;
-    report(mine, { backend: info.backend, fallback: info.fallback });
-    embedAll(ws, loaded, mine).catch((error: unknown) => report(mine, { state: 'failed', error: errorMessage(error) }));
+    const info = loaded.info;
+    report(mine, { backend: info.backend, fallback: info.fallback, workers: loaded.size });
+    embedAll(ws, loaded, mine).catch((error: unknown) => {
+      if (minilm === loaded) report(mine, { state: 'failed', error: errorMessage(error) });
+    });
   } catch (error) {
     report(mine, { state: 'failed', error: errorMessage(error) });
   }
@@ -436,12 +455,15 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'startEmbedding':
       return { id, type: 'result', op: 'startEmbedding', value: await startMeaning(ws, request.options, request.modelBase) };
     case 'embedTexts': {
-      const loaded = await loadModel(request.backend, request.modelBase);
+      const loaded = await loadModel(request.backend, request.modelBase, request.workers);
       return { id, type: 'result', op: 'embedTexts', value: await loaded.embed(request.texts) };
     }
     case 'memory': {
       const heap = heapStats() as HeapStats;
-      const value = { heapBytes: heap.linear_bytes, liveBytes: heap.live_bytes, peakLiveBytes: heap.peak_live_bytes, parse: lastParse };
+      const value = {
+        heapBytes: heap.linear_bytes, liveBytes: heap.live_bytes, peakLiveBytes: heap.peak_live_bytes, parse: lastParse,
+        minilmHeapBytes: (await model?.catch(() => undefined))?.heapBytes ?? [],
+      };
       return { id, type: 'result', op: 'memory', value };
     }
     case 'file':

@@ -26,10 +26,11 @@ export class EmbeddingBadge {
   }
 
   update(p: EmbeddingProgress): void {
-    const backend = p.backend ?? '';
+    const backend = `${p.backend ?? ''}${p.workers !== null && p.workers > 1 ? `, ${p.workers} workers` : ''}`;
     Object.assign(this.#root.dataset, {
       serving: p.serving ?? '',
       backend: backend.split(' ')[0] ?? '',
+      workers: String(p.workers ?? ''),
       chunks: String(p.chunks),
       done: String(p.done),
       cached: String(p.cached),
