@@ -203,25 +203,35 @@ impl Bert {
 
         // Padding is hidden from attention by a large negative bias on its keys.
         let bias = (mask.clone() - 1.0).mul_scalar(1.0e4).reshape([batch, 1, 1, len]);
-        // The fused kernel reads its bias per query row: one [len, len] tile
-        // per text, shared by every head and layer.
-        let tile = self.cpu_kernels.then(|| bias.clone().repeat_dim(2, len));
+        // Natively the CPU's attention reads that bias as plain floats, one per key.
+        let key_bias: Option<Vec<f32>> = (self.cpu_kernels && cfg!(not(target_family = "wasm")))
+            .then(|| bias.clone().into_data().try_into_vec::<f32>().expect("the mask is f32"));
+        // In the browser flex's fused kernel reads its bias per query row: one
+        // [len, len] tile per text, shared by every head and layer.
+        let tile = (self.cpu_kernels && key_bias.is_none()).then(|| bias.clone().repeat_dim(2, len));
         let scale = 1.0 / (head_dim as f64).sqrt();
         let split = |t: Tensor<3>| t.reshape([batch, len, heads, head_dim]).swap_dims(1, 2);
 
         for layer in &self.layers {
             let qkv = layer.qkv.forward(x.clone());
-            let q = split(qkv.clone().narrow(2, 0, h));
-            let k = split(qkv.clone().narrow(2, h, h));
-            let v = split(qkv.narrow(2, 2 * h, h));
-            let context = match &tile {
-                Some(tile) => {
-                    let options = AttentionModuleOptions { scale: Some(scale), softcap: None, is_causal: false };
-                    attention(q, k, v, None, Some(tile.clone()), options)
+            let context = match &key_bias {
+                #[cfg(not(target_family = "wasm"))]
+                Some(key_bias) => attention_cpu(qkv, key_bias, heads, scale as f32),
+                _ => {
+                    let q = split(qkv.clone().narrow(2, 0, h));
+                    let k = split(qkv.clone().narrow(2, h, h));
+                    let v = split(qkv.narrow(2, 2 * h, h));
+                    let context = match &tile {
+                        Some(tile) => {
+                            let options =
+                                AttentionModuleOptions { scale: Some(scale), softcap: None, is_causal: false };
+                            attention(q, k, v, None, Some(tile.clone()), options)
+                        }
+                        None => softmax(q.matmul(k.swap_dims(2, 3)).mul_scalar(scale) + bias.clone(), 3).matmul(v),
+                    };
+                    context.swap_dims(1, 2).reshape([batch, len, h])
                 }
-                None => softmax(q.matmul(k.swap_dims(2, 3)).mul_scalar(scale) + bias.clone(), 3).matmul(v),
             };
-            let context = context.swap_dims(1, 2).reshape([batch, len, h]);
             x = layer.attention_norm.forward(layer.attention_out.forward(context) + x);
             let inner = layer.intermediate.forward(x.clone());
             // In the browser, the CPU's activations cannot be read back
@@ -240,15 +250,211 @@ impl Bert {
     }
 }
 
-/// GELU on the CPU, exactly as BERT defines it (`0.5·x·(1 + erf(x/√2))`),
-/// with erf computed branch-free so that the loop vectorises, where the
-/// backend's own GELU calls libm's scalar `erff` once per element.
+/// Attention on the CPU, natively, from the fused query-key-value projection
+/// `[batch, len, 3·hidden]` straight into the context `[batch, len, hidden]`.
+/// Per text and head: the scores by one matrix product that reads the
+/// queries and keys where they lie (strided, with no copy into heads), a
+/// softmax whose exp vectorises, and the context by a second product
+/// written into its place. flex's fused kernel spent a fifth of MiniLM's
+/// time in its softmax, on a scalar `expf` and per-element branches for
+/// masks it is not given. Texts run in parallel (rayon), within the parts
+/// of a batch that the embedder runs one per core.
+#[cfg(not(target_family = "wasm"))]
+fn attention_cpu(qkv: Tensor<3>, key_bias: &[f32], heads: usize, scale: f32) -> Tensor<3> {
+    let [batch, len, width] = qkv.dims();
+    let h = width / 3;
+    let d = h / heads;
+    let device = qkv.device();
+    let qkv = qkv.into_data().try_into_vec::<f32>().expect("activations are f32");
+    assert!(qkv.len() == batch * len * width && key_bias.len() == batch * len && d * heads == h);
+    let mut context = vec![0.0f32; batch * len * h];
+    // Texts in parallel, each with its own scores: the two parts of a batch
+    // seldom take equally long, and rayon lets the core that is done first
+    // take texts from the other.
+    use rayon::prelude::*;
+    context.par_chunks_exact_mut(len * h).enumerate().for_each_init(
+        || vec![0.0f32; len * len],
+        |scores, (b, out)| {
+            let rows = &qkv[b * len * width..(b + 1) * len * width];
+            let bias = &key_bias[b * len..(b + 1) * len];
+            for head in 0..heads {
+                let (q, k, v) = (&rows[head * d..], &rows[h + head * d..], &rows[2 * h + head * d..]);
+                // SAFETY: query i's row is q[i·width .. i·width + d], key j's is
+                // k[j·width .. j·width + d] and value j's v[j·width .. j·width + d];
+                // the last (i = j = len − 1) ends within `rows`, whose length is
+                // len·width. scores[i·len + j] and out[head·d + i·h + c] (c < d) stay
+                // within `scores` (len·len) and `out` (len·h).
+                unsafe {
+                    // scores = scale · Q Kᵀ
+                    gemm::gemm(
+                        len,
+                        len,
+                        d,
+                        scores.as_mut_ptr(),
+                        1,
+                        len as isize,
+                        false,
+                        q.as_ptr(),
+                        1,
+                        width as isize,
+                        k.as_ptr(),
+                        width as isize,
+                        1,
+                        0.0,
+                        scale,
+                        false,
+                        false,
+                        false,
+                        gemm::Parallelism::None,
+                    );
+                }
+                softmax_rows(scores, len, bias);
+                unsafe {
+                    // context[:, head] = softmax(scores) V
+                    gemm::gemm(
+                        len,
+                        d,
+                        len,
+                        out[head * d..].as_mut_ptr(),
+                        1,
+                        h as isize,
+                        false,
+                        scores.as_ptr(),
+                        1,
+                        len as isize,
+                        v.as_ptr(),
+                        1,
+                        width as isize,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        gemm::Parallelism::None,
+                    );
+                }
+            }
+        },
+    );
+    Tensor::from_data(TensorData::new(context, [batch, len, h]), &device)
+}
+
+/// Rows of `len` attention scores, plus each key's bias, into their
+/// softmax, in the widest vectors the CPU has.
+#[cfg(not(target_family = "wasm"))]
+fn softmax_rows(scores: &mut [f32], len: usize, bias: &[f32]) {
+    widest(scores, &Softmax { len, bias });
+}
+
+/// A loop over floats, compiled once per instruction set by [`widest`].
+trait Kernel {
+    /// Must be `#[inline(always)]`, with all it calls, to be compiled into
+    /// each of `widest`'s versions.
+    fn run(&self, values: &mut [f32]);
+}
+
+#[cfg(not(target_family = "wasm"))]
+struct Softmax<'a> {
+    len: usize,
+    bias: &'a [f32],
+}
+
+#[cfg(not(target_family = "wasm"))]
+impl Kernel for Softmax<'_> {
+    #[inline(always)]
+    fn run(&self, scores: &mut [f32]) {
+        for row in scores.chunks_exact_mut(self.len) {
+            softmax_row(row, self.bias);
+        }
+    }
+}
+
+/// GELU, exactly as BERT defines it (`0.5·x·(1 + erf(x/√2))`).
+struct Gelu;
+
+impl Kernel for Gelu {
+    #[inline(always)]
+    fn run(&self, values: &mut [f32]) {
+        for v in values {
+            *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
+        }
+    }
+}
+
+/// Runs `kernel` on `values` compiled for AVX-512 or AVX2 with FMA where the
+/// CPU has them, and for the build's baseline otherwise. The native build
+/// targets baseline x86-64 (SSE2), so wider code is chosen at run time, as
+/// gemm chooses its kernels.
+#[cfg(not(target_family = "wasm"))]
+fn widest(values: &mut [f32], kernel: &impl Kernel) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        fn avx512(values: &mut [f32], kernel: &impl Kernel) {
+            kernel.run(values)
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2(values: &mut [f32], kernel: &impl Kernel) {
+            kernel.run(values)
+        }
+        if std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the features this was compiled for.
+            return unsafe { avx512(values, kernel) };
+        }
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: as above.
+            return unsafe { avx2(values, kernel) };
+        }
+    }
+    kernel.run(values)
+}
+
+/// A row of attention scores, plus each key's bias, into its softmax. Each
+/// pass is a plain loop over the row (the max and the sum in eight lanes)
+/// and exp is branch-free, so every pass vectorises.
+#[cfg(not(target_family = "wasm"))]
+#[inline(always)]
+fn softmax_row(row: &mut [f32], bias: &[f32]) {
+    for (s, b) in row.iter_mut().zip(bias) {
+        *s += *b;
+    }
+    let max = lanes(row, f32::NEG_INFINITY, f32::max);
+    for s in row.iter_mut() {
+        *s = exp(*s - max);
+    }
+    let inv = 1.0 / lanes(row, 0.0, |a, b| a + b);
+    for s in row.iter_mut() {
+        *s *= inv;
+    }
+}
+
+/// `values` folded by `f` in eight lanes, then the lanes folded.
+#[cfg(not(target_family = "wasm"))]
+#[inline(always)]
+fn lanes(values: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut acc = [init; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (a, &v) in acc.iter_mut().zip(chunk) {
+            *a = f(*a, v);
+        }
+    }
+    for &v in chunks.remainder() {
+        acc[0] = f(acc[0], v);
+    }
+    acc.into_iter().fold(init, f)
+}
+
+/// GELU on the CPU, with erf computed branch-free so that the loop
+/// vectorises, where the backend's own GELU calls libm's scalar `erff` once
+/// per element.
 fn gelu_cpu(x: Tensor<3>) -> Tensor<3> {
     let (shape, device) = (x.shape(), x.device());
     let mut values = x.into_data().try_into_vec::<f32>().expect("activations are f32");
-    for v in &mut values {
-        *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
-    }
+    #[cfg(not(target_family = "wasm"))]
+    widest(&mut values, &Gelu);
+    #[cfg(target_family = "wasm")]
+    Gelu.run(&mut values);
     Tensor::from_data(TensorData::new(values, shape), &device)
 }
 
@@ -271,7 +477,8 @@ fn exp(x: f32) -> f32 {
     // instruction (baseline x86-64 has none, and a call to `rintf` would stop
     // the loop from vectorising).
     const SHIFT: f32 = 12_582_912.0;
-    let n = (x * std::f32::consts::LOG2_E + SHIFT) - SHIFT;
+    let shifted = x * std::f32::consts::LOG2_E + SHIFT;
+    let n = shifted - SHIFT;
     let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
     let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 0.166_666_65)
         * r
@@ -280,7 +487,10 @@ fn exp(x: f32) -> f32 {
         * r
         + r
         + 1.0;
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // 2^n, n read from the shifted sum's low mantissa bits (its bits are
+    // SHIFT's plus n), not by a float-to-integer cast, which Rust saturates
+    // and LLVM then leaves scalar.
+    p * f32::from_bits(shifted.to_bits().wrapping_sub(SHIFT.to_bits()).wrapping_add(127) << 23)
 }
 
 #[cfg(test)]
