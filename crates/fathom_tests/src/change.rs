@@ -50,8 +50,9 @@ pub fn parse_diff(diff: &str) -> Result<Vec<ChangedFile>, DiffError> {
                 || l.starts_with("rename from")
                 || l.starts_with("rename to"))
         })
-        .map(|l| format!("{l}\n"))
-        .collect();
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = mend_hunks(&text);
     if !text.lines().any(|l| l.starts_with("@@")) {
         return Err(DiffError("it has no hunk (`@@ -a,b +c,d @@`)".into()));
     }
@@ -92,6 +93,68 @@ pub fn parse_diff(diff: &str) -> Result<Vec<ChangedFile>, DiffError> {
         files.push(ChangedFile { path: if added { new } else { old }, lines, added, deleted, text: words });
     }
     Ok(files)
+}
+
+/// Puts back what a diff loses when it is pasted from a web page, a chat or
+/// an email, as `git apply` and GNU `patch` accept it: a blank context line
+/// that lost its leading space, line ends of `\r\n`, and context lines cut
+/// off the end of a hunk (trailing blank lines trimmed). Hunks are read by
+/// their header's counts; anything else is left for the parser to judge.
+fn mend_hunks(diff: &str) -> String {
+    let mut out = String::with_capacity(diff.len() + 64);
+    // Lines the current hunk still holds, in the old and the new version.
+    let (mut old, mut new) = (0u32, 0u32);
+    let close = |out: &mut String, old: &mut u32, new: &mut u32| {
+        if *old == *new {
+            for _ in 0..*old {
+                out.push_str(" \n");
+            }
+        }
+        (*old, *new) = (0, 0);
+    };
+    for line in diff.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if old > 0 || new > 0 {
+            match line.as_bytes().first() {
+                None => {
+                    out.push_str(" \n");
+                    old -= 1;
+                    new -= 1;
+                    continue;
+                }
+                Some(b' ') if old > 0 && new > 0 => (old, new) = (old - 1, new - 1),
+                // `--- ` is the next file's header only where nothing but
+                // context can be missing (a removed SQL comment reads `--- x`).
+                Some(b'-') if old > 0 && !(line.starts_with("--- ") && old == new) => old -= 1,
+                Some(b'+') if new > 0 && !(line.starts_with("+++ ") && old == new) => new -= 1,
+                Some(b'\\') => {}
+                _ => close(&mut out, &mut old, &mut new),
+            }
+        }
+        if line.starts_with("@@") {
+            close(&mut out, &mut old, &mut new);
+            (old, new) = hunk_counts(line).unwrap_or((0, 0));
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    close(&mut out, &mut old, &mut new);
+    out
+}
+
+/// The old and new line counts of a hunk header `@@ -a,b +c,d @@` (a count
+/// left out is 1).
+fn hunk_counts(header: &str) -> Option<(u32, u32)> {
+    let mut parts = header.strip_prefix("@@ ")?.split_whitespace();
+    let count = |range: &str| -> Option<u32> {
+        match range.split_once(',') {
+            Some((_, n)) => n.parse().ok(),
+            None => range.parse::<u32>().ok().map(|_| 1),
+        }
+    };
+    let old = count(parts.next()?.strip_prefix('-')?)?;
+    let new = count(parts.next()?.strip_prefix('+')?)?;
+    Some((old, new))
 }
 
 fn first_line(text: &str) -> String {
@@ -142,6 +205,37 @@ index 0000000..e69de29
         );
         assert_eq!(files[1].path, "docs/new.md");
         assert!(files[1].added);
+    }
+
+    #[test]
+    fn a_pasted_diff_reads_as_the_diff_it_was() {
+        // Blank context lines without their space, as a web page or a chat
+        // gives them back, line ends of \r\n, and the hunk's last context
+        // line (blank) trimmed off the end.
+        let pasted = GIT_DIFF.lines().map(|l| if l == " " { "" } else { l }).collect::<Vec<_>>().join("\r\n");
+        assert!(pasted.contains("\r\n\r\n def tokenize"));
+        let trimmed = "\
+--- a/src/app/parser.py
++++ b/src/app/parser.py
+@@ -5,4 +5,5 @@ def tokenize(text):
+ def tokenize(text):
+-    return normalize(text).split()
++    words = normalize(text).split()
++    return [w for w in words if w]
+";
+        let want = parse_diff(GIT_DIFF).unwrap();
+        assert_eq!(parse_diff(&pasted).unwrap(), want);
+        let files = parse_diff(trimmed).unwrap();
+        assert_eq!(files[0].lines, [6]);
+        assert_eq!(files[0].text, want[0].text);
+    }
+
+    #[test]
+    fn a_hunk_header_gives_its_counts() {
+        assert_eq!(hunk_counts("@@ -3,7 +3,8 @@ class Parser:"), Some((7, 8)));
+        assert_eq!(hunk_counts("@@ -3 +3 @@"), Some((1, 1)));
+        assert_eq!(hunk_counts("@@ -0,0 +1,2 @@"), Some((0, 2)));
+        assert_eq!(hunk_counts("@@ nonsense"), None);
     }
 
     #[test]
