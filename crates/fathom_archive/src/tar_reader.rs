@@ -164,10 +164,21 @@ fn two_passes(
         }
         Ok(())
     })();
-    if listing.into_inner().limit() == 0 {
-        return Err(not_a_tar(format!("it decompresses to more than {cap} bytes")));
+    // Past the cap, or damaged: the files listed before that point are
+    // read, and the rest is named as skipped; only an archive with none is
+    // refused.
+    let over_cap = listing.into_inner().limit() == 0;
+    let ended = match listed {
+        _ if over_cap => Some(format!("it decompresses to more than {cap} bytes")),
+        Err(ArchiveError::NotATar { detail, .. }) => Some(detail),
+        Err(other) => return Err(other),
+        Ok(()) => None,
+    };
+    if let Some(why) = &ended
+        && names.is_empty()
+    {
+        return Err(not_a_tar(why.clone()));
     }
-    listed?;
     let total = names.len();
     let root = common_root(names.iter().map(String::as_str));
     let mut collector = walk.collector(options, root);
@@ -202,7 +213,13 @@ fn two_passes(
         );
     }
     progress(total, total);
-    Ok(collector.finish())
+    let Some(why) = ended else { return Ok(collector.finish()) };
+    let reason = if over_cap { SkipReason::Limit } else { SkipReason::Unreadable };
+    let detail = format!("{why}; the {total} files before that point were looked at");
+    collector.skip(format!("the rest of {name}"), reason, detail);
+    let archive = collector.finish();
+    // Nothing readable came before the bomb or the damage: that is the answer.
+    if archive.files.is_empty() { Err(not_a_tar(why)) } else { Ok(archive) }
 }
 
 /// The tar stream: the bytes as they are, or gunzipped as they are read; at

@@ -69,12 +69,46 @@ fn tar_gz_tar_and_loose_files_keep_the_same_files_under_the_stripped_root() {
     assert_eq!(kept(&archive), expected);
 }
 
+/// A tar of `proj/ok.py` (an ordinary file), then `proj/big.py`, `size`
+/// bytes from `body`.
+fn ordinary_then(size: u64, body: impl Read) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, size, body) in
+        [("proj/ok.py", 15, Box::new(&b"def ok(): pass\n"[..]) as Box<dyn Read>), ("proj/big.py", size, Box::new(body))]
+    {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(size);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, path, body).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
 #[test]
 fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
     let tgz = gzip(&tar_bytes());
-    let truncated = &tgz[..tgz.len() / 2];
+    // Cut before its first file: nothing is readable.
+    let truncated = &tgz[..20];
     let err = read_archive("cut.tar.gz", truncated, &options(), &mut |_, _| {}).unwrap_err().to_string();
     assert!(err.contains("cut.tar.gz") && err.contains("not a readable tar"), "{err}");
+
+    // A bomb, or damage, after an ordinary file costs only what follows it.
+    let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
+    let small = ReadOptions { limits, accept: &accept, exclude: &NO_EXCLUDE };
+    let bomb_after = gzip(&ordinary_then(64 << 20, std::io::repeat(0).take(64 << 20)));
+    let noise: Vec<u8> = (0..1u32 << 18).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let whole = gzip(&ordinary_then(noise.len() as u64, &noise[..]));
+    let cut_after = &whole[..whole.len() * 3 / 4];
+    for (name, bytes, reason, cause) in [
+        ("bomb.tar.gz", &bomb_after[..], SkipReason::Limit, "decompresses to more than"),
+        ("cut.tar.gz", cut_after, SkipReason::Unreadable, "gzip data is damaged"),
+    ] {
+        let archive = read_archive(name, bytes, &small, &mut |_, _| {}).unwrap();
+        assert_eq!(kept(&archive), [("ok.py", "def ok(): pass\n")], "{name}");
+        let rest = archive.skipped.iter().find(|s| s.path == format!("the rest of {name}"));
+        assert!(rest.is_some_and(|s| s.reason == reason && s.detail.contains(cause)), "{name}: {:?}", archive.skipped);
+    }
 
     // A file of 64 MiB of zeros compresses to about 64 KiB; with a 1 MiB
     // budget the reader stops at 2 MiB decompressed and says so.
