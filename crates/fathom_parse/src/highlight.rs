@@ -116,9 +116,41 @@ pub fn highlight(language: Language, text: &str) -> Highlights {
     })
 }
 
+/// Whether any node of `tree` lies more than `limit` levels down.
+fn deeper_than(tree: &tree_sitter::Tree, limit: u32) -> bool {
+    let mut cursor = tree.walk();
+    let mut depth = 0;
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > limit {
+                return true;
+            }
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+}
+
 fn highlight_with(config: &HighlightConfiguration, text: &str) -> Highlights {
     let mut result = Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false };
     let mut highlighter = Highlighter::new();
+    // tree-sitter's query cursor slows by orders of magnitude on nesting
+    // past 65,536 levels (one line of nested additions took minutes), and
+    // the highlighter's cursor cannot be told where to stop: a tree that
+    // deep stays plain text. The parse to find out costs little beside the
+    // highlighting.
+    let deep = highlighter.parser.set_language(&config.language).is_ok()
+        && highlighter.parser.parse(text, None).is_some_and(|tree| deeper_than(&tree, crate::MAX_QUERY_DEPTH));
+    if deep {
+        result.truncated = true;
+        return result;
+    }
     let Ok(events) = highlighter.highlight(config, text.as_bytes(), None, None, |_| None) else {
         result.truncated = true;
         return result;

@@ -120,6 +120,26 @@ fn broken_syntax_is_reported_and_the_rest_is_still_extracted() {
 }
 
 #[test]
+fn a_line_nested_past_the_query_depth_keeps_the_definitions_around_it() {
+    // 70,000 nested additions: deeper than tree-sitter's query cursor copes
+    // with (65,536 levels), so no match starts that deep; the functions
+    // before and after it, and their calls, are still found, and the code
+    // view shows the file as plain text.
+    let deep = vec!["a"; 70_000].join("+");
+    let source =
+        format!("function before() {{ after(); }}\nvar x = {deep};\nfunction after() {{ return before(); }}\n");
+    let parsed = parse(Language::JavaScript, "deep.js", &source);
+    let names: Vec<_> = parsed.facts.definitions.iter().map(|d| d.name.as_str()).collect();
+    assert!(names.contains(&"before") && names.contains(&"after"), "{names:?}");
+    let calls: Vec<_> = parsed.facts.calls.iter().map(|c| parsed.facts.name(c.name)).collect();
+    assert!(calls.contains(&"before") && calls.contains(&"after"), "{calls:?}");
+    let highlights = fathom_parse::highlight(Language::JavaScript, &source);
+    assert!(highlights.truncated && highlights.spans.is_empty());
+    let shallow = fathom_parse::highlight(Language::JavaScript, "function f() { return 1 + 2; }\n");
+    assert!(!shallow.truncated && !shallow.spans.is_empty());
+}
+
+#[test]
 fn spans_are_exact_bytes_of_the_definition() {
     let source = "x = 1\n\ndef f():\n    return x\n";
     let parsed = parse(Language::Python, "x.py", source);
