@@ -193,6 +193,25 @@ describe('webapp fixture', () => {
     });
   });
 
+  test('an archive dropped while another is indexing replaces it', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) {
+      files[`big/pkg${i % 30}/mod${i}.py`] = Array.from({ length: 12 }, (_, j) =>
+        `class Model${i}_${j}:\n    def method_${j}(self, x):\n        return x * ${j}\n`).join('\n');
+    }
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'large.zip', zipFiles(files));
+      await page.waitForFunction(() => document.body.dataset.state === 'indexing');
+      // The reader changes their mind: the new archive is indexed, not ignored.
+      await dropZip(page, 'webapp.zip', zipFixture('webapp'));
+      await page.waitForFunction(() => document.querySelector('#status-line')?.textContent?.includes('Indexed webapp.zip'), undefined, { timeout: 60_000 });
+      expect(await page.evaluate(() => document.body.dataset.state)).toBe('ready');
+      expect(await countOf(page, 'summary-files')).toBe(6);
+      await searchFor(page, 'Model12_3');
+      expect(await resultCount(page)).toBe(0);
+    });
+  });
+
   test('a 20k-line file opens without freezing the page', async () => {
     const filler = Array.from({ length: 6000 }, (_, i) => `def filler_${i}(x):\n    return x + ${i}\n`).join('\n');
     const needle = 'def needle_function(a, b):\n    total = a + b\n    return total\n';

@@ -239,12 +239,17 @@ function setBusy(value: boolean): void {
 
 /** Set by Cancel: the indexing under way was stopped on purpose. */
 let cancelled = false;
-cancelButton.addEventListener('click', () => {
+/** The indexing under way, settled once its page state is. */
+let indexing: Promise<void> | undefined;
+
+/** Stops the indexing under way, if any (Cancel, or another archive dropped). */
+function stopIndexing(): void {
   // At the memory budget nothing has started: the open index stays.
   if (budgetView.decline()) return;
   cancelled = true;
   client.cancel();
-});
+}
+cancelButton.addEventListener('click', stopIndexing);
 
 // ---- The library: indexes kept in IndexedDB, keyed by the archive's hash --------
 
@@ -345,12 +350,31 @@ function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
   }, how);
 }
 
+/**
+ * Indexes with `run`. An archive dropped while another is indexing replaces
+ * it: that one is stopped (a hostile or huge archive must not hold the
+ * page), and this one starts once it has let go.
+ */
 async function indexWith(
   name: string,
   run: (onProgress: (p: Progress) => void) => Promise<IndexSummary>,
   how: { saved?: boolean } = {},
 ): Promise<void> {
-  if (busy) return;
+  while (busy && indexing) {
+    const previous = indexing;
+    stopIndexing();
+    await previous;
+  }
+  const mine = indexOnce(name, run, how);
+  indexing = mine;
+  await mine;
+}
+
+async function indexOnce(
+  name: string,
+  run: (onProgress: (p: Progress) => void) => Promise<IndexSummary>,
+  how: { saved?: boolean },
+): Promise<void> {
   setBusy(true);
   setState('indexing');
   banner.hide();
