@@ -24,6 +24,16 @@ function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
   return withAppIn(browser(), baseUrl, run);
 }
 
+/** 3,000 Python files of 12 classes each: indexing it takes a while. */
+function largeArchive(): Uint8Array {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 3000; i++) {
+    files[`big/pkg${i % 30}/mod${i}.py`] = Array.from({ length: 12 }, (_, j) =>
+      `class Model${i}_${j}:\n    def method_${j}(self, x):\n        return x * ${j}\n`).join('\n');
+  }
+  return zipFiles(files);
+}
+
 /** Searches `name`, opens the first result and checks that exactly its lines are highlighted. */
 async function openFirstResult(page: Page, name: string, file: string, definition: string): Promise<void> {
   await searchFor(page, name);
@@ -171,13 +181,8 @@ describe('webapp fixture', () => {
   test('the page answers while a large archive is indexed in the worker', async () => {
     // Large enough that indexing takes a while: were it on the main thread,
     // no round trip could be answered while the state is 'indexing'.
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 3000; i++) {
-      files[`big/pkg${i % 30}/mod${i}.py`] = Array.from({ length: 12 }, (_, j) =>
-        `class Model${i}_${j}:\n    def method_${j}(self, x):\n        return x * ${j}\n`).join('\n');
-    }
     await withApp(async ({ page }) => {
-      await uploadZip(page, 'large.zip', zipFiles(files));
+      await uploadZip(page, 'large.zip', largeArchive());
       const answeredWhileIndexing: number[] = [];
       for (;;) {
         const started = Date.now();
@@ -194,13 +199,8 @@ describe('webapp fixture', () => {
   });
 
   test('an archive dropped while another is indexing replaces it', async () => {
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 3000; i++) {
-      files[`big/pkg${i % 30}/mod${i}.py`] = Array.from({ length: 12 }, (_, j) =>
-        `class Model${i}_${j}:\n    def method_${j}(self, x):\n        return x * ${j}\n`).join('\n');
-    }
     await withApp(async ({ page }) => {
-      await uploadZip(page, 'large.zip', zipFiles(files));
+      await uploadZip(page, 'large.zip', largeArchive());
       await page.waitForFunction(() => document.body.dataset.state === 'indexing');
       // The reader changes their mind: the new archive is indexed, not ignored.
       await dropZip(page, 'webapp.zip', zipFixture('webapp'));
