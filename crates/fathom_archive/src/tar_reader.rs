@@ -165,8 +165,8 @@ fn two_passes(
         Ok(())
     })();
     // Past the cap, or damaged: the files listed before that point are
-    // read, and the rest is named as skipped; only an archive with none is
-    // refused.
+    // read, and the rest is named as skipped; an archive with none kept is
+    // refused (below).
     let over_cap = listing.into_inner().limit() == 0;
     let ended = match listed {
         _ if over_cap => Some(format!("it decompresses to more than {cap} bytes")),
@@ -174,11 +174,6 @@ fn two_passes(
         Err(other) => return Err(other),
         Ok(()) => None,
     };
-    if let Some(why) = &ended
-        && names.is_empty()
-    {
-        return Err(not_a_tar(why.clone()));
-    }
     let total = names.len();
     let root = common_root(names.iter().map(String::as_str));
     let mut collector = walk.collector(options, root);
