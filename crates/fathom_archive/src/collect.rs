@@ -16,6 +16,8 @@ pub(crate) struct Collector<'a> {
     vendored: BTreeMap<String, usize>,
     seen: HashSet<String>,
     kept_bytes: u64,
+    /// Files left out by the memory budget, and their declared bytes.
+    over_budget: (usize, u64),
     full: bool,
     /// A survey: files that would be kept are listed with their declared
     /// sizes, never read.
@@ -62,6 +64,7 @@ impl<'a> Collector<'a> {
             vendored: BTreeMap::new(),
             seen: HashSet::new(),
             kept_bytes: 0,
+            over_budget: (0, 0),
             full: false,
             list_only: false,
             listed: Vec::new(),
@@ -124,6 +127,15 @@ impl<'a> Collector<'a> {
         if entry.declared_size > cap {
             return self.skip(path, SkipReason::TooLarge, too_large(entry.declared_size, cap));
         }
+        if let Some(budget) = &self.options.limits.budget {
+            let kept = self.files.len() + self.listed.len();
+            let weight = self.kept_bytes + entry.declared_size + budget.per_file * (kept as u64 + 1);
+            if self.over_budget.0 > 0 || weight > budget.weight {
+                self.over_budget.0 += 1;
+                self.over_budget.1 += entry.declared_size;
+                return self.skip(path, SkipReason::Limit, format!("over the memory budget: {}", budget.why));
+            }
+        }
         if self.full {
             return self.skip(path, SkipReason::Limit, self.total_limit_detail());
         }
@@ -139,16 +151,20 @@ impl<'a> Collector<'a> {
         if bytes.len() as u64 > cap {
             return self.skip(path, SkipReason::TooLarge, format!("more than {} when decompressed", human_bytes(cap)));
         }
-        if looks_binary(&bytes) {
+        let utf16 = utf16_with_bom(&bytes);
+        if utf16.is_none() && looks_binary(&bytes) {
             return self.skip(path, SkipReason::Binary, "contains NUL bytes".into());
         }
         if self.kept_bytes + bytes.len() as u64 > self.options.limits.max_total_bytes {
             self.full = true;
             return self.skip(path, SkipReason::Limit, self.total_limit_detail());
         }
-        let (text, lossy) = match String::from_utf8(bytes) {
-            Ok(text) => (text, false),
-            Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
+        let (text, lossy) = match utf16 {
+            Some(decoded) => decoded,
+            None => match String::from_utf8(bytes) {
+                Ok(text) => (text, false),
+                Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
+            },
         };
         let head_end = text.char_indices().nth(2048).map_or(text.len(), |(at, _)| at);
         if let Some(marker) = generated_marker(&path, &text[..head_end]) {
@@ -156,6 +172,13 @@ impl<'a> Collector<'a> {
         }
         self.kept_bytes += text.len() as u64;
         self.files.push(SourceFile { path, text, lossy });
+    }
+
+    /// Skips an entry by its name in the input, made relative and safe as a
+    /// kept file's is (or as it is, when it cannot be).
+    pub fn skip_entry(&mut self, raw_path: &str, reason: SkipReason, detail: &str) {
+        let path = self.relative_path(raw_path).unwrap_or_else(|_| raw_path.to_owned());
+        self.skip(path, reason, detail.to_owned());
     }
 
     pub fn skip(&mut self, path: String, reason: SkipReason, detail: String) {
@@ -183,7 +206,13 @@ impl<'a> Collector<'a> {
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
         self.skipped.sort_by(|a, b| (a.reason, &a.path).cmp(&(b.reason, &b.path)));
         self.listed.sort_by(|a, b| a.path.cmp(&b.path));
-        Archive { root: self.root, files: self.files, skipped: self.skipped, listed: self.listed }
+        Archive {
+            root: self.root,
+            files: self.files,
+            skipped: self.skipped,
+            listed: self.listed,
+            over_budget: self.over_budget,
+        }
     }
 
     fn relative_path(&self, raw: &str) -> Result<String, &'static str> {
@@ -201,14 +230,55 @@ impl<'a> Collector<'a> {
     }
 }
 
-/// A safe, slash-separated relative path, or why there is none.
+/// A file that starts with a UTF-16 byte order mark (as Windows editors
+/// save C# and PowerShell), decoded, and whether any of it was invalid.
+fn utf16_with_bom(bytes: &[u8]) -> Option<(String, bool)> {
+    let little = match bytes {
+        [0xFF, 0xFE, ..] => true,
+        [0xFE, 0xFF, ..] => false,
+        _ => return None,
+    };
+    let units = bytes[2..].chunks(2).map(|pair| match (pair, little) {
+        ([a, b], true) => u16::from_le_bytes([*a, *b]),
+        ([a, b], false) => u16::from_be_bytes([*a, *b]),
+        _ => 0xFFFD, // an odd byte at the end
+    });
+    let mut lossy = bytes.len() % 2 == 1;
+    let text = char::decode_utf16(units)
+        .map(|c| {
+            c.unwrap_or_else(|_| {
+                lossy = true;
+                '\u{FFFD}'
+            })
+        })
+        .collect();
+    Some((text, lossy))
+}
+
+/// A safe, slash-separated relative path, or why there is none. A leading
+/// slash or drive letter is dropped, as archivers do; a `..` is refused.
+/// Control characters and the bidirectional overrides (which can make a
+/// name read as something else, `gnp.js` as `sj.png`) become U+FFFD, so a
+/// path printed to a terminal or a page shows what it is.
 fn normalize(raw: &str) -> Result<String, &'static str> {
-    let unified = raw.replace('\\', "/");
+    let unified: String = raw
+        .chars()
+        .map(|c| {
+            if c == '\\' {
+                '/'
+            } else if unsafe_in_name(c) {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect();
     let mut parts = Vec::new();
-    for part in unified.split('/') {
+    for (at, part) in unified.split('/').enumerate() {
         match part {
             "" | "." => {}
             ".." => return Err("path escapes the archive root"),
+            drive if at == 0 && is_drive(drive) => {}
             _ => parts.push(part),
         }
     }
@@ -216,6 +286,23 @@ fn normalize(raw: &str) -> Result<String, &'static str> {
         return Err("empty path");
     }
     Ok(parts.join("/"))
+}
+
+/// `C:`, a Windows drive letter.
+fn is_drive(part: &str) -> bool {
+    matches!(part.as_bytes(), [letter, b':'] if letter.is_ascii_alphabetic())
+}
+
+/// Characters a file name never needs, that change how text around them
+/// displays: controls (a newline, an escape sequence) and the bidirectional
+/// embeddings, overrides and isolates.
+pub fn unsafe_in_name(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+/// The bidirectional controls that Trojan Source (CVE-2021-42574) uses.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The one top-level folder that every path lies under, if there is one.

@@ -16,6 +16,7 @@ pub fn read_dir(root: &Path, options: &ReadOptions<'_>) -> Result<Archive, Archi
     }
     let mut collector = Collector::new(options, None);
     let mut pruned = Vec::new();
+    let mut beyond = 0usize;
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .require_git(false)
@@ -42,7 +43,20 @@ pub fn read_dir(root: &Path, options: &ReadOptions<'_>) -> Result<Archive, Archi
             pruned.extend(list_pruned_children(entry.path(), &relative));
             continue;
         }
-        if !file_type.is_file() || count >= options.limits.max_entries {
+        if file_type.is_symlink() {
+            collector.skip_entry(&relative, crate::SkipReason::Unsupported, "a symbolic link; links are not followed");
+            continue;
+        }
+        if !file_type.is_file() {
+            collector.skip_entry(
+                &relative,
+                crate::SkipReason::Unsupported,
+                "not a regular file (a device, pipe or socket)",
+            );
+            continue;
+        }
+        if count >= options.limits.max_entries {
+            beyond += 1;
             continue;
         }
         let declared_size = entry.metadata().map(|m| m.len()).unwrap_or(0);
@@ -52,6 +66,11 @@ pub fn read_dir(root: &Path, options: &ReadOptions<'_>) -> Result<Archive, Archi
             std::fs::File::open(&path)?.take(cap + 1).read_to_end(&mut buf)?;
             Ok(buf)
         });
+    }
+    if beyond > 0 {
+        let limit = options.limits.max_entries;
+        let detail = format!("only the first {limit} entries were looked at");
+        collector.skip(format!("{beyond} more files"), crate::SkipReason::Limit, detail);
     }
     for dir in pruned {
         collector.skip_vendored_dir(&dir);

@@ -14,7 +14,7 @@ mod rules;
 mod tar_reader;
 mod zip_reader;
 
-pub use collect::{common_root, human_bytes};
+pub use collect::{common_root, human_bytes, is_bidi_control, unsafe_in_name};
 #[cfg(feature = "fs")]
 pub use dir::read_dir;
 pub use exclude::{Exclude, ExcludeError};
@@ -33,12 +33,28 @@ pub struct Limits {
     pub max_total_bytes: u64,
     /// Entries beyond this count are not looked at.
     pub max_entries: usize,
+    /// What the memory that indexing will take allows to be kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_file_bytes: 1 << 20, max_total_bytes: 1 << 30, max_entries: 1_000_000 }
+        Limits { max_file_bytes: 1 << 20, max_total_bytes: 1 << 30, max_entries: 1_000_000, budget: None }
     }
+}
+
+/// A memory budget, as what reading may keep: each kept file weighs its
+/// bytes plus `per_file`. The file that would take the weight past `weight`
+/// and every one after it (in the input's order) are skipped as
+/// [`SkipReason::Limit`], decided by the sizes the input declares, before
+/// anything is read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    pub weight: u64,
+    pub per_file: u64,
+    /// Where the budget comes from, for the skipped files' detail.
+    pub why: String,
 }
 
 /// How to read an input.
@@ -101,6 +117,8 @@ pub struct Archive {
     /// In a survey ([`survey_archive`]), the files that would be kept,
     /// unread; empty otherwise.
     pub listed: Vec<Listed>,
+    /// Files left out by the memory budget, and their declared bytes.
+    pub over_budget: (usize, u64),
 }
 
 /// A file a survey found, by the size its archive declares.
@@ -117,6 +135,12 @@ pub struct Listed {
 pub struct Survey {
     pub files: usize,
     pub bytes: u64,
+    /// Files left out by the memory budget ([`Limits::budget`]), and their
+    /// declared bytes.
+    #[serde(default)]
+    pub over_budget: usize,
+    #[serde(default)]
+    pub over_budget_bytes: u64,
     /// Top-level folders, largest first; files at the top level are under
     /// the folder `""`.
     pub folders: Vec<FolderSize>,
@@ -143,16 +167,53 @@ impl Survey {
             .map(|(path, (files, bytes))| FolderSize { path: path.to_owned(), files, bytes })
             .collect();
         folders.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.path.cmp(&b.path)));
-        Survey { files: listed.len(), bytes: listed.iter().map(|f| f.bytes).sum(), folders }
+        Survey {
+            files: listed.len(),
+            bytes: listed.iter().map(|f| f.bytes).sum(),
+            over_budget: 0,
+            over_budget_bytes: 0,
+            folders,
+        }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
-    #[error("archive `{name}` is not a readable zip: {source}")]
-    NotAZip { name: String, source: zip::result::ZipError },
+    #[error("archive `{name}` is not a readable zip: {detail}")]
+    NotAZip { name: String, detail: String },
+    /// Another kind of file, known by its first bytes: an image, a PDF, an
+    /// archive format Fathom does not read.
+    #[error("`{name}` is {kind}, not a zip, tar or tar.gz archive")]
+    NotAnArchive { name: String, kind: &'static str },
+    #[error("archive `{name}` holds nothing: {detail}")]
+    Empty { name: String, detail: String },
     #[error("archive `{name}` is not a readable tar: {detail}")]
     NotATar { name: String, detail: String },
     #[error("cannot read `{path}`: {source}")]
     Io { path: String, source: std::io::Error },
+}
+
+/// Why `bytes` are not a zip: what they are instead, when their first bytes
+/// say, or the zip reader's `detail`.
+pub(crate) fn not_an_archive(name: &str, bytes: &[u8], detail: String) -> ArchiveError {
+    const KINDS: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (b"%PDF-", "a PDF document"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+        (b"Rar!\x1a\x07", "a RAR archive"),
+        (b"BZh", "a bzip2 stream"),
+        (b"\xfd7zXZ\x00", "an xz stream"),
+        (b"\x28\xb5\x2f\xfd", "a Zstandard stream"),
+        (b"\x7fELF", "an ELF executable"),
+        (b"MZ", "a Windows executable"),
+    ];
+    if bytes.is_empty() {
+        return ArchiveError::Empty { name: name.to_owned(), detail: "the file is empty (0 bytes)".into() };
+    }
+    match KINDS.iter().find(|(magic, _)| bytes.starts_with(magic)) {
+        Some(&(_, kind)) => ArchiveError::NotAnArchive { name: name.to_owned(), kind },
+        None => ArchiveError::NotAZip { name: name.to_owned(), detail },
+    }
 }

@@ -75,6 +75,9 @@ fn one_pass(
     let mut files = 0;
     for entry in archive.entries_with_seek().ok()? {
         let mut entry = entry.ok()?;
+        if special(entry.header().entry_type()).is_some() {
+            return None; // listed as skipped by the second reading, which knows the root first
+        }
         if !entry.header().entry_type().is_file() {
             continue;
         }
@@ -105,6 +108,19 @@ fn one_pass(
     };
     progress(bytes.len(), bytes.len());
     Some(collector.finish())
+}
+
+/// What a tar entry that is neither a file nor a folder is, to say why it
+/// was skipped.
+fn special(kind: tar::EntryType) -> Option<&'static str> {
+    Some(match kind {
+        tar::EntryType::Symlink => "a symbolic link; links are not followed",
+        tar::EntryType::Link => "a hard link; links are not followed",
+        tar::EntryType::Char => "a character device",
+        tar::EntryType::Block => "a block device",
+        tar::EntryType::Fifo => "a named pipe (FIFO)",
+        _ => return None,
+    })
 }
 
 /// Offers a tar entry to the collector, which reads its body only if it
@@ -181,9 +197,6 @@ fn two_passes(
     let mut archive = tar::Archive::new(stream(bytes, gzipped, cap));
     let mut index = 0;
     for entry in archive.entries_with_seek().map_err(|e| not_a_tar(e.to_string()))? {
-        if index >= looked_at {
-            break;
-        }
         let mut entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
@@ -192,8 +205,16 @@ fn two_passes(
                 break;
             }
         };
+        if let Some(what) = special(entry.header().entry_type()) {
+            let raw_path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            collector.skip_entry(&raw_path, SkipReason::Unsupported, what);
+            continue;
+        }
         if !entry.header().entry_type().is_file() {
             continue;
+        }
+        if index >= looked_at {
+            break;
         }
         progress(index, total);
         index += 1;
@@ -214,7 +235,7 @@ fn two_passes(
     collector.skip(format!("the rest of {name}"), reason, detail);
     let archive = collector.finish();
     // Nothing readable came before the bomb or the damage: that is the answer.
-    if archive.files.is_empty() { Err(not_a_tar(why)) } else { Ok(archive) }
+    if archive.files.is_empty() && archive.listed.is_empty() { Err(not_a_tar(why)) } else { Ok(archive) }
 }
 
 /// The tar stream: the bytes as they are, or gunzipped as they are read; at
@@ -312,7 +333,8 @@ pub fn read_archive(
 /// reading any file: what a memory budget is checked against.
 pub fn survey_archive(name: &str, bytes: &[u8], options: &ReadOptions<'_>) -> Result<crate::Survey, ArchiveError> {
     let archive = walk_archive(name, bytes, options, &mut |_, _| {}, Walk::List)?;
-    Ok(crate::Survey::new(&archive.listed))
+    let (over_budget, over_budget_bytes) = archive.over_budget;
+    Ok(crate::Survey { over_budget, over_budget_bytes, ..crate::Survey::new(&archive.listed) })
 }
 
 /// The first files reading the archive would keep, about `bytes_wanted` of

@@ -3,6 +3,7 @@
 mod batch;
 mod embedding;
 mod mcp;
+mod memory;
 mod output;
 mod progress;
 
@@ -19,7 +20,15 @@ use fathom_engine::{Index, Options, SearchMode, SearchOptions, human_bytes};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The memory an index may take, in MB. By default, what the system
+    /// allows this process (its address-space and control-group limits, the
+    /// memory available); files past it are left out, and said so first.
+    #[arg(long, global = true, value_name = "MB")]
+    memory: Option<u64>,
 }
+
+/// `--memory`, for every command that indexes.
+static MEMORY: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
 
 /// The embeddings a bundle carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -298,6 +307,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    MEMORY.get_or_init(|| cli.memory);
     match cli.command {
         Command::Index { target, output, vectors, no_embed, exclude, json } => {
             let exclude = fathom_engine::Exclude::new(&exclude)?;
@@ -494,19 +504,70 @@ fn open_with(target: &Path, options: &Options) -> Result<Index> {
     if is_bundle(target) {
         return Ok(load_bundle(target)?.0);
     }
+    let budget = memory::budget(MEMORY.get().copied().flatten());
     let mut progress = progress::Progress::new();
     let index = if target.is_dir() {
         // Canonical, so that `.` is named after the directory it stands for.
         let dir = target.canonicalize().with_context(|| format!("cannot open `{}`", target.display()))?;
-        fathom_engine::index_dir(&dir, options, &mut progress)
+        let options = with_budget(options, budget.as_ref(), 0);
+        let index = fathom_engine::index_dir(&dir, &options, &mut progress);
+        if let Ok(index) = &index {
+            let left_out = index.summary().skipped.iter().filter(|s| s.detail.starts_with(OVER_BUDGET)).count();
+            if let (Some(budget), true) = (&budget, left_out > 0) {
+                progress.finish();
+                eprintln!(
+                    "fathom: memory: {left_out} files were left out, over the budget of {}; they are listed as skipped (limit)",
+                    budget.why
+                );
+            }
+        }
+        index
     } else {
         let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
         let name =
             target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
-        fathom_engine::index_zip(&name, &bytes, options, &mut progress)
+        let options = with_budget(options, budget.as_ref(), bytes.len() as u64);
+        if let Some(budget) = &budget {
+            say_what_is_left_out(&name, &bytes, &options, budget)?;
+        }
+        fathom_engine::index_zip(&name, &bytes, &options, &mut progress)
     };
     progress.finish();
     Ok(index?)
+}
+
+/// How a skipped file's detail starts when the memory budget left it out.
+const OVER_BUDGET: &str = "over the memory budget";
+
+/// `options`, with what the memory budget lets reading keep.
+fn with_budget(options: &Options, budget: Option<&memory::Budget>, archive_bytes: u64) -> Options {
+    let mut options = options.clone();
+    options.limits.budget =
+        budget.map(|b| fathom_engine::pipeline::native_budget(b.bytes, archive_bytes, b.why.clone()));
+    options
+}
+
+/// Before an archive is read: when indexing all of it would take more than
+/// the budget, which files are left out. Its listing says, reading no file.
+fn say_what_is_left_out(name: &str, bytes: &[u8], options: &Options, budget: &memory::Budget) -> Result<()> {
+    let survey = fathom_engine::pipeline::plan_zip(name, bytes, options)?.survey;
+    if survey.over_budget == 0 {
+        return Ok(());
+    }
+    let (files, source) = (survey.files + survey.over_budget, survey.bytes + survey.over_budget_bytes);
+    let need = fathom_engine::pipeline::native_heap(files, source, bytes.len() as u64);
+    eprintln!(
+        "fathom: memory: all of `{name}` ({files} files, {}) would take about {} to index, over the budget of {}. \
+         Indexing its first {} files ({}); the {} after them ({}) are left out and listed as skipped (limit).",
+        human_bytes(source),
+        human_bytes(need),
+        budget.why,
+        survey.files,
+        human_bytes(survey.bytes),
+        survey.over_budget,
+        human_bytes(survey.over_budget_bytes),
+    );
+    Ok(())
 }
 
 fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {

@@ -17,7 +17,7 @@ pub mod tests_for;
 
 use std::collections::HashMap;
 
-use fathom_archive::{ArchiveError, Limits};
+use fathom_archive::ArchiveError;
 use fathom_graph::CodeGraph;
 use fathom_model::{Language, SymbolKind};
 use fathom_search::MatchKind;
@@ -28,7 +28,7 @@ use fathom_search::snippet::{self, Snippet};
 use serde::{Deserialize, Serialize};
 
 pub use bundle::{BundleError, BundleHeader};
-pub use fathom_archive::{Exclude, ExcludeError, SkipReason, Skipped, human_bytes};
+pub use fathom_archive::{Budget, Exclude, ExcludeError, Limits, SkipReason, Skipped, human_bytes};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};

@@ -108,6 +108,33 @@ pub fn stage_dir(
 pub const HEAP_MB_PER_SOURCE_MB: f64 = 8.9;
 pub const HEAP_MB_PER_THOUSAND_FILES: f64 = 5.9;
 
+/// Natively, indexing takes about this many times the heap that
+/// [`index_heap`] gives for wasm32 (64-bit pointers, and the threads' own
+/// allocations): Django 5.0.6 peaks at 226 MB of resident memory natively,
+/// where its wasm heap is 162 MB.
+pub const NATIVE_HEAP_FACTOR: f64 = 1.4;
+/// A native process's memory besides the index: code, stacks, allocator arenas.
+pub const NATIVE_BASE_BYTES: u64 = 64 << 20;
+
+/// The memory indexing `files` files of `source_bytes` natively takes, with
+/// an archive of `archive_bytes` held while it is read.
+pub fn native_heap(files: usize, source_bytes: u64, archive_bytes: u64) -> u64 {
+    NATIVE_BASE_BYTES + 2 * archive_bytes + (NATIVE_HEAP_FACTOR * index_heap(files, source_bytes) as f64) as u64
+}
+
+/// What reading may keep so that indexing natively stays within
+/// `heap_bytes` ([`native_heap`]); `why` says where that figure comes from.
+pub fn native_budget(heap_bytes: u64, archive_bytes: u64, why: String) -> fathom_archive::Budget {
+    const MB: f64 = (1 << 20) as f64;
+    let free = heap_bytes.saturating_sub(NATIVE_BASE_BYTES + 2 * archive_bytes);
+    let per_source_byte = HEAP_MB_PER_SOURCE_MB * NATIVE_HEAP_FACTOR;
+    fathom_archive::Budget {
+        weight: (free as f64 / per_source_byte) as u64,
+        per_file: (HEAP_MB_PER_THOUSAND_FILES / HEAP_MB_PER_SOURCE_MB * MB / 1000.0) as u64,
+        why,
+    }
+}
+
 /// What indexing an archive would take, known before it is read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
@@ -180,6 +207,9 @@ fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile)
     if file.lossy {
         errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
     }
+    if let Some(warning) = bidi_warning(&file.text) {
+        errors.push(FileError::new(&file.path, warning, None));
+    }
     let facts = match parsers.parse(language, &file.path, &file.text) {
         Ok(result) => {
             if let Some(first) = result.syntax_errors.first() {
@@ -194,6 +224,22 @@ fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile)
     };
     let terms = splitter.split(&file.text, facts.definitions.iter().map(|d| d.name.as_str()));
     Parsed { language, facts, terms, errors }
+}
+
+/// Where a file holds a bidirectional control character, which can make
+/// code display differently from how it runs (Trojan Source,
+/// CVE-2021-42574). Reported, not refused: right-to-left text in a string
+/// or comment legitimately needs some of them.
+fn bidi_warning(text: &str) -> Option<String> {
+    let at = text.find(fathom_archive::is_bidi_control)?;
+    let c = text[at..].chars().next()?;
+    let line = text[..at].matches('\n').count() + 1;
+    let count = text.chars().filter(|&c| fathom_archive::is_bidi_control(c)).count();
+    let which = match count {
+        1 => format!("a bidirectional control character (U+{:04X}) on line {line}", c as u32),
+        n => format!("{n} bidirectional control characters, the first (U+{:04X}) on line {line}", c as u32),
+    };
+    Some(format!("{which}: the code may display differently from how it runs (Trojan Source)"))
 }
 
 /// Splits `positions` of `files` into `n` shares of about equal size (by

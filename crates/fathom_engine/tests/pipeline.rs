@@ -67,14 +67,26 @@ fn progress_reaches_the_end_of_every_stage() {
 }
 
 #[test]
-fn a_corrupt_archive_is_refused_with_its_name_and_cause() {
-    let mut bytes = zip_folder(&fixture("mini-py-js"), "root");
-    bytes.truncate(bytes.len() / 2);
-    let err = index_zip("half.zip", &bytes, &Options::default(), &mut Recorder::new()).err().unwrap();
+fn a_cut_zip_keeps_the_entries_before_the_cut_and_a_corrupt_one_is_refused_with_its_cause() {
+    let whole = zip_folder(&fixture("mini-py-js"), "root");
+    let all = index_zip("whole.zip", &whole, &Options::default(), &mut Recorder::new()).unwrap();
+    // Cut in half, the central directory is gone: the local headers are read.
+    let half = index_zip("half.zip", &whole[..whole.len() / 2], &Options::default(), &mut Recorder::new()).unwrap();
+    let (kept, total) = (half.summary().files, all.summary().files);
+    assert!(kept > 0 && kept < total, "{kept} of {total} files kept");
+    let rest = half.summary().skipped.iter().find(|s| s.path == "the rest of half.zip").expect("the cut is reported");
+    assert_eq!(rest.reason, SkipReason::Unreadable);
+    assert!(rest.detail.contains("central directory is unreadable"), "{}", rest.detail);
+    // Cut inside the first entry's header, nothing is left to read.
+    let err = index_zip("stub.zip", &whole[..20], &Options::default(), &mut Recorder::new()).err().unwrap();
     let message = err.to_string();
-    assert!(message.starts_with("archive `half.zip` is not a readable zip:"), "{message}");
+    assert!(message.starts_with("archive `stub.zip` is not a readable zip:"), "{message}");
     let err = index_zip("notes.zip", b"plain text", &Options::default(), &mut Recorder::new()).err().unwrap();
     assert!(err.to_string().contains("notes.zip"));
+    let err = index_zip("shot.zip", b"\x89PNG\r\n\x1a\n....", &Options::default(), &mut Recorder::new()).err().unwrap();
+    assert_eq!(err.to_string(), "`shot.zip` is a PNG image, not a zip, tar or tar.gz archive");
+    let err = index_zip("none.zip", b"", &Options::default(), &mut Recorder::new()).err().unwrap();
+    assert_eq!(err.to_string(), "archive `none.zip` holds nothing: the file is empty (0 bytes)");
 }
 
 #[test]

@@ -20,6 +20,14 @@ pub const OVERLAP_LINES: usize = 3;
 /// Windows past this many are not made: the first ones carry a function's
 /// purpose, and a generated 5,000-line function would otherwise dominate.
 pub const MAX_WINDOWS: usize = 24;
+/// The characters a file's function and method chunks may hold, as a
+/// multiple of the file's size (plus [`MIN_FILE_CHUNK_CHARS`]). Ordinary
+/// code stays far under it, as a nested function's lines are counted again
+/// only in the few functions around it; 5,000 functions nested one in the
+/// next would repeat every line thousands of times. Past it, a function gets
+/// its first window only.
+pub const FILE_CHUNK_FACTOR: usize = 4;
+pub const MIN_FILE_CHUNK_CHARS: usize = 1 << 16;
 
 /// Which part of its symbol a chunk covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -159,12 +167,20 @@ pub fn hash(sources: &dyn Sources, chunk: &Chunk) -> String {
 pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
     let graph = sources.graph();
     let mut chunks = Vec::new();
+    // Characters of function chunks so far, per file.
+    let mut used: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     for (id, node) in graph.nodes() {
-        if node.is_external || node.file.is_none() {
-            continue;
-        }
+        let Some(file) = node.file.filter(|_| !node.is_external) else { continue };
         let parts: Vec<(Part, u32, u32)> = match node.kind {
-            SymbolKind::Function | SymbolKind::Method => body_windows(sources, id),
+            SymbolKind::Function | SymbolKind::Method => {
+                let file = file.0 as usize;
+                let budget = FILE_CHUNK_FACTOR * sources.file_text(file).len() + MIN_FILE_CHUNK_CHARS;
+                let used = used.entry(file).or_default();
+                let max_windows = if *used < budget { MAX_WINDOWS } else { 1 };
+                let (windows, chars) = body_windows(sources, id, max_windows);
+                *used += chars;
+                windows
+            }
             SymbolKind::Class => vec![(Part::Outline, node.span.start_line, outline_end(graph, id))],
             SymbolKind::Module => {
                 if has_top_level_lines(sources, id) {
@@ -241,33 +257,43 @@ fn node_lines<'t>(
     Box::new(lines.enumerate().map(move |(k, line)| (start - 1 + k as u32, line)))
 }
 
-fn body_windows(sources: &dyn Sources, id: NodeId) -> Vec<(Part, u32, u32)> {
+/// A function's windows, at most `max_windows`, and the characters they
+/// hold. Lines are counted only as far as the windows reach.
+fn body_windows(sources: &dyn Sources, id: NodeId, max_windows: usize) -> (Vec<(Part, u32, u32)>, usize) {
     let node = sources.graph().node(id);
     let (text, starts) = file_of(sources, node);
     let (start, end) = (node.span.start_line, node.span.end_line.max(node.span.start_line));
     // Most bodies fit one window: their lines are counted, not gathered.
-    let (total, lines) =
-        node_lines(text, starts, node.span, start, end).fold((0, 0), |(t, n), (_, l)| (t + l.len() + 1, n + 1));
+    let reach = max_windows * WINDOW_CHARS;
+    let (total, lines) = node_lines(text, starts, node.span, start, end)
+        .scan(0, |size, (_, line)| {
+            let before = *size;
+            *size += line.len() + 1;
+            (before <= reach).then_some(line.len() + 1)
+        })
+        .fold((0, 0), |(t, n), len| (t + len, n + 1));
     if total <= WINDOW_CHARS || lines <= 1 {
-        return vec![(Part::Whole, start, end)];
+        return (vec![(Part::Whole, start, end)], total);
     }
-    let body: Vec<&str> = node_lines(text, starts, node.span, start, end).map(|(_, line)| line).collect();
+    let body: Vec<&str> = node_lines(text, starts, node.span, start, end).map(|(_, line)| line).take(lines).collect();
     let mut windows = Vec::new();
+    let mut chars = 0;
     let mut first = 0usize;
-    while first < body.len() && windows.len() < MAX_WINDOWS {
+    while first < body.len() && windows.len() < max_windows {
         let mut last = first;
         let mut size = 0;
         while last < body.len() && (size == 0 || size + body[last].len() < WINDOW_CHARS) {
             size += body[last].len() + 1;
             last += 1;
         }
+        chars += size;
         windows.push((Part::Window(windows.len() as u16), start + first as u32, start + last as u32 - 1));
         if last >= body.len() {
             break;
         }
         first = (last.saturating_sub(OVERLAP_LINES)).max(first + 1);
     }
-    windows
+    (windows, chars)
 }
 
 /// A class's outline ends where its first member begins.
