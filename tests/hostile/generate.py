@@ -321,6 +321,9 @@ def files(c):
     c.source_zip("file-nested-parens-js", {"deep/parens.js": b"var x = " + b"(" * 100_000 + b"1" + b")" * 100_000 + b";\n"})
     c.source_zip("file-deep-indent", {"deep/indent.py": nested_py.encode()})
     c.source_zip("file-5000-nested-functions", {"deep/functions.js": nested_fn.encode()})
+    # Kotlin's scanner looks far ahead at each `<`: the time budget stops it.
+    c.source_zip("file-slow-to-parse", {"slow/generics.kt": b"val x = " + b"a < b > c " * 40_000 + b"\n"},
+                 errors=["slow/generics.kt"])
     c.source_zip("file-html-in-docs", {
         "doc/html.py": b'def html_doc():\n    """</script><script>alert(1)</script><img src=x onerror=alert(2)>"""\n'
                        b"    # <!-- </textarea><svg onload=alert(3)> -->\n    return 1\n",

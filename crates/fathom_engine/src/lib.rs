@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use bundle::{BundleError, BundleHeader};
 pub use fathom_archive::{Budget, Exclude, ExcludeError, Limits, SkipReason, Skipped, human_bytes};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
+pub use fathom_parse::set_clock as set_parse_clock;
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
 pub use fathom_search::chunks::{Chunk, Part as ChunkPart};

@@ -85,7 +85,7 @@ pub(crate) fn extract<'t>(
         definition.class_kind = class_kind;
         definition.name_span = span_of(f.name.expect("set"));
         definition.owner = f.owner.map(|o| bare_type(node_text(o, text)));
-        fill(&mut definition, f, wrapped, profile, text);
+        fill(&mut definition, f, wrapped, profile, text, open.len());
         let class = enclosing_class(&out, parent).map(|c| (out[c].name.as_str(), out[c].bases.as_slice()));
         definition.is_constructor = constructor
             || (kind == SymbolKind::Method
@@ -215,7 +215,12 @@ fn enclosing_class(out: &[Definition], mut at: Option<usize>) -> Option<usize> {
     None
 }
 
-fn fill<'t>(d: &mut Definition, f: &Found<'t>, wrapped: &Wrapped<'t>, profile: &Profile, text: &str) {
+/// Definitions nested deeper than this get no leading-comment docstring:
+/// finding a node's previous sibling costs tree-sitter a walk down from the
+/// root, so 5,000 functions nested one in the next took seconds for it alone.
+const MAX_DOCSTRING_NESTING: usize = 64;
+
+fn fill<'t>(d: &mut Definition, f: &Found<'t>, wrapped: &Wrapped<'t>, profile: &Profile, text: &str, nesting: usize) {
     let node = f.node.expect("set");
     d.signature = Some(signature(node, f.body, text));
     d.parameters = f.parameters.map(|p| parameters(p, profile, text)).unwrap_or_default();
@@ -237,7 +242,10 @@ fn fill<'t>(d: &mut Definition, f: &Found<'t>, wrapped: &Wrapped<'t>, profile: &
         .map(|&(kind, n)| BaseRef { name: bare_type(node_text(n, text)), kind, span: span_of(n) })
         .filter(|b| !b.name.is_empty())
         .collect();
-    d.docstring = docstring(profile, wrapped, node, f.body, text);
+    let leading = matches!(profile.docstrings, Docstrings::LeadingComments);
+    if nesting <= MAX_DOCSTRING_NESTING || !leading {
+        d.docstring = docstring(profile, wrapped, node, f.body, text);
+    }
     let source = &text[d.span.start_byte as usize..d.span.end_byte as usize];
     d.loc = fathom_model::count_lines(source).code;
 }

@@ -59,6 +59,90 @@ pub enum ParseError {
     Grammar { language: &'static str, reason: String },
     #[error("the {language} parser gave up on this file")]
     GaveUp { language: &'static str },
+    /// The file took more than its budget ([`Budget`]) in one stage.
+    #[error("{stage} this file took more than {limit}; it was given up")]
+    OverBudget { stage: &'static str, limit: String },
+}
+
+/// What one file may take in each of parsing and matching the queries, so
+/// that a file built to be slow (deep nesting, a grammar's pathological
+/// lookahead) is given up and reported, where it could otherwise take
+/// minutes:
+/// - work, in tree-sitter's progress checks (one per 100 parser
+///   operations, or per bounded amount of query work): the same count on
+///   every machine, natively and in the browser;
+/// - time, read from the [clock](set_clock), for what work does not count
+///   (a grammar's scanner looking far ahead between two operations).
+pub struct Budget {
+    work: u64,
+    spent: u64,
+    deadline_ms: Option<f64>,
+    allowed_ms: f64,
+    /// What ran out, once something has.
+    out: Option<String>,
+}
+
+/// Django, Flask and RxJS take at most 0.014 work units a byte to parse and
+/// 0.006 to match; the hostile corpus at most 0.07 (100,000 nested
+/// brackets). A file may take a unit per [`BYTES_PER_WORK`] bytes, and
+/// [`MIN_WORK`] more.
+pub const BYTES_PER_WORK: u64 = 4;
+pub const MIN_WORK: u64 = 10_000;
+/// And [`MIN_MS`] plus a millisecond per [`BYTES_PER_MS`] bytes: real files
+/// parse at tens of megabytes a second.
+pub const MIN_MS: f64 = 2000.0;
+pub const BYTES_PER_MS: f64 = 1000.0;
+
+impl Budget {
+    /// A file of `bytes` bytes' budget for one stage, from now.
+    pub fn for_bytes(bytes: usize) -> Budget {
+        let allowed_ms = MIN_MS + bytes as f64 / BYTES_PER_MS;
+        Budget {
+            work: MIN_WORK + bytes as u64 / BYTES_PER_WORK,
+            spent: 0,
+            deadline_ms: now_ms().map(|now| now + allowed_ms),
+            allowed_ms,
+            out: None,
+        }
+    }
+
+    /// Spends one unit; `Break` once the work or the time is used up.
+    fn check(&mut self) -> std::ops::ControlFlow<()> {
+        self.spent += 1;
+        if self.out.is_none() {
+            if self.spent > self.work {
+                self.out = Some(format!("its work budget ({} units)", self.work));
+            } else if let (Some(deadline), Some(now)) = (self.deadline_ms, now_ms())
+                && now > deadline
+            {
+                self.out = Some(format!("its time budget ({:.1} s)", self.allowed_ms / 1000.0));
+            }
+        }
+        if self.out.is_some() { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+    }
+}
+
+static CLOCK: std::sync::OnceLock<fn() -> f64> = std::sync::OnceLock::new();
+
+/// Sets the clock, in milliseconds, that time budgets read: the browser's
+/// (`Date.now`), where `std::time::Instant` does not exist. Natively the
+/// monotonic clock serves when none is set. Without either, only work is
+/// counted.
+pub fn set_clock(now_ms: fn() -> f64) {
+    let _ = CLOCK.set(now_ms);
+}
+
+fn now_ms() -> Option<f64> {
+    if let Some(clock) = CLOCK.get() {
+        return Some(clock());
+    }
+    #[cfg(not(target_family = "wasm"))]
+    {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        Some(START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0)
+    }
+    #[cfg(target_family = "wasm")]
+    None
 }
 
 /// Parsers and compiled queries, created on first use of each language and
@@ -92,7 +176,19 @@ impl Parsers {
     /// Parses `text`, the contents of the file at `path`, as `language`.
     pub fn parse(&mut self, language: Language, path: &str, text: &str) -> Result<ParsedFile, ParseError> {
         let loaded = self.load(language)?;
-        let tree = loaded.parser.parse(text, None).ok_or(ParseError::GaveUp { language: language.name() })?;
+        let mut budget = Budget::for_bytes(text.len());
+        let mut check = |_: &tree_sitter::ParseState| budget.check();
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut check);
+        let bytes = text.as_bytes();
+        let tree = loaded.parser.parse_with_options(&mut |at, _| &bytes[at.min(bytes.len())..], None, Some(options));
+        let Some(tree) = tree else {
+            // A parse that was stopped keeps its state for resuming; this one never is.
+            loaded.parser.reset();
+            return Err(match budget.out {
+                Some(limit) => ParseError::OverBudget { stage: "parsing", limit },
+                None => ParseError::GaveUp { language: language.name() },
+            });
+        };
         let root = tree.root_node();
         let mut found = definitions::Collector::new(&loaded.query);
         let mut references = references::Matches::default();
@@ -101,7 +197,10 @@ impl Parsers {
         let mut in_order = InOrder::default();
         let mut cursor = QueryCursor::new();
         cursor.set_max_start_depth(Some(MAX_QUERY_DEPTH));
-        let mut matches = cursor.matches(&loaded.query, root, text.as_bytes());
+        let mut budget = Budget::for_bytes(text.len());
+        let mut check = |_: &tree_sitter::QueryCursorState| budget.check();
+        let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut check);
+        let mut matches = cursor.matches_with_options(&loaded.query, root, text.as_bytes(), options);
         while let Some(m) = matches.next() {
             let captures = m.captures().iter().map(|c| (c.index, c.node));
             if m.pattern_index >= loaded.wrapper_patterns {
@@ -111,6 +210,10 @@ impl Parsers {
             } else {
                 metrics.add(&loaded.metrics, captures, text);
             }
+        }
+        drop(matches);
+        if let Some(limit) = budget.out {
+            return Err(ParseError::OverBudget { stage: "matching the queries on", limit });
         }
         in_order.each(|pattern, captures| {
             if pattern < loaded.definition_patterns {

@@ -140,6 +140,21 @@ fn a_line_nested_past_the_query_depth_keeps_the_definitions_around_it() {
 }
 
 #[test]
+fn a_file_past_its_budget_is_given_up_with_the_reason_and_the_next_file_parses() {
+    // Kotlin's scanner looks ahead for generics at each `<`: 20,000 of them
+    // on one line took 8 s (and 40,000 longer still), most of it between two parser operations, so
+    // the time budget, not the work count, stops it.
+    let slow = format!("val x = {}\n", "a < b > c ".repeat(40_000));
+    let mut parsers = fathom_parse::Parsers::new();
+    let err = parsers.parse(Language::Kotlin, "slow.kt", &slow).err().expect("given up");
+    let message = err.to_string();
+    assert!(message.starts_with("parsing this file took more than its time budget ("), "{message}");
+    // The same parser, reset, parses the next file.
+    let parsed = parsers.parse(Language::Kotlin, "ok.kt", "fun ok() = 1\n").unwrap();
+    assert_eq!(parsed.facts.definitions[0].name, "ok");
+}
+
+#[test]
 fn spans_are_exact_bytes_of_the_definition() {
     let source = "x = 1\n\ndef f():\n    return x\n";
     let parsed = parse(Language::Python, "x.py", source);

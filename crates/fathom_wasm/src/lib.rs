@@ -318,6 +318,8 @@ fn start() {
     // SAFETY: wasm-ld synthesizes this; it runs each static constructor, and
     // this is its only caller, once, before any other export runs.
     unsafe { __wasm_call_ctors() }
+    // Per-file time budgets while parsing read the page's clock.
+    fathom_engine::set_parse_clock(js_sys::Date::now);
 }
 
 #[derive(Default)]
