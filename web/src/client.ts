@@ -39,6 +39,17 @@ interface Pending {
   onProgress: ((progress: Progress) => void) | undefined;
 }
 
+/**
+ * A request whose engine trapped (a Rust panic). The worker was replaced by
+ * a fresh one, without an index: every pending request rejects with this.
+ */
+export class EngineCrashed extends Error {
+  constructor(cause: string) {
+    super(`the engine stopped on an internal error (${cause}) and was restarted`);
+    this.name = 'EngineCrashed';
+  }
+}
+
 export class FathomClient {
   #worker: Worker;
   readonly #pending = new Map<number, Pending>();
@@ -46,6 +57,7 @@ export class FathomClient {
   /** Set once the worker is gone (disposed or crashed); every later call rejects with it. */
   #closed: Error | undefined;
   readonly #embeddingListeners = new Set<(progress: EmbeddingProgress) => void>();
+  readonly #crashListeners = new Set<(error: EngineCrashed) => void>();
   /** Where the model asset is served: `model/` beside the page. */
   readonly #modelBase: string;
   /** Whether the page asked for parse workers ahead ([`prepareIndexing`]): a fresh worker starts them too. */
@@ -163,6 +175,20 @@ export class FathomClient {
   }
 
   /** Listens to background embedding; returns a function that stops listening. */
+  /**
+   * Calls `listener` each time the engine traps and its worker is replaced:
+   * the index is gone; what the page keeps elsewhere (its library) is not.
+   */
+  onCrash(listener: (error: EngineCrashed) => void): () => void {
+    this.#crashListeners.add(listener);
+    return () => this.#crashListeners.delete(listener);
+  }
+
+  /** Test hook: makes the engine panic, as a bug would. */
+  debugPanic(): Promise<void> {
+    return this.#call('debugPanic');
+  }
+
   onEmbedding(listener: (progress: EmbeddingProgress) => void): () => void {
     this.#embeddingListeners.add(listener);
     return () => this.#embeddingListeners.delete(listener);
@@ -317,10 +343,21 @@ export class FathomClient {
         pending.resolve(reply.value);
         return;
       case 'error':
+        if (reply.crashed) return this.#restart(new EngineCrashed(reply.message));
         this.#pending.delete(reply.id);
         pending.reject(new Error(reply.message));
         return;
     }
+  }
+
+  /** Replaces a worker whose engine trapped, and says so. */
+  #restart(error: EngineCrashed): void {
+    this.#worker.terminate();
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+    this.#worker = this.#spawn();
+    if (this.#prepared) this.prepareIndexing().catch(() => undefined);
+    for (const listener of this.#crashListeners) listener(error);
   }
 
   #close(reason: Error): void {

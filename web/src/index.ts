@@ -1,4 +1,4 @@
-export { FathomClient } from './client';
+export { EngineCrashed, FathomClient } from './client';
 export { STAGES } from './protocol';
 export type {
   Direction,

@@ -147,12 +147,15 @@ export interface Calls {
   references: { args: [symbol: string]; result: Reference[] };
   exportBundle: { args: []; result: Uint8Array };
   importBundle: { args: [bytes: Uint8Array]; result: IndexSummary };
+  /** Panics inside the engine: the test hook for recovering from a trap. */
+  debugPanic: { args: []; result: void };
   featureCard: { args: [query: string, budget: number]; result: FeatureCard };
   testsFor: { args: [change: Change]; result: TestsFor };
 }
 export type CallMethod = keyof Calls;
 export const CALL_METHODS = [
   'files', 'graphMap', 'graphSchema', 'featureCard', 'testsFor', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
+  'debugPanic',
 ] as const satisfies readonly CallMethod[];
 
 /** The engine's memory, and how the last index was parsed. */
@@ -236,6 +239,8 @@ export interface ErrorReply {
   id: number;
   type: 'error';
   message: string;
+  /** The engine trapped (a Rust panic): its instance is unusable, and the worker is replaced. */
+  crashed?: boolean;
 }
 
 export interface ProgressReply {

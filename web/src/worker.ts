@@ -503,11 +503,13 @@ scope.addEventListener('message', (event) => {
     try {
       scope.postMessage(await handle(request));
     } catch (error) {
-      if (error instanceof WebAssembly.RuntimeError) {
-        // A trap may leave the instance's state inconsistent: start a fresh, empty workspace.
-        workspace = workspace?.then(() => new Workspace());
-      }
-      scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) });
+      // A trap (a Rust panic) leaves the instance's memory in whatever state
+      // it stopped in: the client replaces this worker.
+      const crashed = error instanceof WebAssembly.RuntimeError;
+      // The engine's panic hook leaves the panic's message here.
+      const panic = (scope as unknown as { fathomPanic?: string }).fathomPanic;
+      const message = crashed && panic ? panic.replace(/\s+/g, ' ') : errorMessage(error);
+      scope.postMessage({ id: request.id, type: 'error', message, crashed });
     }
   });
 });

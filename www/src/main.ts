@@ -228,6 +228,21 @@ function setState(state: AppState): void {
   document.body.dataset.state = state;
 }
 
+// A panic in the engine traps its wasm instance: the client replaces the
+// worker, and the page says so. The index in that worker is gone; the
+// library (IndexedDB), kept by this page, is untouched.
+client.onCrash((error) => {
+  currentKey = undefined;
+  const message = messageOf(error);
+  banner.show(`${message.charAt(0).toUpperCase()}${message.slice(1)}. Its index is gone: drop the archive again, or open it from the library.`);
+  statusLine.textContent = 'No index open: the engine was restarted';
+  delete statusLine.dataset.source;
+  summaryRoot.replaceChildren();
+  setState('error');
+});
+// `?test-hooks`: a way for the browser tests to make the engine panic.
+if (params.has('test-hooks')) (globalThis as { fathomPanic?: () => Promise<void> }).fathomPanic = () => client.debugPanic();
+
 function setBusy(value: boolean): void {
   busy = value;
   demoButton.disabled = value;

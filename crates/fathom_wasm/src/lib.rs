@@ -340,7 +340,14 @@ struct State {
 impl Workspace {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Workspace {
-        console_error_panic_hook::set_once();
+        static HOOK: std::sync::Once = std::sync::Once::new();
+        HOOK.call_once(|| {
+            std::panic::set_hook(Box::new(|info| {
+                console_error_panic_hook::hook(info);
+                // The worker names the panic when it reports the trap that follows.
+                let _ = js_sys::Reflect::set(&js_sys::global(), &"fathomPanic".into(), &info.to_string().into());
+            }))
+        });
         Workspace { state: Rc::default() }
     }
 
@@ -703,6 +710,13 @@ impl Workspace {
     #[wasm_bindgen(js_name = exportBundle)]
     pub fn export_bundle(&self) -> Result<Vec<u8>, JsError> {
         self.read(|index| Ok(index.to_bundle()))
+    }
+
+    /// Panics, as a bug in the engine would: the test hook for how the page
+    /// recovers from a trapped instance (`?test-hooks`).
+    #[wasm_bindgen(js_name = debugPanic)]
+    pub fn debug_panic(&self) {
+        panic!("a panic forced by the test hook");
     }
 
     /// Replaces the index with a bundle's, after checking its version and
