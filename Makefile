@@ -29,7 +29,7 @@ WASM_ENV = CC_wasm32_unknown_unknown=$(CURDIR)/scripts/wasm-cc LLVM_VERSION=$(LL
 	CFLAGS_wasm32_unknown_unknown="-I$(TS_INCLUDE) -include stddef.h -Dstatic_assert=_Static_assert -mbulk-memory -mnontrapping-fptoint" \
 	RUSTFLAGS='--cfg getrandom_backend="wasm_js" -C target-feature=+simd128'
 
-.PHONY: run build setup model wasm demo cli corpora bench eval test test-native test-e2e clean
+.PHONY: run build setup model wasm demo cli corpora bench eval fuzz test test-native test-e2e clean
 
 ## run: install what is missing, build, and serve the app with the demo archive.
 run: build
@@ -84,6 +84,10 @@ bench: build
 eval: corpora model
 	@scripts/corpora.sh --history
 	cargo run --locked --release -q -p fathom_bench --bin fathom-eval
+
+## fuzz: every libFuzzer target (crates/fathom_fuzz, nightly) for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
+fuzz:
+	scripts/fuzz.sh
 
 ## test: native tests, then browser tests in headless Chromium on the built app.
 test: setup test-native build test-e2e

@@ -124,14 +124,18 @@ fn walk_local_headers(
     };
     let mut collector = walk.collector(options, common_root(names.iter().map(String::as_str)));
     let mut stream = Cursor::new(bytes);
-    for (index, raw_path) in names.iter().enumerate() {
+    // The same entries again, as far as the first pass got: folders are
+    // among them, unnamed in `names`.
+    let mut files = 0;
+    while files < names.len() {
         progress(stream.position() as usize, bytes.len());
         let Ok(Some(mut file)) = zip::read::read_zipfile_from_stream(&mut stream) else { break };
         if file.is_dir() {
             continue;
         }
-        debug_assert_eq!(raw_path.as_bytes(), file.name_raw(), "entry #{index}");
-        let entry = Entry { raw_path, declared_size: file.size(), encrypted: file.encrypted() };
+        files += 1;
+        let raw_path = String::from_utf8_lossy(file.name_raw()).into_owned();
+        let entry = Entry { raw_path: &raw_path, declared_size: file.size(), encrypted: file.encrypted() };
         collector.offer(entry, |cap| {
             let mut buf = Vec::with_capacity(file.size().min(cap + 1) as usize);
             (&mut file).take(cap + 1).read_to_end(&mut buf)?;

@@ -74,6 +74,10 @@ pub(crate) fn extract<'t>(
         } else {
             node_text(name_node, text).to_owned()
         };
+        // A name that error recovery made up (a missing identifier) names nothing.
+        if name.trim().is_empty() {
+            continue;
+        }
         let kind_name = f.kind.as_deref().expect("set");
         let (parent, role) = role(kind_name, parent, &out, f.owner.is_some());
         let Role::Keep { kind, class_kind, constructor } = role else { continue };

@@ -34,127 +34,113 @@ impl std::fmt::Display for DiffError {
 impl std::error::Error for DiffError {}
 
 /// Reads a unified diff (`git diff`, `diff -u`) of one or more files.
+///
+/// Hunks are read by their headers' counts, as `git apply` and GNU `patch`
+/// read them, which also puts back what a diff loses when it is pasted from
+/// a web page, a chat or an email: a blank context line that lost its
+/// leading space, line ends of `\r\n`, and context lines cut off the end of
+/// a hunk (trailing blank lines trimmed). Anything between files (git's
+/// `diff --git`, `index`, mode and rename lines, prose) is passed over.
 pub fn parse_diff(diff: &str) -> Result<Vec<ChangedFile>, DiffError> {
-    // The parser wants each file to start at its `---` line: git's
-    // `diff --git`, `index`, mode and rename lines carry nothing we use.
-    let text: String = diff
-        .lines()
-        .filter(|l| {
-            !(l.starts_with("diff --git ")
-                || l.starts_with("index ")
-                || l.starts_with("new file mode")
-                || l.starts_with("deleted file mode")
-                || l.starts_with("old mode")
-                || l.starts_with("new mode")
-                || l.starts_with("similarity index")
-                || l.starts_with("rename from")
-                || l.starts_with("rename to"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let text = mend_hunks(&text);
-    if !text.lines().any(|l| l.starts_with("@@")) {
-        return Err(DiffError("it has no hunk (`@@ -a,b +c,d @@`)".into()));
-    }
-    let patches = patch::Patch::from_multiple(&text).map_err(|e| DiffError(first_line(&e.to_string())))?;
-    let mut files = Vec::new();
-    for p in patches {
-        let strip = |path: &str| -> String {
-            let path = path.trim();
-            path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path).to_owned()
-        };
-        let (old, new) = (strip(&p.old.path), strip(&p.new.path));
-        let added = old == "/dev/null";
-        let deleted = new == "/dev/null";
-        let mut lines = Vec::new();
-        let mut words = String::new();
-        for hunk in &p.hunks {
-            let mut at = hunk.old_range.start as u32;
-            for line in &hunk.lines {
-                match line {
-                    patch::Line::Context(_) => at += 1,
-                    patch::Line::Remove(text) => {
-                        lines.push(at);
-                        at += 1;
-                        words.push_str(text);
-                        words.push('\n');
-                    }
-                    // An insertion sits between `at - 1` and `at`: it belongs to the line before.
-                    patch::Line::Add(text) => {
-                        lines.push(at.saturating_sub(1).max(1));
-                        words.push_str(text);
-                        words.push('\n');
-                    }
+    let mut files: Vec<ChangedFile> = Vec::new();
+    let mut old_path: Option<String> = None;
+    // Inside a hunk: the next old line's number, and the lines each side still holds.
+    let mut hunk: Option<(u32, u32, u32)> = None;
+    let mut hunks = 0usize;
+    for (number, line) in diff.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if let (Some((at, old, new)), Some(file)) = (&mut hunk, files.last_mut()) {
+            let context = *old > 0 && *new > 0;
+            let mut consumed = true;
+            match line.as_bytes().first() {
+                None | Some(b' ') if context => {
+                    (*at, *old, *new) = (*at + 1, *old - 1, *new - 1);
+                }
+                // `--- ` is the next file's header only where nothing but
+                // context can be missing (a removed SQL comment reads `--- x`).
+                Some(b'-') if *old > 0 && !(line.starts_with("--- ") && old == new) => {
+                    file.lines.push(*at);
+                    (*at, *old) = (*at + 1, *old - 1);
+                    file.text.push_str(&line[1..]);
+                    file.text.push('\n');
+                }
+                // An insertion sits between `at - 1` and `at`: it belongs to the line before.
+                Some(b'+') if *new > 0 && !(line.starts_with("+++ ") && old == new) => {
+                    file.lines.push(at.saturating_sub(1).max(1));
+                    *new -= 1;
+                    file.text.push_str(&line[1..]);
+                    file.text.push('\n');
+                }
+                Some(b'\\') => {} // "\ No newline at end of file"
+                // The hunk ends early: only context may be missing from its end.
+                _ if old == new => consumed = false,
+                _ => {
+                    return Err(DiffError(format!(
+                        "line {}: the hunk before it is short of {old} old and {new} new lines",
+                        number + 1
+                    )));
                 }
             }
+            if !consumed || (*old == 0 && *new == 0) {
+                hunk = None;
+            }
+            if consumed {
+                continue;
+            }
         }
-        lines.sort_unstable();
-        lines.dedup();
-        files.push(ChangedFile { path: if added { new } else { old }, lines, added, deleted, text: words });
+        if let Some(path) = line.strip_prefix("--- ") {
+            old_path = Some(diff_path(path));
+        } else if let Some(path) = line.strip_prefix("+++ ") {
+            let new = diff_path(path);
+            let old = old_path.take().unwrap_or_else(|| new.clone());
+            let (added, deleted) = (old == "/dev/null", new == "/dev/null");
+            let path = if added { new } else { old };
+            files.push(ChangedFile { path, lines: Vec::new(), added, deleted, text: String::new() });
+        } else if line.starts_with("@@") {
+            let Some(header) = hunk_header(line) else {
+                return Err(DiffError(format!("line {}: `{}` is not a hunk header", number + 1, first_line(line))));
+            };
+            if files.is_empty() {
+                return Err(DiffError(format!("line {}: a hunk before any `--- a/…` `+++ b/…` header", number + 1)));
+            }
+            hunk = Some(header).filter(|&(_, old, new)| old > 0 || new > 0);
+            hunks += 1;
+        }
+    }
+    if hunks == 0 {
+        return Err(DiffError("it has no hunk (`@@ -a,b +c,d @@`)".into()));
+    }
+    for file in &mut files {
+        file.lines.sort_unstable();
+        file.lines.dedup();
     }
     Ok(files)
 }
 
-/// Puts back what a diff loses when it is pasted from a web page, a chat or
-/// an email, as `git apply` and GNU `patch` accept it: a blank context line
-/// that lost its leading space, line ends of `\r\n`, and context lines cut
-/// off the end of a hunk (trailing blank lines trimmed). Hunks are read by
-/// their header's counts; anything else is left for the parser to judge.
-fn mend_hunks(diff: &str) -> String {
-    let mut out = String::with_capacity(diff.len() + 64);
-    // Lines the current hunk still holds, in the old and the new version.
-    let (mut old, mut new) = (0u32, 0u32);
-    let close = |out: &mut String, old: &mut u32, new: &mut u32| {
-        if *old == *new {
-            for _ in 0..*old {
-                out.push_str(" \n");
-            }
-        }
-        (*old, *new) = (0, 0);
-    };
-    for line in diff.lines() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if old > 0 || new > 0 {
-            match line.as_bytes().first() {
-                None => {
-                    out.push_str(" \n");
-                    old -= 1;
-                    new -= 1;
-                    continue;
-                }
-                Some(b' ') if old > 0 && new > 0 => (old, new) = (old - 1, new - 1),
-                // `--- ` is the next file's header only where nothing but
-                // context can be missing (a removed SQL comment reads `--- x`).
-                Some(b'-') if old > 0 && !(line.starts_with("--- ") && old == new) => old -= 1,
-                Some(b'+') if new > 0 && !(line.starts_with("+++ ") && old == new) => new -= 1,
-                Some(b'\\') => {}
-                _ => close(&mut out, &mut old, &mut new),
-            }
-        }
-        if line.starts_with("@@") {
-            close(&mut out, &mut old, &mut new);
-            (old, new) = hunk_counts(line).unwrap_or((0, 0));
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    close(&mut out, &mut old, &mut new);
-    out
+/// A header's path, without `a/`/`b/` or a timestamp after a tab.
+fn diff_path(path: &str) -> String {
+    let path = path.split('\t').next().unwrap_or(path).trim();
+    path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path).to_owned()
 }
 
-/// The old and new line counts of a hunk header `@@ -a,b +c,d @@` (a count
-/// left out is 1).
-fn hunk_counts(header: &str) -> Option<(u32, u32)> {
+/// A hunk header `@@ -a,b +c,d @@`: the old start, and the old and new line
+/// counts (a count left out is 1).
+fn hunk_header(header: &str) -> Option<(u32, u32, u32)> {
     let mut parts = header.strip_prefix("@@ ")?.split_whitespace();
-    let count = |range: &str| -> Option<u32> {
+    let range = |range: &str| -> Option<(u32, u32)> {
         match range.split_once(',') {
-            Some((_, n)) => n.parse().ok(),
-            None => range.parse::<u32>().ok().map(|_| 1),
+            Some((start, n)) => Some((start.parse().ok()?, n.parse().ok()?)),
+            None => Some((range.parse().ok()?, 1)),
         }
     };
-    let old = count(parts.next()?.strip_prefix('-')?)?;
-    let new = count(parts.next()?.strip_prefix('+')?)?;
-    Some((old, new))
+    let (start, old) = range(parts.next()?.strip_prefix('-')?)?;
+    let (_, new) = range(parts.next()?.strip_prefix('+')?)?;
+    Some((start, old, new))
+}
+
+#[cfg(test)]
+fn hunk_counts(header: &str) -> Option<(u32, u32)> {
+    hunk_header(header).map(|(_, old, new)| (old, new))
 }
 
 fn first_line(text: &str) -> String {
