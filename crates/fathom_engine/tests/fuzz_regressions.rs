@@ -6,11 +6,14 @@
 #[allow(dead_code)]
 mod harness;
 
+/// A target's folder of inputs, and what it does with one.
+type Target = (&'static str, fn(&[u8]));
+
 #[test]
 fn every_input_that_once_broke_a_fuzz_target_now_runs_clean() {
     let root =
         std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../fathom_fuzz/regressions");
-    let targets: [(&str, fn(&[u8])); 6] = [
+    let targets: [Target; 6] = [
         ("archive", harness::archive),
         ("extract", harness::extract),
         ("resolve", harness::resolve),

@@ -46,7 +46,13 @@ pub fn extract(bytes: &[u8]) {
     let Some((&pick, text)) = bytes.split_first() else { return };
     let language = Language::ALL[pick as usize % Language::ALL.len()];
     let text = String::from_utf8_lossy(text);
-    let _ = fathom_parse::Parsers::new().parse(language, "fuzz", &text);
+    thread_local! {
+        // Compiling a language's queries costs far more than one parse.
+        static PARSERS: std::cell::RefCell<fathom_parse::Parsers> = Default::default();
+    }
+    PARSERS.with_borrow_mut(|parsers| {
+        let _ = parsers.parse(language, "fuzz", &text);
+    });
     let _ = fathom_parse::highlight(language, &text);
 }
 

@@ -146,7 +146,7 @@ fn a_file_past_its_budget_is_given_up_with_the_reason_and_the_next_file_parses()
     // the time budget, not the work count, stops it.
     let slow = format!("val x = {}\n", "a < b > c ".repeat(40_000));
     let mut parsers = fathom_parse::Parsers::new();
-    let err = parsers.parse(Language::Kotlin, "slow.kt", &slow).err().expect("given up");
+    let err = parsers.parse(Language::Kotlin, "slow.kt", &slow).expect_err("given up");
     let message = err.to_string();
     assert!(message.starts_with("parsing this file took more than its time budget ("), "{message}");
     // The same parser, reset, parses the next file.
