@@ -145,9 +145,27 @@ fn highlight_with(config: &HighlightConfiguration, text: &str) -> Highlights {
     // the highlighter's cursor cannot be told where to stop: a tree that
     // deep stays plain text. The parse to find out costs little beside the
     // highlighting.
-    let deep = highlighter.parser.set_language(&config.language).is_ok()
-        && highlighter.parser.parse(text, None).is_some_and(|tree| deeper_than(&tree, crate::MAX_QUERY_DEPTH));
-    if deep {
+    // The same parse, under the file's budget ([`crate::Budget`]), leaves a
+    // file that takes longer (a grammar's pathological lookahead) plain too.
+    let mut budget = crate::Budget::for_bytes(text.len());
+    let mut check = |_: &tree_sitter::ParseState| budget.check();
+    let bytes = text.as_bytes();
+    let tree = match highlighter.parser.set_language(&config.language) {
+        Ok(()) => highlighter.parser.parse_with_options(
+            &mut |at, _| &bytes[at.min(bytes.len())..],
+            None,
+            Some(tree_sitter::ParseOptions::new().progress_callback(&mut check)),
+        ),
+        Err(_) => None,
+    };
+    let plain = match &tree {
+        Some(tree) => deeper_than(tree, crate::MAX_QUERY_DEPTH),
+        None => {
+            highlighter.parser.reset();
+            budget.out.is_some()
+        }
+    };
+    if plain {
         result.truncated = true;
         return result;
     }

@@ -149,6 +149,9 @@ fn a_file_past_its_budget_is_given_up_with_the_reason_and_the_next_file_parses()
     let err = parsers.parse(Language::Kotlin, "slow.kt", &slow).expect_err("given up");
     let message = err.to_string();
     assert!(message.starts_with("parsing this file took more than its time budget ("), "{message}");
+    // The code view shows it as plain text, after the same budget.
+    let highlights = fathom_parse::highlight(Language::Kotlin, &slow);
+    assert!(highlights.truncated && highlights.spans.is_empty());
     // The same parser, reset, parses the next file.
     let parsed = parsers.parse(Language::Kotlin, "ok.kt", "fun ok() = 1\n").unwrap();
     assert_eq!(parsed.facts.definitions[0].name, "ok");
