@@ -62,7 +62,7 @@ describe('the example page', () => {
       await expect.poll(() => code.getAttribute('data-definition'), { timeout: 10_000 }).toBe('web/src/client.FathomClient.#spawn');
       await expect.poll(() => panel.locator('.symbol-name').textContent(), { timeout: 10_000 }).toBe('web/src/client.FathomClient.#spawn');
       expect(await panel.getByTestId('callers').locator('li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.symbol)))
-        .toContain('web/src/client.FathomClient.cancel');
+        .toContain('web/src/client.FathomClient.#replace');
       expect(await panel.getByTestId('show-in-map').count()).toBe(0);
       await screenshot(page, 'embed-example');
     });

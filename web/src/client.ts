@@ -144,12 +144,7 @@ export class FathomClient {
    * with a fresh one; pending calls reject with "cancelled". The index is gone.
    */
   cancel(): void {
-    const reason = new Error('cancelled');
-    this.#worker.terminate();
-    for (const pending of this.#pending.values()) pending.reject(reason);
-    this.#pending.clear();
-    this.#worker = this.#spawn();
-    if (this.#prepared) this.prepareIndexing().catch(() => undefined);
+    this.#replace(new Error('cancelled'));
   }
 
   /**
@@ -352,12 +347,17 @@ export class FathomClient {
 
   /** Replaces a worker whose engine trapped, and says so. */
   #restart(error: EngineCrashed): void {
+    this.#replace(error);
+    for (const listener of this.#crashListeners) listener(error);
+  }
+
+  /** Ends the worker, rejecting what it still owed with `reason`, and starts a fresh one. */
+  #replace(reason: Error): void {
     this.#worker.terminate();
-    for (const pending of this.#pending.values()) pending.reject(error);
+    for (const pending of this.#pending.values()) pending.reject(reason);
     this.#pending.clear();
     this.#worker = this.#spawn();
     if (this.#prepared) this.prepareIndexing().catch(() => undefined);
-    for (const listener of this.#crashListeners) listener(error);
   }
 
   #close(reason: Error): void {

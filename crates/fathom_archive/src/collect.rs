@@ -133,7 +133,7 @@ impl<'a> Collector<'a> {
             if self.over_budget.0 > 0 || weight > budget.weight {
                 self.over_budget.0 += 1;
                 self.over_budget.1 += entry.declared_size;
-                return self.skip(path, SkipReason::Limit, format!("over the memory budget: {}", budget.why));
+                return self.skip(path, SkipReason::Limit, format!("{OVER_BUDGET}: {}", budget.why));
             }
         }
         if self.full {
@@ -229,6 +229,9 @@ impl<'a> Collector<'a> {
         format!("the input holds more than {} of source", human_bytes(self.options.limits.max_total_bytes))
     }
 }
+
+/// How the detail of a file left out by the memory budget starts.
+pub const OVER_BUDGET: &str = "over the memory budget";
 
 /// A file that starts with a UTF-16 byte order mark (as Windows editors
 /// save C# and PowerShell), decoded, and whether any of it was invalid.

@@ -14,7 +14,7 @@ mod rules;
 mod tar_reader;
 mod zip_reader;
 
-pub use collect::{common_root, human_bytes, is_bidi_control, unsafe_in_name};
+pub use collect::{OVER_BUDGET, common_root, human_bytes, is_bidi_control, unsafe_in_name};
 #[cfg(feature = "fs")]
 pub use dir::read_dir;
 pub use exclude::{Exclude, ExcludeError};

@@ -512,7 +512,8 @@ fn open_with(target: &Path, options: &Options) -> Result<Index> {
         let options = with_budget(options, budget.as_ref(), 0);
         let index = fathom_engine::index_dir(&dir, &options, &mut progress);
         if let Ok(index) = &index {
-            let left_out = index.summary().skipped.iter().filter(|s| s.detail.starts_with(OVER_BUDGET)).count();
+            let left_out =
+                index.summary().skipped.iter().filter(|s| s.detail.starts_with(fathom_engine::OVER_BUDGET)).count();
             if let (Some(budget), true) = (&budget, left_out > 0) {
                 progress.finish();
                 eprintln!(
@@ -535,9 +536,6 @@ fn open_with(target: &Path, options: &Options) -> Result<Index> {
     progress.finish();
     Ok(index?)
 }
-
-/// How a skipped file's detail starts when the memory budget left it out.
-const OVER_BUDGET: &str = "over the memory budget";
 
 /// `options`, with what the memory budget lets reading keep.
 fn with_budget(options: &Options, budget: Option<&memory::Budget>, archive_bytes: u64) -> Options {

@@ -28,7 +28,7 @@ use fathom_search::snippet::{self, Snippet};
 use serde::{Deserialize, Serialize};
 
 pub use bundle::{BundleError, BundleHeader};
-pub use fathom_archive::{Budget, Exclude, ExcludeError, Limits, SkipReason, Skipped, human_bytes};
+pub use fathom_archive::{Budget, Exclude, ExcludeError, Limits, OVER_BUDGET, SkipReason, Skipped, human_bytes};
 pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use fathom_parse::set_clock as set_parse_clock;
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};

@@ -148,22 +148,13 @@ fn highlight_with(config: &HighlightConfiguration, text: &str) -> Highlights {
     // The same parse, under the file's budget ([`crate::Budget`]), leaves a
     // file that takes longer (a grammar's pathological lookahead) plain too.
     let mut budget = crate::Budget::for_bytes(text.len());
-    let mut check = |_: &tree_sitter::ParseState| budget.check();
-    let bytes = text.as_bytes();
     let tree = match highlighter.parser.set_language(&config.language) {
-        Ok(()) => highlighter.parser.parse_with_options(
-            &mut |at, _| &bytes[at.min(bytes.len())..],
-            None,
-            Some(tree_sitter::ParseOptions::new().progress_callback(&mut check)),
-        ),
+        Ok(()) => crate::parse_within(&mut highlighter.parser, text, &mut budget),
         Err(_) => None,
     };
     let plain = match &tree {
         Some(tree) => deeper_than(tree, crate::MAX_QUERY_DEPTH),
-        None => {
-            highlighter.parser.reset();
-            budget.out.is_some()
-        }
+        None => budget.out.is_some(),
     };
     if plain {
         result.truncated = true;

@@ -122,6 +122,20 @@ impl Budget {
     }
 }
 
+/// Parses `text` within `budget`. `None` when the parser gave up or the
+/// budget ran out (`budget.out` then says which), with the parser reset for
+/// the next file: a parse that was stopped keeps its state for resuming.
+fn parse_within(parser: &mut Parser, text: &str, budget: &mut Budget) -> Option<tree_sitter::Tree> {
+    let mut check = |_: &tree_sitter::ParseState| budget.check();
+    let options = tree_sitter::ParseOptions::new().progress_callback(&mut check);
+    let bytes = text.as_bytes();
+    let tree = parser.parse_with_options(&mut |at, _| &bytes[at.min(bytes.len())..], None, Some(options));
+    if tree.is_none() {
+        parser.reset();
+    }
+    tree
+}
+
 static CLOCK: std::sync::OnceLock<fn() -> f64> = std::sync::OnceLock::new();
 
 /// Sets the clock, in milliseconds, that time budgets read: the browser's
@@ -177,13 +191,7 @@ impl Parsers {
     pub fn parse(&mut self, language: Language, path: &str, text: &str) -> Result<ParsedFile, ParseError> {
         let loaded = self.load(language)?;
         let mut budget = Budget::for_bytes(text.len());
-        let mut check = |_: &tree_sitter::ParseState| budget.check();
-        let options = tree_sitter::ParseOptions::new().progress_callback(&mut check);
-        let bytes = text.as_bytes();
-        let tree = loaded.parser.parse_with_options(&mut |at, _| &bytes[at.min(bytes.len())..], None, Some(options));
-        let Some(tree) = tree else {
-            // A parse that was stopped keeps its state for resuming; this one never is.
-            loaded.parser.reset();
+        let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
             return Err(match budget.out {
                 Some(limit) => ParseError::OverBudget { stage: "parsing", limit },
                 None => ParseError::GaveUp { language: language.name() },

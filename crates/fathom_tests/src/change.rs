@@ -138,11 +138,6 @@ fn hunk_header(header: &str) -> Option<(u32, u32, u32)> {
     Some((start, old, new))
 }
 
-#[cfg(test)]
-fn hunk_counts(header: &str) -> Option<(u32, u32)> {
-    hunk_header(header).map(|(_, old, new)| (old, new))
-}
-
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or(text).chars().take(200).collect()
 }
@@ -218,10 +213,10 @@ index 0000000..e69de29
 
     #[test]
     fn a_hunk_header_gives_its_counts() {
-        assert_eq!(hunk_counts("@@ -3,7 +3,8 @@ class Parser:"), Some((7, 8)));
-        assert_eq!(hunk_counts("@@ -3 +3 @@"), Some((1, 1)));
-        assert_eq!(hunk_counts("@@ -0,0 +1,2 @@"), Some((0, 2)));
-        assert_eq!(hunk_counts("@@ nonsense"), None);
+        assert_eq!(hunk_header("@@ -3,7 +3,8 @@ class Parser:"), Some((3, 7, 8)));
+        assert_eq!(hunk_header("@@ -3 +3 @@"), Some((3, 1, 1)));
+        assert_eq!(hunk_header("@@ -0,0 +1,2 @@"), Some((0, 0, 2)));
+        assert_eq!(hunk_header("@@ nonsense"), None);
     }
 
     #[test]

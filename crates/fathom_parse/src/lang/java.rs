@@ -282,9 +282,6 @@ fn is_lombok(name: &str) -> bool {
 /// Whether a field declaration gives its field a value (`= ...` after the name).
 fn initialized(field: &Definition) -> bool {
     let Some(signature) = &field.signature else { return false };
-    if field.name.is_empty() {
-        return false; // `find("")` would match everywhere, forever
-    }
     let mut search = signature.as_str();
     while let Some(at) = search.find(field.name.as_str()) {
         let before = search[..at].chars().next_back();
