@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Take};
 
-use crate::collect::{Collector, CommonRoot, Entry, Walk, common_root};
+use crate::collect::{Collector, CommonRoot, Entry, Walk, common_root, human_bytes};
 use crate::{Archive, ArchiveError, ReadOptions, SkipReason};
 
 /// Reads a tar archive, gunzipping it as it goes when `gzipped`. The
@@ -185,7 +185,7 @@ fn two_passes(
     // refused (below).
     let over_cap = listing.into_inner().limit() == 0;
     let ended = match listed {
-        _ if over_cap => Some(format!("it decompresses to more than {cap} bytes")),
+        _ if over_cap => Some(format!("it decompresses to more than {}", human_bytes(cap))),
         Err(ArchiveError::NotATar { detail, .. }) => Some(detail),
         Err(other) => return Err(other),
         Ok(()) => None,
@@ -200,8 +200,12 @@ fn two_passes(
         let mut entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
-                // A damaged header ends the stream: keep what was read.
-                collector.skip(format!("entry #{index}"), SkipReason::Unreadable, err.to_string());
+                // A damaged header ends the stream: keep what was read. Where
+                // the listing already ended there (the cap, or the damage),
+                // the rest is named once, below, with the cause.
+                if ended.is_none() {
+                    collector.skip(format!("entry #{index}"), SkipReason::Unreadable, err.to_string());
+                }
                 break;
             }
         };
