@@ -85,7 +85,7 @@ eval: corpora model
 	@scripts/corpora.sh --history
 	cargo run --locked --release -q -p fathom_bench --bin fathom-eval
 
-## fuzz: every libFuzzer target (crates/fathom_fuzz, nightly) for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
+## fuzz: every libFuzzer target (crates/fathom_fuzz, nightly) for FUZZ_SECONDS each (default 60), FUZZ_PARALLEL at a time (default 1); FUZZ_TARGETS picks some.
 fuzz:
 	scripts/fuzz.sh
 
