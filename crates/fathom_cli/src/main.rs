@@ -62,6 +62,12 @@ enum Command {
         /// Leave out paths matching a glob (repeatable): `docs/**`, `*.min.js`, `tests`.
         #[arg(long, value_name = "GLOB")]
         exclude: Vec<String>,
+        /// A SCIP index of the same revision (repeatable: one per language
+        /// or project), from scip-python, scip-typescript, rust-analyzer...:
+        /// its references become edges with reason `scip`, and in the files
+        /// it covers it confirms or replaces Fathom's inferred calls.
+        #[arg(long, value_name = "FILE")]
+        scip: Vec<PathBuf>,
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
@@ -309,9 +315,10 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     MEMORY.get_or_init(|| cli.memory);
     match cli.command {
-        Command::Index { target, output, vectors, no_embed, exclude, json } => {
+        Command::Index { target, output, vectors, no_embed, exclude, scip, json } => {
             let exclude = fathom_engine::Exclude::new(&exclude)?;
-            let mut index = open_with(&target, &Options { exclude, ..Options::default() })?;
+            let scip = read_scip(&scip);
+            let mut index = open_with(&target, &Options { exclude, ..Options::default() }, scip)?;
             if let Some(path) = output {
                 match if no_embed { Vectors::None } else { vectors } {
                     Vectors::Both => drop(embedding::prepare(&mut index, true)?),
@@ -482,7 +489,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// Opens a bundle, or indexes an archive or a directory.
 fn open(target: &Path) -> Result<Index> {
-    open_with(target, &Options::default())
+    open_with(target, &Options::default(), Vec::new())
+}
+
+/// The SCIP indexes that read; one that does not is named, with its cause,
+/// and left out: the graph is then Fathom's own.
+fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
+    let mut indexes = Vec::new();
+    for path in paths {
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        match std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| fathom_engine::read_scip(&name, &bytes).map_err(|e| e.to_string()))
+        {
+            Ok(index) => indexes.push(index),
+            Err(why) => eprintln!("fathom: scip: `{}` is left out: {why}", path.display()),
+        }
+    }
+    indexes
 }
 
 /// Whether the file starts as a `.fathom` bundle does.
@@ -500,7 +524,7 @@ fn load_bundle(target: &Path) -> Result<(Index, Vec<u8>)> {
     Ok((index, bytes))
 }
 
-fn open_with(target: &Path, options: &Options) -> Result<Index> {
+fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipIndex>) -> Result<Index> {
     if is_bundle(target) {
         return Ok(load_bundle(target)?.0);
     }
@@ -510,7 +534,9 @@ fn open_with(target: &Path, options: &Options) -> Result<Index> {
         // Canonical, so that `.` is named after the directory it stands for.
         let dir = target.canonicalize().with_context(|| format!("cannot open `{}`", target.display()))?;
         let options = with_budget(options, budget.as_ref(), 0);
-        let index = fathom_engine::index_dir(&dir, &options, &mut progress);
+        let index = fathom_engine::pipeline::stage_dir(&dir, &options, &mut progress)
+            .map(|staged| staged.with_scip(scip).index(&mut progress))
+            .map_err(fathom_engine::EngineError::from);
         if let Ok(index) = &index {
             let left_out =
                 index.summary().skipped.iter().filter(|s| s.detail.starts_with(fathom_engine::OVER_BUDGET)).count();
@@ -531,7 +557,8 @@ fn open_with(target: &Path, options: &Options) -> Result<Index> {
         if let Some(budget) = &budget {
             say_what_is_left_out(&name, &bytes, &options, budget)?;
         }
-        fathom_engine::index_zip(&name, &bytes, &options, &mut progress)
+        fathom_engine::pipeline::stage_zip(&name, &bytes, &options, &mut progress)
+            .map(|staged| staged.with_scip(scip).index(&mut progress))
     };
     progress.finish();
     Ok(index?)

@@ -63,6 +63,34 @@ pub fn write_summary(out: &mut dyn Write, summary: &IndexSummary) -> io::Result<
         "time: read {:.1} ms, parse {:.1} ms, graph {:.1} ms, index {:.1} ms, total {:.1} ms",
         t.read, t.parse, t.graph, t.index, t.total
     )?;
+    if let Some(scip) = &summary.scip {
+        for source in &scip.sources {
+            writeln!(
+                out,
+                "scip: {} ({} {}): {} of {} documents used, {} of another revision, {} with no such file",
+                source.name,
+                source.tool,
+                source.version,
+                source.matched,
+                source.documents,
+                source.stale_count,
+                source.unmatched_count
+            )?;
+            for path in &source.stale {
+                writeln!(out, "  another revision: {path}")?;
+            }
+        }
+        let added: Vec<String> = scip.added.iter().map(|(t, n)| format!("{t} {n}")).collect();
+        writeln!(
+            out,
+            "  {} files covered; edges confirmed {}, added {} ({}), contradicted and dropped {}",
+            scip.covered.len(),
+            scip.confirmed,
+            scip.added.values().sum::<usize>(),
+            added.join(", "),
+            scip.dropped
+        )?;
+    }
     if !summary.skipped.is_empty() {
         writeln!(out, "skipped {}:", summary.skipped.len())?;
         for s in &summary.skipped {

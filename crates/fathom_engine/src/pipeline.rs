@@ -51,6 +51,8 @@ pub struct Staged {
     skipped: Vec<fathom_archive::Skipped>,
     /// File `i`'s parse, once it is in.
     parsed: Vec<Option<Parsed>>,
+    /// SCIP indexes to read into the graph after resolution.
+    scip: Vec<fathom_scip::ScipIndex>,
 }
 
 /// Reads an archive held in memory: a zip, a tar or a tar.gz, whichever its
@@ -334,6 +336,13 @@ impl Sample {
 const PARSE_BATCH: usize = 256;
 
 impl Staged {
+    /// Reads these SCIP indexes into the graph once it is resolved
+    /// (`fathom_scip`); what they added is in the summary's `scip`.
+    pub fn with_scip(mut self, indexes: Vec<fathom_scip::ScipIndex>) -> Staged {
+        self.scip = indexes;
+        self
+    }
+
     fn new(name: &str, archive: Archive, options: &Options, start: f64, observer: &mut dyn Observer) -> Staged {
         let Archive { files, skipped, root, .. } = archive;
         let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
@@ -341,7 +350,18 @@ impl Staged {
         let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
         let parsed = vec![None; files.len()];
         let name = name.to_owned();
-        Staged { name, options: options.clone(), start, timings, root, files, configs, skipped, parsed }
+        Staged {
+            name,
+            options: options.clone(),
+            start,
+            timings,
+            root,
+            files,
+            configs,
+            skipped,
+            parsed,
+            scip: Vec::new(),
+        }
     }
 
     /// The files to parse, in the order of their positions.
@@ -433,7 +453,7 @@ impl Staged {
     /// time is the time since reading ended.
     pub fn index(mut self, observer: &mut dyn Observer) -> Index {
         self.parse_missing(observer);
-        let Staged { name, options, start, mut timings, files, configs, skipped, parsed, .. } = self;
+        let Staged { name, options, start, mut timings, files, configs, skipped, parsed, scip, .. } = self;
         timings.parse = observer.now_ms() - start - timings.read;
         let mut errors: Vec<FileError> = Vec::new();
         let mut line_terms: Vec<LineTerms> = Vec::with_capacity(parsed.len());
@@ -482,6 +502,21 @@ impl Staged {
             })
             .collect();
         let resolution = fathom_resolve::resolve(&mut graph, &sources, &config);
+        let scip_report = (!scip.is_empty()).then(|| {
+            let covered: Vec<fathom_scip::ScipFile<'_>> = sources
+                .iter()
+                .zip(&files)
+                .map(|(source, file)| fathom_scip::ScipFile {
+                    path: source.path,
+                    language: source.language,
+                    text: &file.text,
+                    facts: source.facts,
+                    nodes: source.nodes,
+                })
+                .collect();
+            fathom_scip::apply(&mut graph, &covered, &scip)
+        });
+        drop(scip);
         drop(sources);
         drop(parsed);
         let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
@@ -512,7 +547,8 @@ impl Staged {
         timings.index = observer.now_ms() - mark;
         timings.total = observer.now_ms() - start;
 
-        let summary = IndexSummary::new(&name, &graph, skipped, errors, resolution, timings);
+        let mut summary = IndexSummary::new(&name, &graph, skipped, errors, resolution, timings);
+        summary.scip = scip_report;
         Index { graph, retrieval, texts, by_path, summary, options, embedding_model: None }
     }
 }

@@ -34,6 +34,10 @@ pub struct IndexSummary {
     /// Files indexed despite a problem, such as invalid syntax.
     pub errors: Vec<FileError>,
     pub timings_ms: Timings,
+    /// What SCIP indexes, where given, added to the graph (not yet kept in
+    /// bundles).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scip: Option<fathom_scip::ScipReport>,
 }
 
 /// Milliseconds spent in each stage.
@@ -104,6 +108,7 @@ impl IndexSummary {
             skipped,
             errors,
             timings_ms: round(timings),
+            scip: None,
         }
     }
 }

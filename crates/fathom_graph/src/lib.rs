@@ -178,6 +178,32 @@ impl CodeGraph {
         self.graph.add_edge(from, to, edge)
     }
 
+    /// An edge's weight, to change its confidence or reason.
+    pub fn edge_mut(&mut self, id: EdgeId) -> &mut Edge {
+        &mut self.graph[id]
+    }
+
+    /// Keeps the edges `keep` accepts, in their order; every node keeps its
+    /// id. The one exception to a graph that only grows: inferred edges
+    /// that a precise index contradicts (`fathom_scip`) go, once, before
+    /// anything reads the graph. Containment edges must be kept.
+    pub fn retain_edges(&mut self, mut keep: impl FnMut(EdgeId, NodeId, NodeId, &Edge) -> bool) {
+        let (nodes, edges) = std::mem::take(&mut self.graph).into_nodes_edges();
+        let mut graph = DiGraph::with_capacity(nodes.len(), edges.len());
+        for node in nodes {
+            graph.add_node(node.weight);
+        }
+        for (at, edge) in edges.into_iter().enumerate() {
+            let (from, to) = (edge.source(), edge.target());
+            if keep(EdgeId::new(at), from, to, &edge.weight) {
+                graph.add_edge(from, to, edge.weight);
+            } else {
+                debug_assert!(!edge.weight.kind.is_containment(), "containment edges are kept");
+            }
+        }
+        self.graph = graph;
+    }
+
     /// Gives back the room the node and edge lists grew into beyond what
     /// they hold: once a graph is complete, up to half of each (1.3 million
     /// edges for 50,000 files).

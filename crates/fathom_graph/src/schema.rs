@@ -129,10 +129,15 @@ pub enum Reason {
     TestMirroredPath,
     /// Named in one of the test's assertions.
     TestMention,
+    /// From a SCIP index (a compiler-grade indexer): the reference is the
+    /// indexer's, the enclosing definition and the edge's kind Fathom's.
+    Scip,
+    /// Inferred by Fathom's resolver and confirmed by a SCIP index.
+    ScipConfirmed,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 16] = [
+    pub const ALL: [Reason; 18] = [
         Reason::Syntax,
         Reason::ImportResolved,
         Reason::ReceiverTyped,
@@ -149,6 +154,8 @@ impl Reason {
         Reason::TestNaming,
         Reason::TestMirroredPath,
         Reason::TestMention,
+        Reason::Scip,
+        Reason::ScipConfirmed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -169,6 +176,8 @@ impl Reason {
             Reason::TestNaming => "test-naming",
             Reason::TestMirroredPath => "test-mirrored-path",
             Reason::TestMention => "test-mention",
+            Reason::Scip => "scip",
+            Reason::ScipConfirmed => "scip-confirmed",
         }
     }
 
@@ -192,6 +201,8 @@ impl Reason {
             Reason::TestNaming => "the test is named after it (test_parse ↔ parse, ParserTest ↔ Parser)",
             Reason::TestMirroredPath => "the test's file mirrors its file (tests/test_x.py ↔ x.py)",
             Reason::TestMention => "one of the test's assertions names it",
+            Reason::Scip => "from a SCIP index, a compiler-grade indexer's reference (confidence 1)",
+            Reason::ScipConfirmed => "inferred by Fathom and confirmed by a SCIP index (confidence 1)",
         }
     }
 }
