@@ -484,7 +484,14 @@ fn same_revision(file: &ScipFile<'_>, document: &Document) -> bool {
             continue;
         }
         let Ok(symbol) = scip::symbol::parse_symbol(&occurrence.symbol) else { continue };
-        let Some(name) = symbol.descriptors.last().map(|d| d.name.as_str()) else { continue };
+        let Some(last) = symbol.descriptors.last() else { continue };
+        // A meta descriptor is the indexer's own name for something unnamed
+        // (scip-typescript's `errorThrown0:` for an object literal's key).
+        if last.suffix.enum_value_or_default() == Suffix::Meta {
+            continue;
+        }
+        // scip-typescript names a constructor `<constructor>`.
+        let name = last.name.trim_start_matches('<').trim_end_matches('>');
         let range = lines.range(occurrence);
         if range.is_some_and(|(start, end)| start == end) {
             continue; // a module's definition names no text
