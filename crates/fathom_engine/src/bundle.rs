@@ -130,6 +130,10 @@ pub struct BundleHeader {
     pub options: Options,
     pub counts: Counts,
     pub sections: Vec<Section>,
+    /// What SCIP indexes gave the graph, when it was indexed with them:
+    /// which files they covered, with which tool and version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scip: Option<fathom_scip::ScipReport>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -212,6 +216,7 @@ impl Index {
             model: self.embedding_model.clone(),
             static_table: statics.as_ref().map(|s| s.table.clone()),
             options: self.options.clone(),
+            scip: summary.scip.clone(),
             counts: Counts {
                 files: self.graph.files().len(),
                 nodes: self.graph.node_count(),
@@ -278,7 +283,7 @@ impl Index {
             Retrieval::restore(&GraphTexts { graph: &graph, texts: &texts, line_terms: None, name_terms: &[] }, parts)
                 .map_err(|e| BundleError::undecodable("search index", e))?;
 
-        let summary = IndexSummary::restore(
+        let mut summary = IndexSummary::restore(
             &summary.archive,
             &graph,
             summary.skipped.into_owned(),
@@ -286,6 +291,7 @@ impl Index {
             summary.resolution.into_owned(),
             summary.timings_ms,
         );
+        summary.scip = header.scip.clone();
         let by_path: HashMap<String, u32> =
             graph.files().iter().enumerate().map(|(at, f)| (f.path.clone(), at as u32)).collect();
         Ok(Index {

@@ -34,8 +34,8 @@ pub struct IndexSummary {
     /// Files indexed despite a problem, such as invalid syntax.
     pub errors: Vec<FileError>,
     pub timings_ms: Timings,
-    /// What SCIP indexes, where given, added to the graph (not yet kept in
-    /// bundles).
+    /// What SCIP indexes, where given, did to the graph (kept in a bundle's
+    /// header).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scip: Option<fathom_scip::ScipReport>,
 }

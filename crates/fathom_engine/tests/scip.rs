@@ -81,6 +81,14 @@ fn scip_pins_down_the_call_syntax_could_not_and_adds_what_it_missed() {
     assert_eq!(report.covered, ["shop/__init__.py", "shop/checkout.py", "shop/factory.py", "shop/views.py"]);
     assert_eq!((report.dropped, report.definitions_unmatched), (1, 0));
     assert_eq!(report.added.get("CALLS"), Some(&1));
+
+    // A bundle keeps the edges, and in its header what the index covered.
+    let bytes = precise.to_bundle();
+    let header = fathom_engine::bundle::read_header(&bytes).unwrap();
+    assert_eq!(header.scip.as_ref(), Some(report));
+    let loaded = Index::from_bundle(&bytes).unwrap();
+    assert_eq!(calls(&loaded), after);
+    assert_eq!(loaded.summary().scip.as_ref(), Some(report));
 }
 
 #[test]
