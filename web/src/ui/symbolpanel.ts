@@ -110,7 +110,7 @@ export class SymbolPanel {
     button.addEventListener('click', () =>
       this.#actions.openAt(r.file, r.line, `${r.type} ${r.symbol} from ${r.from} · ${where} (${r.confidence.toFixed(2)} ${r.reason})`));
     return h('li', { 'data-testid': 'reference', 'data-line': r.line, 'data-from': r.from, 'data-type': r.type },
-      button, h('span', { class: 'edge-meta' }, `${r.type.toLowerCase()} · ${r.confidence.toFixed(2)} ${r.reason}`));
+      button, precise(r.reason), h('span', { class: 'edge-meta' }, `${r.type.toLowerCase()} · ${r.confidence.toFixed(2)} ${r.reason}`));
   }
 
   async #impact(symbol: string, box: HTMLElement): Promise<void> {
@@ -160,11 +160,19 @@ export class SymbolPanel {
             const node = other(hop);
             return h('li', { 'data-symbol': node.qualified_name, 'data-reason': hop.reason },
               this.#button(node),
+              precise(hop.reason),
               h('span', { class: 'edge-meta', title: `line ${hop.line ?? '?'}` },
                 `${hop.confidence.toFixed(2)} ${hop.reason}${hop.line === null ? '' : ` · L${hop.line}`}`));
           })),
     );
   }
+}
+
+/** The mark of an edge a SCIP index gave or confirmed: a compiler's, not an inference. */
+function precise(reason: string): HTMLElement | null {
+  return reason === 'scip' || reason === 'scip-confirmed'
+    ? h('span', { class: 'precise', 'data-testid': 'precise', title: reason === 'scip' ? 'From a SCIP index (a compiler-grade indexer)' : "Fathom's inference, confirmed by a SCIP index" }, 'precise')
+    : null;
 }
 
 /** A docstring's first paragraph: the summary a panel has room for. */
