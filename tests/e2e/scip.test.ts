@@ -45,6 +45,11 @@ describe('edges from a SCIP index', () => {
       // The other candidate, which the index contradicted, is not listed.
       expect(await callees.locator('li[data-symbol="shop.views.OrderView.render"]').count()).toBe(0);
       await screenshot(page, 'scip-precise');
+      // On a phone's width the mark stays beside its callee.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await render.scrollIntoViewIfNeeded();
+      expect(await render.getByTestId('precise').isVisible()).toBe(true);
+      await screenshot(page, 'scip-precise-narrow');
     });
   });
 });
