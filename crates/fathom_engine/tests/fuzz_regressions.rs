@@ -25,8 +25,20 @@ fn every_input_that_once_broke_a_fuzz_target_now_runs_clean() {
         let Ok(entries) = std::fs::read_dir(root.join(target)) else { continue };
         for entry in entries.flatten() {
             let bytes = std::fs::read(entry.path()).unwrap();
-            eprintln!("{target}: {}", entry.file_name().to_string_lossy());
-            run(&bytes);
+            let name = entry.file_name().to_string_lossy().into_owned();
+            eprintln!("{target}: {name}");
+            // A hang that comes back fails here rather than stalling the
+            // suite (libFuzzer's limit is 20 s on an instrumented build).
+            let (done, finished) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                run(&bytes);
+                let _ = done.send(());
+            });
+            match finished.recv_timeout(std::time::Duration::from_secs(120)) {
+                Ok(()) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{target}: {name} ran past 120 s"),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{target}: {name} panicked"),
+            }
         }
     }
 }
