@@ -44,7 +44,7 @@ def write(out, target, name, data):
 def main():
     out = sys.argv[1]
     shutil.rmtree(out, ignore_errors=True)
-    for target in ("archive", "extract", "resolve", "cypher", "bundle", "diff"):
+    for target in ("archive", "extract", "resolve", "cypher", "bundle", "diff", "scip"):
         os.makedirs(os.path.join(out, target))
     for fixture in sorted(os.listdir(FIXTURES)):
         folder = os.path.join(FIXTURES, fixture)
@@ -79,6 +79,10 @@ def main():
     for name in sorted(os.listdir(data)):
         if name.endswith(".fathom"):
             write(out, "bundle", name, open(os.path.join(data, name), "rb").read())
+    # The SCIP target reads its index into this fixture's files.
+    scip = open(os.path.join(FIXTURES, "scip-python", "index.scip"), "rb").read()
+    write(out, "scip", "scip-python.scip", scip)
+    write(out, "scip", "scip-python-half.scip", scip[: len(scip) // 2])
     queries = set()
     for base, _, names in os.walk(os.path.join(ROOT, "crates")):
         for name in names:

@@ -13,13 +13,14 @@ type Target = (&'static str, fn(&[u8]));
 fn every_input_that_once_broke_a_fuzz_target_now_runs_clean() {
     let root =
         std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../fathom_fuzz/regressions");
-    let targets: [Target; 6] = [
+    let targets: [Target; 7] = [
         ("archive", harness::archive),
         ("extract", harness::extract),
         ("resolve", harness::resolve),
         ("cypher", harness::cypher),
         ("bundle", harness::bundle),
         ("diff", harness::diff),
+        ("scip", harness::scip),
     ];
     for (target, run) in targets {
         let Ok(entries) = std::fs::read_dir(root.join(target)) else { continue };

@@ -71,6 +71,23 @@ pub fn resolve(bytes: &[u8]) {
     let _ = index.query("MATCH (a)-[r]->(b) RETURN a.name, type(r), b.name LIMIT 20", &BTreeMap::new());
 }
 
+/// A SCIP index read into the graph of `tests/fixtures/scip-python`, whose
+/// own index seeds it: matching, the revision check, edges, confirmation
+/// and dropping all run on what the mutations leave.
+pub fn scip(bytes: &[u8]) {
+    let Ok(index) = fathom_engine::read_scip("index.scip", bytes) else { return };
+    let files = [
+        ("shop/__init__.py", ""),
+        ("shop/views.py", "class OrderView:\n    def render(self, order):\n        return f\"order {order}\"\n\n\nclass ReceiptView:\n    def render(self, order):\n        return f\"receipt {order}\"\n"),
+        ("shop/factory.py", "from shop.views import ReceiptView\n\n\ndef make_receipt():\n    return ReceiptView()\n"),
+        ("shop/checkout.py", "from shop.factory import make_receipt\n\n\ndef print_receipt(order):\n    view = make_receipt()\n    return view.render(order).upper()\n"),
+    ];
+    let files = files.iter().map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec())).collect();
+    let staged = fathom_engine::pipeline::stage_files("scip", files, &Options::default(), &mut Quiet);
+    let index = staged.with_scip(vec![index]).index(&mut Quiet);
+    let _ = index.query("MATCH (a)-[r]->(b) RETURN a.name, type(r), b.name LIMIT 50", &BTreeMap::new());
+}
+
 /// A fixed index for the Cypher target: a few files with classes, calls and imports.
 fn cypher_index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
