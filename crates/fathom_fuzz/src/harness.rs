@@ -78,9 +78,15 @@ pub fn scip(bytes: &[u8]) {
     let Ok(index) = fathom_engine::read_scip("index.scip", bytes) else { return };
     let files = [
         ("shop/__init__.py", ""),
-        ("shop/views.py", "class OrderView:\n    def render(self, order):\n        return f\"order {order}\"\n\n\nclass ReceiptView:\n    def render(self, order):\n        return f\"receipt {order}\"\n"),
+        (
+            "shop/views.py",
+            "class OrderView:\n    def render(self, order):\n        return f\"order {order}\"\n\n\nclass ReceiptView:\n    def render(self, order):\n        return f\"receipt {order}\"\n",
+        ),
         ("shop/factory.py", "from shop.views import ReceiptView\n\n\ndef make_receipt():\n    return ReceiptView()\n"),
-        ("shop/checkout.py", "from shop.factory import make_receipt\n\n\ndef print_receipt(order):\n    view = make_receipt()\n    return view.render(order).upper()\n"),
+        (
+            "shop/checkout.py",
+            "from shop.factory import make_receipt\n\n\ndef print_receipt(order):\n    view = make_receipt()\n    return view.render(order).upper()\n",
+        ),
     ];
     let files = files.iter().map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec())).collect();
     let staged = fathom_engine::pipeline::stage_files("scip", files, &Options::default(), &mut Quiet);
