@@ -260,7 +260,8 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
                 continue;
             }
             let Some((start, end)) = lines.range(occurrence) else { continue };
-            let line = file.text[..start].bytes().filter(|&b| b == b'\n').count() as u32 + 1;
+            // 1-based; the range read, so its line is one of the text's.
+            let line = u32::try_from(occurrence.range[0]).unwrap_or(0) + 1;
             let written = &file.text[start..end];
             let internal = symbols.get(occurrence.symbol.as_str()).copied();
             let offset = start as u32;
