@@ -142,7 +142,8 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     let mut report = ScipReport::default();
     let by_path: HashMap<&str, usize> = files.iter().enumerate().map(|(at, f)| (f.path, at)).collect();
     // The documents used, each with its file.
-    let mut used: Vec<(usize, &Document)> = Vec::new();
+    // The documents used, each with its file and that file's line table.
+    let mut used: Vec<(usize, &Document, Lines<'_>)> = Vec::new();
     let mut taken = vec![false; files.len()];
     for index in indexes {
         let mut source = ScipSource {
@@ -160,18 +161,19 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
             if taken[file] {
                 continue;
             }
-            if !same_revision(&files[file], document) {
+            let lines = Lines::new(files[file].text, encoding(document));
+            if !same_revision(files[file].text, &lines, document) {
                 note(&mut source.stale, &mut source.stale_count, &document.relative_path);
                 continue;
             }
             taken[file] = true;
             source.matched += 1;
-            used.push((file, document));
+            used.push((file, document, lines));
         }
         report.sources.push(source);
     }
-    used.sort_by_key(|(file, _)| *file);
-    report.covered = used.iter().map(|(file, _)| files[*file].path.to_owned()).collect();
+    used.sort_by_key(|(file, ..)| *file);
+    report.covered = used.iter().map(|(file, ..)| files[*file].path.to_owned()).collect();
     report.covered.sort();
 
     // Every symbol defined in a used document, with its node.
@@ -181,9 +183,8 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     let mut symbols: HashMap<&str, NodeId> = HashMap::new();
     let mut overloads: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
     let mut project_packages: Vec<String> = Vec::new();
-    for &(file, document) in &used {
-        let file = &files[file];
-        let lines = Lines::new(file.text, encoding(document));
+    for (file, document, lines) in &used {
+        let file = &files[*file];
         let starts: HashMap<u32, usize> =
             file.facts.definitions.iter().enumerate().map(|(at, d)| (d.name_span.start_byte, at)).collect();
         for occurrence in &document.occurrences {
@@ -248,10 +249,9 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     let mut outside: HashMap<&str, Option<NodeId>> = HashMap::new();
     // Call sites the index resolved: (caller, line) → (name as written, target).
     let mut resolved_calls: HashMap<(NodeId, u32), Vec<(String, NodeId)>> = HashMap::new();
-    for &(file_at, document) in &used {
-        let file = &files[file_at];
+    for (file_at, document, lines) in &used {
+        let file = &files[*file_at];
         let facts = file.facts;
-        let lines = Lines::new(file.text, encoding(document));
         for occurrence in &document.occurrences {
             if occurrence.symbol_roles & (SymbolRole::Definition as i32) != 0
                 || is_local(&occurrence.symbol)
@@ -348,8 +348,8 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     // Fathom's own CALLS edges in covered files: confirmed, dropped or kept.
     let covered: Vec<bool> = {
         let mut covered = vec![false; graph.files().len()];
-        for &(file, _) in &used {
-            if let Some(id) = graph.node(files[file].nodes.module).file {
+        for (file, ..) in &used {
+            if let Some(id) = graph.node(files[*file].nodes.module).file {
                 covered[id.0 as usize] = true;
             }
         }
@@ -477,8 +477,7 @@ fn match_path(relative: &str, by_path: &HashMap<&str, usize>) -> Option<usize> {
 
 /// Whether the document is of this file's revision: its definitions name
 /// what the file has at their places (at least 4 in 5 of them).
-fn same_revision(file: &ScipFile<'_>, document: &Document) -> bool {
-    let lines = Lines::new(file.text, encoding(document));
+fn same_revision(text: &str, lines: &Lines<'_>, document: &Document) -> bool {
     let (mut checked, mut agreed) = (0usize, 0usize);
     for occurrence in &document.occurrences {
         if occurrence.symbol_roles & (SymbolRole::Definition as i32) == 0 || is_local(&occurrence.symbol) {
@@ -498,7 +497,7 @@ fn same_revision(file: &ScipFile<'_>, document: &Document) -> bool {
             continue; // a module's definition names no text
         }
         checked += 1;
-        if range.is_some_and(|(start, end)| &file.text[start..end] == name) {
+        if range.is_some_and(|(start, end)| &text[start..end] == name) {
             agreed += 1;
         }
     }
