@@ -85,10 +85,12 @@ bench: build
 	npx vitest run --config tests/vitest.bench.config.ts
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
 
-## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask, and of test
-## recommendation against BM25 on requests' and Flask's release history; writes bench/eval.json.
+## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask, bug
+## localisation on shared/data/swe-dev, test recommendation against BM25 on requests' and Flask's release history,
+## and the resolver's CALLS and IMPORTS against SCIP indexes of 5 pinned projects; writes bench/eval.json.
 eval: corpora model
 	@scripts/corpora.sh --history
+	@scripts/scip-corpora.sh || echo "eval: the SCIP indexers or projects could not be had; the resolver set is skipped"
 	cargo run --locked --release -q -p fathom_bench --bin fathom-eval
 
 ## fuzz: every libFuzzer target (crates/fathom_fuzz, nightly) for FUZZ_SECONDS each (default 60), FUZZ_PARALLEL at a time (default 1); FUZZ_TARGETS picks some.

@@ -1,8 +1,9 @@
-//! `make eval`: search quality of the lexical, dense and hybrid modes, and
-//! the quality of test recommendation for a change.
+//! `make eval`: search quality of the lexical, dense and hybrid modes, bug
+//! localisation, the quality of test recommendation for a change, and the
+//! resolver against SCIP indexes.
 //!
-//! Three sets (`fathom-eval search` runs the first two, `fathom-eval tests`
-//! the third; no argument runs all):
+//! The sets (`fathom-eval search` runs the first two, `locate` the third,
+//! `tests` the fourth, `resolver` the fifth; no argument runs all):
 //! - CoSQA's development split (`../shared/data/cosqa`): 500 web queries, each
 //!   answered by one of 6,267 Python functions. The functions become files of
 //!   a synthetic repository, indexed by the same pipeline as any archive, and
@@ -10,15 +11,19 @@
 //! - A repository-level set written for Flask 3.0.3
 //!   (`tests/eval/flask-3.0.3.queries.json`): questions with the files and
 //!   symbols that answer them, scored on the symbol and the file rankings.
+//! - Real bug reports (`../shared/data/swe-dev`): see `locate`.
 //! - Real release history of requests and Flask (`tests/eval/history.json`):
 //!   each release pair's code diff is a change, and the test files it touched
 //!   are its relevant tests; see `history`.
+//! - Pinned projects indexed by pinned SCIP indexers
+//!   (`tests/eval/resolver.json`): see `resolver`.
 //!
 //! Metrics: MRR, Recall@1/5/10 and nDCG@10 with binary relevance (gain
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
 
 mod history;
 mod locate;
+mod resolver;
 mod root;
 
 use std::collections::HashSet;
@@ -152,6 +157,10 @@ fn main() {
             eprintln!("eval: {} is absent; skipping localisation", data.display());
             json!({"skipped": format!("{} is absent", data.display())})
         };
+    }
+    if wants("resolver") {
+        report["resolver"] = resolver::evaluate(&root, &corpora_dir());
+        resolver::print_table(&report["resolver"]);
     }
     if wants("tests") {
         report["tests_for"] = history::evaluate(&root, &corpora_dir());

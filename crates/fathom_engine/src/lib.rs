@@ -33,7 +33,7 @@ pub use fathom_graph::{EdgeKind, Reason, Schema, schema};
 pub use fathom_parse::set_clock as set_parse_clock;
 pub use fathom_query::cypher::{CypherError, CypherErrorKind, DEFAULT_LIMIT as DEFAULT_LIMIT_ROWS, QueryResult};
 pub use fathom_query::{Direction, Hop, MAX_DEPTH, NodeRef, QueryError, Reached, SymbolContext};
-pub use fathom_scip::{ScipError, ScipIndex, ScipReport, read as read_scip};
+pub use fathom_scip::{Agreement, KindAgreement, ScipError, ScipIndex, ScipReport, read as read_scip};
 pub use fathom_search::chunks::{Chunk, Part as ChunkPart};
 pub use fathom_search::dense::HnswParams;
 pub use fathom_search::retrieval::{

@@ -81,6 +81,17 @@ fn scip_pins_down_the_call_syntax_could_not_and_adds_what_it_missed() {
     assert_eq!(report.covered, ["shop/__init__.py", "shop/checkout.py", "shop/factory.py", "shop/views.py"]);
     assert_eq!((report.dropped, report.definitions_unmatched), (1, 0));
     assert_eq!(report.added.get("CALLS"), Some(&1));
+    // Fathom's own calls against the index, before it changed them: every
+    // site the index resolved holds its target (the ambiguous `render` by
+    // one of its two candidates), and every internal call was found.
+    let agreed = &report.agreement.calls;
+    assert_eq!(
+        (agreed.judged, agreed.agreed, agreed.ambiguous, agreed.ambiguous_agreed, agreed.index_edges, agreed.found),
+        (3, 3, 1, 1, 3, 3),
+        "{agreed:#?}"
+    );
+    assert_eq!((agreed.precision(), agreed.recall()), (Some(1.0), Some(1.0)));
+    assert!(agreed.wrong_by_cause.is_empty() && agreed.missed_by_cause.is_empty(), "{agreed:#?}");
 
     // A bundle keeps the edges, and in its header what the index covered.
     let bytes = precise.to_bundle();

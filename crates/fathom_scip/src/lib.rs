@@ -23,7 +23,9 @@
 //!
 //! It knows nothing of tree-sitter: it reads `FileFacts` and the graph.
 
-use std::collections::{BTreeMap, HashMap};
+mod agreement;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use fathom_graph::{Access, CodeGraph, Edge, EdgeKind, FileNodes, NodeId, Reason};
 use fathom_model::{ClassKind, FileFacts, Language, SymbolKind};
@@ -31,6 +33,8 @@ use protobuf::Message;
 use scip::types::descriptor::Suffix;
 use scip::types::{Document, Index as RawIndex, Occurrence, PositionEncoding, SymbolRole};
 use serde::{Deserialize, Serialize};
+
+pub use agreement::{Agreement, KindAgreement};
 
 /// The largest SCIP index read (Django's, from scip-python, is 54 MB).
 pub const MAX_SCIP_BYTES: usize = 512 << 20;
@@ -134,6 +138,10 @@ pub struct ScipReport {
     /// References to a symbol of the project that no matched document
     /// defines.
     pub unresolved: usize,
+    /// How far Fathom's own `CALLS` and `IMPORTS` agreed with the index in
+    /// the files it covers, before it changed them.
+    #[serde(default)]
+    pub agreement: Agreement,
 }
 
 /// Reads `indexes` into `graph`, whose files are `files`; see the crate's
@@ -249,6 +257,10 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     let mut outside: HashMap<&str, Option<NodeId>> = HashMap::new();
     // Call sites the index resolved: (caller, line) → (name as written, target).
     let mut resolved_calls: HashMap<(NodeId, u32), Vec<(String, NodeId)>> = HashMap::new();
+    // The same calls as the agreement reads them, and the imports of the
+    // project's own definitions.
+    let mut index_calls: Vec<agreement::IndexCall> = Vec::new();
+    let mut index_imports: HashSet<(NodeId, NodeId)> = HashSet::new();
     for (file_at, document, lines) in &used {
         let file = &files[*file_at];
         let facts = file.facts;
@@ -276,7 +288,15 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
             {
                 (EdgeKind::Uses, enclosing(facts, offset).map_or(file.nodes.module, |at| file.nodes.definitions[at]))
             } else {
-                continue; // a type annotation, a name passed as a value...
+                // A type annotation, a function passed as a value or named
+                // by a decorator: no call site of Fathom's is there, so the
+                // agreement's recall cannot count it; it counts how many.
+                if internal
+                    .is_some_and(|node| matches!(graph.node(node).kind, SymbolKind::Function | SymbolKind::Method))
+                {
+                    report.agreement.calls.references_elsewhere += 1;
+                }
+                continue;
             };
             let target = match internal {
                 Some(node) => node,
@@ -302,7 +322,19 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
             let mut edge = Edge::inferred(kind, 1.0, Reason::Scip, Some(line));
             match kind {
                 EdgeKind::Calls if !callable(graph, target) => continue,
-                EdgeKind::Calls => resolved_calls.entry((from, line)).or_default().push((written.to_owned(), target)),
+                EdgeKind::Calls => {
+                    resolved_calls.entry((from, line)).or_default().push((written.to_owned(), target));
+                    index_calls.push(agreement::IndexCall {
+                        from,
+                        line,
+                        written: written.to_owned(),
+                        receiver: call.and_then(|c| c.receiver).map(|r| facts.name(r).to_owned()),
+                        target,
+                    });
+                }
+                EdgeKind::Imports if internal.is_some() => {
+                    index_imports.insert((from, target));
+                }
                 EdgeKind::Uses => {
                     let write = occurrence.symbol_roles & (SymbolRole::WriteAccess as i32) != 0;
                     edge.access = Some(if write { Access::Write } else { Access::Read });
@@ -355,6 +387,9 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
         }
         covered
     };
+    let elsewhere = report.agreement.calls.references_elsewhere;
+    report.agreement = measure_agreement(graph, files, &covered, &index_calls, &index_imports, &overloads);
+    report.agreement.calls.references_elsewhere = elsewhere;
     let mut confirmed = Vec::new();
     let mut dropped = rustc_hash::FxHashSet::default();
     for (id, from, to, edge) in graph.edges() {
@@ -435,6 +470,46 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
         }
     }
     report
+}
+
+/// [`agreement::measure`] over the graph as Fathom resolved it.
+fn measure_agreement(
+    graph: &CodeGraph,
+    files: &[ScipFile<'_>],
+    covered: &[bool],
+    calls: &[agreement::IndexCall],
+    imports: &HashSet<(NodeId, NodeId)>,
+    overloads: &HashMap<NodeId, Vec<NodeId>>,
+) -> Agreement {
+    let by_file: HashMap<u32, usize> =
+        files.iter().enumerate().filter_map(|(at, f)| graph.node(f.nodes.module).file.map(|id| (id.0, at))).collect();
+    let file_of = |node: NodeId| graph.node(node).file.and_then(|id| by_file.get(&id.0)).map(|&at| &files[at]);
+    // A plain name the caller's file imports from a module other than the
+    // one whose file defines it.
+    let imported_from_elsewhere = |from: NodeId, written: &str, target: NodeId| {
+        let (Some(file), Some(path)) = (file_of(from), graph.path_of(target)) else { return false };
+        let stem = path.rsplit('/').next().unwrap_or(path).split('.').next().unwrap_or(path);
+        file.facts.imports.iter().any(|i| {
+            i.local_name() == Some(written)
+                && i.source.rsplit(['.', '/']).find(|s| !s.is_empty()).is_some_and(|last| last != stem)
+        })
+    };
+    let decorated = |target: NodeId| {
+        file_of(target).is_some_and(|file| {
+            file.nodes
+                .definitions
+                .iter()
+                .position(|&n| n == target)
+                .is_some_and(|at| !file.facts.definitions[at].decorators.is_empty())
+        })
+    };
+    let lookups = agreement::Lookups {
+        same_callee: &|ours, theirs| same_callee(graph, overloads, ours, theirs),
+        written_as: &|ours, written| written_as(graph, ours, written),
+        imported_from_elsewhere: &imported_from_elsewhere,
+        decorated: &decorated,
+    };
+    agreement::measure(graph, covered, calls, imports, &lookups)
 }
 
 /// A symbol local to its document (`local 3`, `local 13(kw)`, which the
