@@ -81,6 +81,28 @@ pub(crate) struct Lookups<'a> {
     /// the target's.
     pub imported_from_elsewhere: &'a dyn Fn(NodeId, &str, NodeId) -> bool,
     pub decorated: &'a dyn Fn(NodeId) -> bool,
+    /// Whether the importing module re-exports the target
+    /// (`export { x } from './x'`, `from .x import y` in an `__init__`).
+    pub reexported: &'a dyn Fn(NodeId, NodeId) -> bool,
+}
+
+/// Why an import edge disagrees:
+/// - `module`: Fathom links the module itself, which the index does not
+///   name (`import flask`, `from . import typing`);
+/// - `variable`: a global or field, whose definition the index names by a
+///   symbol Fathom's parse has no node for;
+/// - `re-export`: the importing module passes the name on;
+/// - `other`.
+fn import_cause(graph: &CodeGraph, from: NodeId, to: NodeId, lookups: &Lookups<'_>) -> &'static str {
+    use fathom_model::SymbolKind;
+    if (lookups.reexported)(from, to) {
+        return "re-export";
+    }
+    match graph.node(to).kind {
+        SymbolKind::Module | SymbolKind::Package => "module",
+        SymbolKind::GlobalVariable | SymbolKind::Field => "variable",
+        _ => "other",
+    }
 }
 
 /// The causes a disagreement is put down to, checked in this order.
@@ -195,28 +217,35 @@ pub(crate) fn measure(
             inferred.insert((from, to));
         }
     }
-    let resolved_modules: HashSet<NodeId> = imports.iter().map(|&(from, _)| from).collect();
-    for &(from, to) in &inferred {
-        if !resolved_modules.contains(&from) {
-            continue;
+    // The index names the imported symbol, or the module of an
+    // `export ... from`; Fathom may link the module that defines the symbol,
+    // or a symbol of the module: either way it is the same import.
+    let by_module = |edges: &HashSet<(NodeId, NodeId)>| {
+        let mut map: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+        for &(from, to) in edges {
+            map.entry(from).or_default().push(to);
         }
+        map
+    };
+    let (index_by, ours_by) = (by_module(imports), by_module(&inferred));
+    let related = |a: NodeId, b: NodeId| a == b || graph.parent(a) == Some(b) || graph.parent(b) == Some(a);
+    let mut inferred: Vec<(NodeId, NodeId)> = inferred.into_iter().collect();
+    inferred.sort();
+    for &(from, to) in &inferred {
+        let Some(theirs) = index_by.get(&from) else { continue };
         i.judged += 1;
-        // The index names the imported symbol; Fathom may link the module
-        // that defines it, or the package re-exporting it.
-        let right =
-            imports.contains(&(from, to)) || imports.iter().any(|&(f, t)| f == from && graph.parent(t) == Some(to));
+        let right = theirs.iter().any(|&t| related(t, to));
         i.agreed += usize::from(right);
         if !right {
-            *i.wrong_by_cause.entry("other".to_owned()).or_default() += 1;
+            *i.wrong_by_cause.entry(import_cause(graph, from, to, lookups).to_owned()).or_default() += 1;
         }
     }
     for &(from, to) in imports {
         i.index_edges += 1;
-        let found = inferred.contains(&(from, to)) || graph.parent(to).is_some_and(|p| inferred.contains(&(from, p)));
-        if found {
+        if ours_by.get(&from).is_some_and(|ours| ours.iter().any(|&o| related(o, to))) {
             i.found += 1;
         } else {
-            *i.missed_by_cause.entry("other".to_owned()).or_default() += 1;
+            *i.missed_by_cause.entry(import_cause(graph, from, to, lookups).to_owned()).or_default() += 1;
         }
     }
     agreement

@@ -503,11 +503,25 @@ fn measure_agreement(
                 .is_some_and(|at| !file.facts.definitions[at].decorators.is_empty())
         })
     };
+    // An `export ... from` (or, in Python, an import in a package's
+    // `__init__`) of the target's module or name.
+    let reexported = |from: NodeId, target: NodeId| {
+        let Some(file) = file_of(from) else { return false };
+        let name = graph.node(target).name.as_str();
+        let module = graph.path_of(target).map(|p| p.rsplit('/').next().unwrap_or(p).split('.').next().unwrap_or(p));
+        let package = file.path.ends_with("__init__.py");
+        file.facts.imports.iter().any(|i| {
+            (i.reexport || package)
+                && (i.name.as_deref() == Some(name)
+                    || i.source.rsplit(['.', '/']).find(|s| !s.is_empty()).is_some_and(|last| Some(last) == module))
+        })
+    };
     let lookups = agreement::Lookups {
         same_callee: &|ours, theirs| same_callee(graph, overloads, ours, theirs),
         written_as: &|ours, written| written_as(graph, ours, written),
         imported_from_elsewhere: &imported_from_elsewhere,
         decorated: &decorated,
+        reexported: &reexported,
     };
     agreement::measure(graph, covered, calls, imports, &lookups)
 }
