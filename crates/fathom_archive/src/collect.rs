@@ -25,6 +25,7 @@ pub(crate) struct Collector<'a> {
     listed: Vec<crate::Listed>,
     /// A sample: reading stops once this many bytes are kept.
     sample: Option<u64>,
+    scip: Vec<crate::Attached>,
 }
 
 /// What a walk over an archive does with the files it would keep.
@@ -69,6 +70,7 @@ impl<'a> Collector<'a> {
             list_only: false,
             listed: Vec::new(),
             sample: None,
+            scip: Vec::new(),
         }
     }
 
@@ -113,6 +115,9 @@ impl<'a> Collector<'a> {
         }
         if !self.seen.insert(path.clone()) {
             return self.skip(path, SkipReason::Unreadable, "duplicate entry; the first one was kept".into());
+        }
+        if crate::is_scip_index(&path) {
+            return self.attach(path, &entry, read);
         }
         if !(self.options.accept)(&path) {
             return self.skip(path, SkipReason::Unsupported, "no supported language for this file".into());
@@ -193,6 +198,28 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Keeps a SCIP index aside, under its own cap; a survey or a sample
+    /// leaves it unread.
+    fn attach(&mut self, path: String, entry: &Entry<'_>, read: impl FnOnce(u64) -> io::Result<Vec<u8>>) {
+        if self.list_only || self.sample.is_some() {
+            return;
+        }
+        let cap = crate::MAX_SCIP_BYTES;
+        if entry.encrypted {
+            return self.skip(path, SkipReason::Encrypted, "entry is encrypted".into());
+        }
+        if entry.declared_size > cap {
+            return self.skip(path, SkipReason::TooLarge, too_large(entry.declared_size, cap));
+        }
+        match read(cap) {
+            Ok(bytes) if bytes.len() as u64 > cap => {
+                self.skip(path, SkipReason::TooLarge, format!("more than {} when decompressed", human_bytes(cap)))
+            }
+            Ok(bytes) => self.scip.push(crate::Attached { path, bytes }),
+            Err(err) => self.skip(path, SkipReason::Unreadable, err.to_string()),
+        }
+    }
+
     pub fn finish(mut self) -> Archive {
         for (dir, count) in std::mem::take(&mut self.vendored) {
             let name = dir.trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_owned();
@@ -212,6 +239,7 @@ impl<'a> Collector<'a> {
             skipped: self.skipped,
             listed: self.listed,
             over_budget: self.over_budget,
+            scip: self.scip,
         }
     }
 

@@ -119,6 +119,25 @@ pub struct Archive {
     pub listed: Vec<Listed>,
     /// Files left out by the memory budget, and their declared bytes.
     pub over_budget: (usize, u64),
+    /// SCIP indexes found among the files (`index.scip`, `*.scip`), kept
+    /// aside as they are: not source, but what the engine reads beside it.
+    pub scip: Vec<Attached>,
+}
+
+/// A file kept aside, unread as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attached {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The largest SCIP index kept from an archive (the engine's own limit on
+/// reading one, `fathom_scip::MAX_SCIP_BYTES`, is the same).
+pub const MAX_SCIP_BYTES: u64 = 512 << 20;
+
+/// Whether a path names a SCIP index.
+pub fn is_scip_index(path: &str) -> bool {
+    path.rsplit('/').next().is_some_and(|name| name.ends_with(".scip") && name.len() > ".scip".len())
 }
 
 /// A file a survey found, by the size its archive declares.

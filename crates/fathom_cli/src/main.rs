@@ -87,8 +87,9 @@ enum Command {
         target: PathBuf,
         #[arg(long, value_enum)]
         format: ExportFormat,
-        /// The file to write (JSON, GraphML; stdout without it), or for CSV
-        /// the directory that gets `nodes.csv` and `edges.csv` (default: here).
+        /// The file to write (JSON, GraphML; stdout without it; SCIP:
+        /// `index.scip` without it), or for CSV the directory that gets
+        /// `nodes.csv` and `edges.csv` (default: here).
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
     },
@@ -262,6 +263,9 @@ enum ExportFormat {
     Json,
     Graphml,
     Csv,
+    /// A SCIP index (protobuf) of the definitions and the edges resolved
+    /// with confidence 0.9 or more, for tools that read SCIP.
+    Scip,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -366,13 +370,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Export { target, format, output } => {
-            let export = open(&target)?.export_graph();
+            let index = open(&target)?;
+            if let ExportFormat::Scip = format {
+                let exported = index.export_scip();
+                let path = output.unwrap_or_else(|| PathBuf::from("index.scip"));
+                std::fs::write(&path, &exported.bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
+                eprintln!(
+                    "fathom: wrote {} documents, {} definitions, {} references and {} relationships to {}",
+                    exported.documents,
+                    exported.definitions,
+                    exported.references,
+                    exported.relationships,
+                    path.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let export = index.export_graph();
             let write = |path: &Path, text: &str| {
                 std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))
             };
             let text = match format {
                 ExportFormat::Json => serde_json::to_string_pretty(&export)? + "\n",
                 ExportFormat::Graphml => fathom_engine::export::graphml(&export)? + "\n",
+                ExportFormat::Scip => unreachable!("written above"),
                 ExportFormat::Csv => {
                     let dir = output.unwrap_or_else(|| PathBuf::from("."));
                     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;

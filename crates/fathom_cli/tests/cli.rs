@@ -411,6 +411,23 @@ fn export_writes_json_graphml_and_csv_of_the_same_graph() {
 }
 
 #[test]
+fn export_writes_a_scip_index_that_index_reads_back_confirmed() {
+    let dir = fixture();
+    let target = dir.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("fathom-cli-scip-{}.scip", std::process::id()));
+    let written = fathom(&["export", target, "--format", "scip", "-o", out.to_str().unwrap()]);
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    assert!(String::from_utf8_lossy(&written.stderr).contains("references"));
+    let back = json(&fathom(&["index", target, "--scip", out.to_str().unwrap(), "--vectors", "none", "--json"]));
+    std::fs::remove_file(&out).ok();
+    let scip = &back["scip"];
+    assert_eq!(scip["sources"][0]["tool"], "fathom", "{scip:#}");
+    assert!(scip["confirmed"].as_u64().unwrap() > 0, "{scip:#}");
+    assert_eq!(scip["dropped"], 0, "{scip:#}");
+    assert_eq!(scip["agreement"]["calls"]["agreed"], scip["agreement"]["calls"]["judged"], "{scip:#}");
+}
+
+#[test]
 fn locate_reads_a_report_from_stdin_and_prints_files_with_their_evidence() {
     use std::io::Write;
     let report = "Adding to the calculator fails\n\nTraceback (most recent call last):\n  File \"/srv/pkg/calc.py\", line 39, in compute_total\n    calc.add(value)\n  File \"/srv/pkg/calc.py\", line 15, in add\n    self.total += amount\nTypeError: unsupported operand\n";

@@ -42,7 +42,23 @@ pub struct GraphExport {
     pub edges: Vec<ExportEdge>,
 }
 
+/// The confidence an edge needs to be written into a SCIP index: what
+/// Fathom resolved with certainty, not its guesses between candidates.
+pub const SCIP_MIN_CONFIDENCE: f32 = 0.9;
+
 impl Index {
+    /// The graph as a SCIP index (`fathom_scip::export`): definitions, and
+    /// the edges of at least [`SCIP_MIN_CONFIDENCE`] to the project's own.
+    pub fn export_scip(&self) -> fathom_scip::export::Exported {
+        fathom_scip::export::export(
+            &self.graph,
+            &|path| self.file_text(path).map(str::to_owned),
+            &self.summary.archive,
+            env!("CARGO_PKG_VERSION"),
+            SCIP_MIN_CONFIDENCE,
+        )
+    }
+
     /// Every node and edge of the graph, in id order.
     pub fn export_graph(&self) -> GraphExport {
         let graph = &self.graph;

@@ -337,31 +337,58 @@ const PARSE_BATCH: usize = 256;
 
 impl Staged {
     /// Reads these SCIP indexes into the graph once it is resolved
-    /// (`fathom_scip`); what they added is in the summary's `scip`.
-    pub fn with_scip(mut self, indexes: Vec<fathom_scip::ScipIndex>) -> Staged {
+    /// (`fathom_scip`), before any the archive held (the first index that
+    /// covers a file is the one used for it); what they added is in the
+    /// summary's `scip`.
+    pub fn with_scip(mut self, mut indexes: Vec<fathom_scip::ScipIndex>) -> Staged {
+        for index in self.scip.drain(..) {
+            if !indexes.iter().any(|given| given.same_as(&index)) {
+                indexes.push(index);
+            }
+        }
         self.scip = indexes;
         self
     }
 
+    /// Reads a SCIP index given beside the archive (`name`, its bytes) to
+    /// use as [`Staged::with_scip`] does; one that cannot be read is named
+    /// with the files left out, with its cause, and the graph stays
+    /// Fathom's own.
+    pub fn attach_scip(&mut self, name: &str, bytes: &[u8]) {
+        match fathom_scip::read(name, bytes) {
+            Ok(index) => {
+                self.scip.retain(|held| !held.same_as(&index));
+                self.scip.insert(0, index);
+            }
+            Err(why) => self.skipped.push(fathom_archive::Skipped {
+                path: name.to_owned(),
+                reason: fathom_archive::SkipReason::Unreadable,
+                detail: why.to_string(),
+            }),
+        }
+    }
+
     fn new(name: &str, archive: Archive, options: &Options, start: f64, observer: &mut dyn Observer) -> Staged {
-        let Archive { files, skipped, root, .. } = archive;
+        let Archive { files, mut skipped, root, scip: attached, .. } = archive;
+        // SCIP indexes found in the archive: read now, so a damaged one is
+        // named with the files left out and the graph stays Fathom's own.
+        let mut scip = Vec::new();
+        for fathom_archive::Attached { path, bytes } in attached {
+            match fathom_scip::read(&path, &bytes) {
+                Ok(index) => scip.push(index),
+                Err(why) => skipped.push(fathom_archive::Skipped {
+                    path,
+                    reason: fathom_archive::SkipReason::Unreadable,
+                    detail: why.to_string(),
+                }),
+            }
+        }
         let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
             files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
         let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
         let parsed = vec![None; files.len()];
         let name = name.to_owned();
-        Staged {
-            name,
-            options: options.clone(),
-            start,
-            timings,
-            root,
-            files,
-            configs,
-            skipped,
-            parsed,
-            scip: Vec::new(),
-        }
+        Staged { name, options: options.clone(), start, timings, root, files, configs, skipped, parsed, scip }
     }
 
     /// The files to parse, in the order of their positions.

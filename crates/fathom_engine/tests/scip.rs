@@ -16,6 +16,23 @@ fn index(archive: &[u8], scip: Vec<ScipIndex>) -> Index {
         .index(&mut Recorder::new())
 }
 
+/// The fixture's package as an archive, with the index inside it or not.
+fn archive(with_index: Option<&[u8]>) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("fathom-scip-archive-{}-{}", std::process::id(), with_index.is_some()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("shop")).unwrap();
+    for entry in std::fs::read_dir(fixture("scip-python/shop")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join("shop").join(path.file_name().unwrap())).unwrap();
+    }
+    if let Some(bytes) = with_index {
+        std::fs::write(dir.join("index.scip"), bytes).unwrap();
+    }
+    let zipped = zip_folder(&dir, "scip-python");
+    std::fs::remove_dir_all(&dir).unwrap();
+    zipped
+}
+
 fn scip() -> ScipIndex {
     let bytes = std::fs::read(fixture("scip-python/index.scip")).unwrap();
     read_scip("index.scip", &bytes).unwrap()
@@ -42,7 +59,7 @@ fn calls(index: &Index) -> Vec<String> {
 
 #[test]
 fn scip_pins_down_the_call_syntax_could_not_and_adds_what_it_missed() {
-    let archive = zip_folder(&fixture("scip-python"), "scip-python");
+    let archive = archive(None);
     let heuristic = index(&archive, Vec::new());
     // From syntax alone: `view.render(order)` is either class's `render`.
     let before = calls(&heuristic);
@@ -125,6 +142,69 @@ fn an_index_of_another_revision_is_set_aside_where_it_differs() {
         after.contains(&"shop.checkout.print_receipt -> shop.views.OrderView.render: ambiguous-name 0.30".into()),
         "{after:#?}"
     );
+}
+
+#[test]
+fn an_index_inside_the_archive_is_read_as_if_given() {
+    let bytes = std::fs::read(fixture("scip-python/index.scip")).unwrap();
+    let given = index(&archive(None), vec![scip()]);
+    let inside = index(&archive(Some(&bytes)), Vec::new());
+    assert_eq!(calls(&inside), calls(&given));
+    let report = inside.summary().scip.as_ref().unwrap();
+    assert_eq!((report.sources.len(), report.sources[0].name.as_str()), (1, "index.scip"));
+    assert_eq!(report.covered.len(), 4);
+    assert!(inside.summary().skipped.iter().all(|s| s.path != "index.scip"), "{:#?}", inside.summary().skipped);
+    // The same index given too (`--scip` on a folder that holds it) is read once.
+    let both = index(&archive(Some(&bytes)), vec![scip()]);
+    assert_eq!(both.summary().scip.as_ref().unwrap().sources.len(), 1);
+    assert_eq!(calls(&both), calls(&given));
+
+    // A damaged one is named with its cause, and the graph is Fathom's own.
+    let damaged = index(&archive(Some(&bytes[..bytes.len() / 2])), Vec::new());
+    assert!(damaged.summary().scip.is_none());
+    assert_eq!(calls(&damaged), calls(&index(&archive(None), Vec::new())));
+    let skipped = damaged.summary().skipped.iter().find(|s| s.path == "index.scip").expect("the index is named");
+    assert!(skipped.detail.contains("not a readable SCIP index"), "{skipped:#?}");
+}
+
+#[test]
+fn an_exported_index_reads_back_as_the_same_edges() {
+    use protobuf::Message;
+    let archive = archive(None);
+    let heuristic = index(&archive, Vec::new());
+    let exported = heuristic.export_scip();
+    assert_eq!(exported.documents, 4, "{exported:?}");
+    assert!(exported.references >= 3 && exported.definitions >= 8, "{exported:?}");
+
+    // Valid by the protocol's own bindings: it parses, every symbol is one.
+    let raw = scip::types::Index::parse_from_bytes(&exported.bytes).unwrap();
+    assert_eq!(raw.metadata.tool_info.name, "fathom");
+    for document in &raw.documents {
+        for occurrence in &document.occurrences {
+            scip::symbol::parse_symbol(&occurrence.symbol).unwrap_or_else(|e| panic!("{}: {e:?}", occurrence.symbol));
+            assert_eq!(occurrence.range.len(), 3);
+        }
+    }
+
+    // Read back into the same archive: every call Fathom was sure of comes
+    // back confirmed, the one it was not sure of keeps its inference, and
+    // nothing is dropped or added.
+    let back = index(&archive, vec![read_scip("fathom.scip", &exported.bytes).unwrap()]);
+    let report = back.summary().scip.as_ref().unwrap();
+    assert_eq!(report.sources[0].tool, "fathom");
+    assert_eq!((report.sources[0].matched, report.definitions_unmatched, report.dropped), (4, 0, 0), "{report:#?}");
+    assert_eq!(report.added.get("CALLS"), None, "{report:#?}");
+    let before = calls(&heuristic);
+    let after = calls(&back);
+    let strip =
+        |edges: &[String]| -> Vec<String> { edges.iter().map(|e| e.split(':').next().unwrap().to_owned()).collect() };
+    assert_eq!(strip(&after), strip(&before));
+    for edge in &after {
+        let confidence = |e: &String| e.rsplit(' ').next().unwrap().parse::<f64>().unwrap();
+        let was = before.iter().find(|b| b.split(':').next() == edge.split(':').next()).unwrap();
+        assert_eq!(edge.contains("scip-confirmed"), confidence(was) >= 0.9, "{edge}: {before:#?}");
+    }
+    assert!(after.iter().any(|e| e.contains("ambiguous-name")), "{after:#?}");
 }
 
 #[test]

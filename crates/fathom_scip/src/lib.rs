@@ -24,6 +24,7 @@
 //! It knows nothing of tree-sitter: it reads `FileFacts` and the graph.
 
 mod agreement;
+pub mod export;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -57,9 +58,17 @@ pub struct ScipIndex {
     tool: String,
     version: String,
     documents: Vec<Document>,
+    /// A hash of its bytes: the same index given twice (by `--scip` and
+    /// inside the folder) is read once.
+    fingerprint: u64,
 }
 
 impl ScipIndex {
+    /// Whether `other` was read from the same bytes.
+    pub fn same_as(&self, other: &ScipIndex) -> bool {
+        self.fingerprint == other.fingerprint
+    }
+
     /// The tool that wrote it (`scip-python`) and its version.
     pub fn tool(&self) -> (&str, &str) {
         (&self.tool, &self.version)
@@ -88,7 +97,13 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<ScipIndex, ScipError> {
     }
     let tool = raw.metadata.tool_info.name.clone();
     let version = raw.metadata.tool_info.version.clone();
-    Ok(ScipIndex { name, tool, version, documents: raw.documents })
+    let fingerprint = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut hasher);
+        hasher.finish()
+    };
+    Ok(ScipIndex { name, tool, version, documents: raw.documents, fingerprint })
 }
 
 /// One file of the graph, as the SCIP reader needs it.
