@@ -29,6 +29,21 @@ export async function dropZip(page: Page, name: string, bytes: Uint8Array): Prom
   await zone.dispatchEvent('drop', { dataTransfer });
 }
 
+/** Drops several files at once onto the drop zone (an archive and a SCIP index beside it). */
+export async function dropFiles(page: Page, files: { name: string; bytes: Uint8Array; type?: string }[]): Promise<void> {
+  const dataTransfer = await page.evaluateHandle((given) => {
+    const transfer = new DataTransfer();
+    for (const { name, base64, type } of given) {
+      const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([data], name, { type }));
+    }
+    return transfer;
+  }, files.map((f) => ({ name: f.name, base64: Buffer.from(f.bytes).toString('base64'), type: f.type ?? 'application/octet-stream' })));
+  const zone = page.getByTestId('drop-zone');
+  await zone.dispatchEvent('dragenter', { dataTransfer });
+  await zone.dispatchEvent('drop', { dataTransfer });
+}
+
 /** Waits until indexing has started and then settled into `state`. */
 export async function waitForState(page: Page, state: AppState, timeout = 120_000): Promise<void> {
   await page.waitForFunction(

@@ -3,10 +3,12 @@
 // the symbol panel marks the edges the index gave or confirmed as precise,
 // and the candidate it contradicted is gone.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { searchFor, waitForState } from './app';
+import { dropFiles, dropZip, searchFor, waitForState } from './app';
+import { zipFiles, zipFixture } from './fixtures';
 import { fathom } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
 
@@ -14,6 +16,20 @@ const baseUrl = inject('baseUrl');
 const browser = sharedBrowser();
 let dir: string;
 let bundle: Buffer;
+
+/** Opens `print_receipt` and checks its callees as the index left them. */
+async function expectPreciseCallees(page: Page): Promise<void> {
+  await searchFor(page, 'print_receipt');
+  await page.getByTestId('search-result').first().click();
+  const panel = page.getByTestId('symbol-panel');
+  await expect.poll(() => panel.isVisible()).toBe(true);
+  const callees = panel.getByTestId('callees');
+  const render = callees.locator('li[data-symbol="shop.views.ReceiptView.render"]');
+  await expect.poll(() => render.count()).toBe(1);
+  expect(await render.getAttribute('data-reason')).toBe('scip-confirmed');
+  expect(await render.getByTestId('precise').textContent()).toBe('precise');
+  expect(await callees.locator('li[data-symbol="shop.views.OrderView.render"]').count()).toBe(0);
+}
 
 describe('edges from a SCIP index', () => {
   beforeAll(() => {
@@ -50,6 +66,49 @@ describe('edges from a SCIP index', () => {
       await render.scrollIntoViewIfNeeded();
       expect(await render.getByTestId('precise').isVisible()).toBe(true);
       await screenshot(page, 'scip-precise-narrow');
+    });
+  });
+
+  test('an index.scip inside a dropped archive is read, and one dropped beside it too', async () => {
+    const index = readFileSync('tests/fixtures/scip-python/index.scip');
+    // The package alone, as a GitHub download would wrap it.
+    const shop: Record<string, string> = {};
+    for (const name of ['__init__.py', 'checkout.py', 'factory.py', 'views.py']) {
+      shop[`shop-main/shop/${name}`] = readFileSync(`tests/fixtures/scip-python/shop/${name}`, 'utf8');
+    }
+    await withApp(browser(), baseUrl, async ({ page }) => {
+      // The fixture's folder holds its index: the archive carries it.
+      await dropZip(page, 'scip-python.zip', zipFixture('scip-python'));
+      await waitForState(page, 'ready');
+      await expectPreciseCallees(page);
+      await screenshot(page, 'scip-inside-archive');
+    });
+    await withApp(browser(), baseUrl, async ({ page }) => {
+      await dropFiles(page, [
+        { name: 'shop.zip', bytes: zipFiles(shop), type: 'application/zip' },
+        { name: 'index.scip', bytes: index },
+      ]);
+      await waitForState(page, 'ready');
+      await expectPreciseCallees(page);
+    });
+    await withApp(browser(), baseUrl, async ({ page }) => {
+      // A damaged index beside it is listed with its cause, and the graph is
+      // read from syntax alone: both candidates of `render` stay.
+      await dropFiles(page, [
+        { name: 'shop.zip', bytes: zipFiles(shop), type: 'application/zip' },
+        { name: 'broken.scip', bytes: index.subarray(0, Math.floor(index.length / 2)) },
+      ]);
+      await waitForState(page, 'ready');
+      const list = page.getByTestId('skipped');
+      for (const group of await list.locator('details summary').all()) await group.click();
+      const broken = list.locator('li[data-path="broken.scip"]');
+      await expect.poll(() => broken.count()).toBe(1);
+      expect(await broken.textContent()).toContain('not a readable SCIP index');
+      await searchFor(page, 'print_receipt');
+      await page.getByTestId('search-result').first().click();
+      const callees = page.getByTestId('symbol-panel').getByTestId('callees');
+      await expect.poll(() => callees.locator('li[data-symbol="shop.views.OrderView.render"]').count()).toBe(1);
+      expect(await callees.getByTestId('precise').count()).toBe(0);
     });
   });
 });

@@ -81,16 +81,25 @@ export class FathomClient {
   /**
    * Indexes an archive (.zip, .tar.gz or .tar), replacing the previous index
    * on success. Paths matching `exclude` (globs: `tests/**`, `*.min.js`) are
-   * left out and reported as skipped.
+   * left out and reported as skipped. `scip`: SCIP indexes given beside the
+   * archive (one inside it is found by the engine), whose references become
+   * precise edges; one that cannot be read is listed as skipped, with its
+   * cause.
    */
   async indexZip(
     file: Blob,
     name: string,
     onProgress?: (progress: Progress) => void,
     exclude: string[] = [],
+    scip: { name: string; file: Blob }[] = [],
   ): Promise<IndexSummary> {
     const bytes = await file.arrayBuffer();
-    return this.#request({ op: 'indexZip', name, bytes, exclude }, [bytes], onProgress);
+    const indexes = await Promise.all(scip.map(async (s) => ({ name: s.name, bytes: await s.file.arrayBuffer() })));
+    return this.#request(
+      { op: 'indexZip', name, bytes, exclude, scip: indexes },
+      [bytes, ...indexes.map((s) => s.bytes)],
+      onProgress,
+    );
   }
 
   /**

@@ -431,6 +431,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       pool?.startTally();
       const sample = await parseSample(ws, bytes, request.exclude);
       const staged = ws.stageZip(request.name, bytes, request.exclude, onProgress);
+      for (const index of request.scip) ws.attachScip(index.name, new Uint8Array(index.bytes));
       const value = await indexStaged(ws, staged, onProgress, await sample());
       newSession();
       return { id, type: 'result', op: 'indexZip', value };

@@ -1,12 +1,23 @@
 // Drag-and-drop area plus the pickers. An archive (.zip, .tar.gz, .tgz, .tar)
-// is handed over as one file; a dropped or picked folder as its files, each
-// with its path inside the folder.
+// is handed over as one file, with any SCIP index (`index.scip`) dropped or
+// picked beside it; a dropped or picked folder as its files, each with its
+// path inside the folder.
 
 export interface Dropped {
   kind: 'archive' | 'folder';
   name: string;
   archive?: File;
+  /** SCIP indexes given beside the archive. */
+  scip?: File[];
   files?: { path: string; file: File }[];
+}
+
+/** The archive among the files given, and the SCIP indexes beside it. */
+function archiveOf(files: File[]): Dropped | undefined {
+  const isScip = (file: File): boolean => file.name.endsWith('.scip');
+  const archive = files.find((file) => !isScip(file));
+  if (!archive) return undefined;
+  return { kind: 'archive', name: archive.name, archive, scip: files.filter(isScip) };
 }
 
 export function setupDropZone(
@@ -42,8 +53,8 @@ export function setupDropZone(
       void readFolder(entry as FileSystemDirectoryEntry).then((files) => onDrop({ kind: 'folder', name: entry.name, files }));
       return;
     }
-    const file = event.dataTransfer?.files[0];
-    if (file) onDrop({ kind: 'archive', name: file.name, archive: file });
+    const dropped = archiveOf([...(event.dataTransfer?.files ?? [])]);
+    if (dropped) onDrop(dropped);
   });
 
   // A file dropped outside the zone must not make the browser navigate away.
@@ -51,9 +62,9 @@ export function setupDropZone(
   window.addEventListener('drop', (event) => event.preventDefault());
 
   inputs.archive.addEventListener('change', () => {
-    const file = inputs.archive.files?.[0];
+    const dropped = archiveOf([...(inputs.archive.files ?? [])]);
     inputs.archive.value = '';
-    if (file) onDrop({ kind: 'archive', name: file.name, archive: file });
+    if (dropped) onDrop(dropped);
   });
   inputs.folder.addEventListener('change', () => {
     const picked = [...(inputs.folder.files ?? [])];

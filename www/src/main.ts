@@ -338,7 +338,7 @@ importInput.addEventListener('change', () => {
 });
 void renderRecent();
 
-function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
+function indexArchive(name: string, load: () => Promise<Blob>, scip: File[] = []): Promise<void> {
   const how = { saved: false };
   return indexWith(name, async (onProgress) => {
     // Cancel pressed while this runs outside the worker (hashing, the
@@ -348,7 +348,9 @@ function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
       if (cancelled) throw new Error('cancelled');
     };
     const blob = await load();
-    const key = await sha256(await blob.arrayBuffer());
+    // The library keeps an archive indexed with a SCIP index apart from the
+    // same archive without it.
+    const key = await sha256(await new Blob([blob, ...scip]).arrayBuffer());
     currentKey = key;
     const kept = await (await library)?.get(key).catch(() => undefined);
     stopIfCancelled();
@@ -361,7 +363,7 @@ function indexArchive(name: string, load: () => Promise<Blob>): Promise<void> {
     const plan = await client.plan(blob, name).catch(() => undefined);
     stopIfCancelled();
     const exclude = plan ? await budgetView.choose(name, plan, budget) : [];
-    return client.indexZip(blob, name, onProgress, exclude);
+    return client.indexZip(blob, name, onProgress, exclude, scip.map((file) => ({ name: file.name, file })));
   }, how);
 }
 
@@ -535,7 +537,7 @@ setupDropZone(dropZone, { archive: fileInput, folder: folderInput }, (dropped) =
     void indexWith(dropped.name, (onProgress) => client.indexFiles(dropped.name, files, onProgress));
   } else if (dropped.archive) {
     const archive = dropped.archive;
-    void indexArchive(dropped.name, async () => archive);
+    void indexArchive(dropped.name, async () => archive, dropped.scip);
   }
 });
 demoButton.addEventListener('click', () => void indexArchive(DEMO_NAME, fetchDemo));

@@ -452,6 +452,17 @@ impl Workspace {
         state.staged.as_mut().ok_or_else(no_staged)?.accept(&positions, parsed).map_err(|e| JsError::new(&e))
     }
 
+    /// A SCIP index dropped beside the staged archive (an `index.scip` inside
+    /// it is found while staging): read into the graph after resolution,
+    /// before any the archive holds. One that cannot be read is listed with
+    /// the files left out, with its cause, and the graph stays Fathom's own.
+    #[wasm_bindgen(js_name = attachScip)]
+    pub fn attach_scip(&self, name: &str, bytes: &[u8]) -> Result<(), JsError> {
+        let mut state = self.state.borrow_mut();
+        state.staged.as_mut().ok_or_else(no_staged)?.attach_scip(name, bytes);
+        Ok(())
+    }
+
     /// Builds the index from the held files: whatever no worker parsed is
     /// parsed here. Replaces the current index.
     #[wasm_bindgen(js_name = finishStaged, unchecked_return_type = "IndexSummary")]
