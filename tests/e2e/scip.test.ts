@@ -76,6 +76,11 @@ describe('edges from a SCIP index', () => {
       // The fixture's folder holds its index: the archive carries it.
       await dropZip(page, 'scip-python.zip', zipFixture('scip-python'));
       await waitForState(page, 'ready');
+      // The summary says what the index covered, and how far Fathom agreed.
+      const summary = await page.getByTestId('summary-scip').textContent();
+      expect(summary).toContain('index.scip: scip-python 0.6.6');
+      expect(summary).toContain('4 of 4 documents used');
+      expect(await page.getByTestId('summary-scip-agreement').textContent()).toContain('at 3 of 3 call sites');
       await expectPreciseCallees(page);
       await screenshot(page, 'scip-inside-archive');
     });
@@ -95,6 +100,7 @@ describe('edges from a SCIP index', () => {
         { name: 'broken.scip', bytes: index.subarray(0, Math.floor(index.length / 2)) },
       ]);
       await waitForState(page, 'ready');
+      expect(await page.getByTestId('summary-scip').count()).toBe(0);
       const list = page.getByTestId('skipped');
       for (const group of await list.locator('details summary').all()) await group.click();
       const broken = list.locator('li[data-path="broken.scip"]');

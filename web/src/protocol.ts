@@ -28,7 +28,10 @@ import type {
 
 export type {
   FolderSize,
+  KindAgreement,
   Plan,
+  ScipReport,
+  ScipSource,
   Survey,
   Change,
   RecommendedTest,

@@ -1,6 +1,6 @@
 // Renders an IndexSummary: totals, files by language, symbols by kind,
 // stage timings, skipped files grouped by reason, and files with syntax errors.
-import { STAGES, type FileError, type IndexSummary, type Skipped } from '../../web/src/index';
+import { STAGES, type FileError, type IndexSummary, type ScipReport, type Skipped } from '../../web/src/index';
 import { formatMs, h, plural } from '../../web/src/ui/dom';
 
 const SKIP_REASONS: Record<Skipped['reason'], string> = {
@@ -26,6 +26,7 @@ export function renderSummary(root: HTMLElement, summary: IndexSummary): void {
     countTable('summary-symbols', 'Symbols by kind', 'kind', summary.symbols, summary.kinds),
     countTable('summary-edges', 'Edges by type', 'edge', summary.edges, summary.edge_types),
     resolutionLine(summary),
+    summary.scip ? scipSection(summary.scip) : null,
     timingsTable(summary),
     skippedSection(summary.skipped),
     errorsSection(summary.errors),
@@ -54,6 +55,29 @@ function resolutionLine({ resolution: r, external }: IndexSummary): HTMLElement 
     `Calls: ${r.calls_resolved.toLocaleString('en-US')} resolved, ${r.calls_ambiguous.toLocaleString('en-US')} ambiguous (all candidates kept), `
     + `${r.calls_external.toLocaleString('en-US')} external, ${r.calls_unresolved.toLocaleString('en-US')} unresolved · `
     + `${plural(external, 'external symbol')}`);
+}
+
+/** What SCIP indexes gave: each index, the files covered, what changed, and how far Fathom's own calls agreed. */
+function scipSection(report: ScipReport): HTMLElement {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const added = Object.values(report.added).reduce((sum, x) => sum + x, 0);
+  const calls = report.agreement.calls;
+  return h('section', { class: 'block', 'data-testid': 'summary-scip' },
+    h('h3', {}, 'Precise edges (SCIP)'),
+    h('ul', { class: 'file-list' }, ...report.sources.map((source) =>
+      h('li', { 'data-name': source.name },
+        h('span', { class: 'path' }, `${source.name}: ${source.tool} ${source.version}`),
+        h('span', { class: 'detail' },
+          `${n(source.matched)} of ${n(source.documents)} documents used`
+          + (source.stale_count > 0 ? `, ${n(source.stale_count)} of another revision` : '')
+          + (source.unmatched_count > 0 ? `, ${n(source.unmatched_count)} with no such file` : ''))))),
+    h('p', { class: 'muted' },
+      `${plural(report.covered.length, 'file')} covered · ${n(report.confirmed)} edges confirmed, ${n(added)} added, ${n(report.dropped)} contradicted and dropped`),
+    calls.judged > 0
+      ? h('p', { class: 'muted', 'data-testid': 'summary-scip-agreement' },
+        `Fathom's own calls agreed with the index at ${n(calls.agreed)} of ${n(calls.judged)} call sites, and found ${n(calls.found)} of its ${n(calls.index_edges)} calls`)
+      : null,
+  );
 }
 
 function meterFill(ratio: number): HTMLElement {

@@ -18,7 +18,10 @@ fn index(archive: &[u8], scip: Vec<ScipIndex>) -> Index {
 
 /// The fixture's package as an archive, with the index inside it or not.
 fn archive(with_index: Option<&[u8]>) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("fathom-scip-archive-{}-{}", std::process::id(), with_index.is_some()));
+    // Tests run at once: each archive is made in a folder of its own.
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("fathom-scip-archive-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("shop")).unwrap();
     for entry in std::fs::read_dir(fixture("scip-python/shop")).unwrap() {

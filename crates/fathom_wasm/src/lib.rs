@@ -76,6 +76,50 @@ export interface IndexSummary {
   skipped: Skipped[];
   errors: FileError[];
   timings_ms: Timings;
+  /** What SCIP indexes gave the graph, when it was indexed with any. */
+  scip?: ScipReport | null;
+}
+
+/** One SCIP index read: what it was, and how its documents matched the files. */
+export interface ScipSource {
+  name: string;
+  tool: string;
+  version: string;
+  documents: number;
+  /** Documents matched to a file and used. */
+  matched: number;
+  /** Documents of another revision (their first paths, and how many). */
+  stale: string[];
+  stale_count: number;
+  /** Documents with no such file in the archive. */
+  unmatched: string[];
+  unmatched_count: number;
+}
+/** How far Fathom's own edges of one type agreed with the index. */
+export interface KindAgreement {
+  judged: number;
+  agreed: number;
+  ambiguous: number;
+  ambiguous_agreed: number;
+  index_edges: number;
+  found: number;
+  references_elsewhere: number;
+  wrong_by_cause: Record<string, number>;
+  missed_by_cause: Record<string, number>;
+}
+export interface ScipReport {
+  sources: ScipSource[];
+  /** The files whose references came from an index. */
+  covered: string[];
+  definitions: number;
+  definitions_unmatched: number;
+  /** Edges the indexes added, by type. */
+  added: Record<string, number>;
+  /** Inferred calls the indexes confirmed, and those they contradicted (dropped). */
+  confirmed: number;
+  dropped: number;
+  unresolved: number;
+  agreement: { calls: KindAgreement; imports: KindAgreement };
 }
 
 export type SymbolKind =
