@@ -83,6 +83,12 @@ describe('edges from a SCIP index', () => {
       expect(await page.getByTestId('summary-scip-agreement').textContent()).toContain('at 3 of 3 call sites');
       await expectPreciseCallees(page);
       await screenshot(page, 'scip-inside-archive');
+      await page.getByTestId('summary-scip').scrollIntoViewIfNeeded();
+      await screenshot(page, 'scip-summary');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByTestId('summary-scip').scrollIntoViewIfNeeded();
+      expect(await page.getByTestId('summary-scip').isVisible()).toBe(true);
+      await screenshot(page, 'scip-summary-narrow');
     });
     await withApp(browser(), baseUrl, async ({ page }) => {
       await dropFiles(page, [

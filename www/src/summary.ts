@@ -26,7 +26,7 @@ export function renderSummary(root: HTMLElement, summary: IndexSummary): void {
     countTable('summary-symbols', 'Symbols by kind', 'kind', summary.symbols, summary.kinds),
     countTable('summary-edges', 'Edges by type', 'edge', summary.edges, summary.edge_types),
     resolutionLine(summary),
-    summary.scip ? scipSection(summary.scip) : null,
+    ...(summary.scip ? [scipSection(summary.scip)] : []),
     timingsTable(summary),
     skippedSection(summary.skipped),
     errorsSection(summary.errors),
