@@ -163,10 +163,147 @@ pub struct ScipReport {
 /// docs. The first index that covers a file is the one used for it.
 pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex]) -> ScipReport {
     let mut report = ScipReport::default();
+    let used = match_documents(files, indexes, &mut report);
+    let defined = define(files, &used, &mut report);
+    let overloads = &defined.overloads;
+    let Referenced { added, resolved_calls, index_calls, index_imports, references_elsewhere } =
+        reference(graph, files, &used, &defined, &mut report);
+
+    // Fathom's own CALLS edges in covered files: confirmed, dropped or kept.
+    let covered: Vec<bool> = {
+        let mut covered = vec![false; graph.files().len()];
+        for (file, ..) in &used {
+            if let Some(id) = graph.node(files[*file].nodes.module).file {
+                covered[id.0 as usize] = true;
+            }
+        }
+        covered
+    };
+    report.agreement = measure_agreement(graph, files, &covered, &index_calls, &index_imports, overloads);
+    report.agreement.calls.references_elsewhere = references_elsewhere;
+    let confirmed = judge(graph, &covered, &resolved_calls, overloads, &mut report);
+    merge(graph, added, &confirmed, overloads, &mut report);
+    report
+}
+
+/// A call of Fathom's the index confirmed: (edge, caller, callee, line).
+type Confirmed = (fathom_graph::EdgeId, NodeId, NodeId, u32);
+
+/// Pass 4: Fathom's own calls in covered files, at the sites the index
+/// resolved: confirmed where it resolves them alike, dropped where it
+/// resolves the name elsewhere, kept where it says nothing.
+fn judge(
+    graph: &mut CodeGraph,
+    covered: &[bool],
+    resolved_calls: &HashMap<(NodeId, u32), Vec<(String, NodeId)>>,
+    overloads: &HashMap<NodeId, Vec<NodeId>>,
+    report: &mut ScipReport,
+) -> Vec<Confirmed> {
+    let mut confirmed = Vec::new();
+    let mut dropped = rustc_hash::FxHashSet::default();
+    for (id, from, to, edge) in graph.edges() {
+        if edge.kind != EdgeKind::Calls || edge.reason == Reason::Scip {
+            continue;
+        }
+        let Some(file) = graph.node(from).file else { continue };
+        let Some(line) = edge.line else { continue };
+        if !covered[file.0 as usize] {
+            continue;
+        }
+        let Some(calls) = resolved_calls.get(&(from, line)) else { continue };
+        if calls.iter().any(|&(_, target)| same_callee(graph, overloads, to, target)) {
+            confirmed.push((id, from, to, line));
+        } else if calls.iter().any(|(written, _)| written_as(graph, to, written)) {
+            dropped.insert(id);
+        }
+    }
+    report.confirmed = confirmed.len();
+    report.dropped = dropped.len();
+    for &(id, ..) in &confirmed {
+        let edge = graph.edge_mut(id);
+        edge.reason = Reason::ScipConfirmed;
+        edge.confidence = 1.0;
+    }
+    if !dropped.is_empty() {
+        graph.retain_edges(|id, _, _, _| !dropped.contains(&id));
+    }
+    confirmed
+}
+
+/// Pass 5: the index's edges join the graph; one Fathom found too (a call
+/// confirmed above, a base, an import) is marked confirmed instead.
+fn merge(
+    graph: &mut CodeGraph,
+    added: Vec<(NodeId, NodeId, Edge)>,
+    confirmed: &[Confirmed],
+    overloads: &HashMap<NodeId, Vec<NodeId>>,
+    report: &mut ScipReport,
+) {
+    let canonical: HashMap<NodeId, NodeId> =
+        overloads.iter().flat_map(|(&last, all)| all.iter().map(move |&node| (node, last))).collect();
+    // An external target is known by its dotted path: Fathom's nodes are
+    // named `dataclasses.dataclass`, the index's
+    // `python-stdlib@3.11:dataclasses.dataclass`.
+    let key = |graph: &CodeGraph, from: NodeId, to: NodeId, edge: &Edge| {
+        let line = matches!(edge.kind, EdgeKind::Calls | EdgeKind::Uses).then_some(edge.line).flatten();
+        let node = graph.node(to);
+        let to = match node.is_external {
+            true => Err(external_path(&node.qualified_name).to_owned()),
+            false => Ok(canonical.get(&to).copied().unwrap_or(to)),
+        };
+        (from, to, edge.kind, line)
+    };
+    let existing: rustc_hash::FxHashMap<_, fathom_graph::EdgeId> = graph
+        .edges()
+        .filter(|(_, _, _, e)| !e.kind.is_containment() && e.reason != Reason::Scip)
+        .map(|(id, from, to, edge)| (key(graph, from, to, edge), id))
+        .collect();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut also_found = Vec::new();
+    for (from, to, edge) in added {
+        // A confirmed call to a constructor stands for the class's own entry.
+        if edge.kind == EdgeKind::Calls
+            && confirmed
+                .iter()
+                .any(|&(_, f, t, l)| f == from && Some(l) == edge.line && same_callee(graph, overloads, t, to))
+        {
+            continue;
+        }
+        let key = key(graph, from, to, &edge);
+        if from == to || !seen.insert(key.clone()) {
+            continue;
+        }
+        if let Some(&id) = existing.get(&key) {
+            also_found.push(id);
+            continue;
+        }
+        *report.added.entry(edge.kind.label().to_owned()).or_default() += 1;
+        graph.add_edge(from, to, edge);
+    }
+    for id in also_found {
+        let edge = graph.edge_mut(id);
+        if edge.reason != Reason::ScipConfirmed {
+            edge.reason = Reason::ScipConfirmed;
+            edge.confidence = 1.0;
+            report.confirmed += 1;
+        }
+    }
+}
+
+/// A document used, with its file's position and that file's line table.
+type Used<'i, 't> = (usize, &'i Document, Lines<'t>);
+
+/// Pass 1: each index's documents matched to files by path; a document of
+/// another revision is set aside, named. The first index that covers a
+/// file is the one used for it.
+fn match_documents<'i, 't>(
+    files: &[ScipFile<'t>],
+    indexes: &'i [ScipIndex],
+    report: &mut ScipReport,
+) -> Vec<Used<'i, 't>> {
     let by_path: HashMap<&str, usize> = files.iter().enumerate().map(|(at, f)| (f.path, at)).collect();
-    // The documents used, each with its file.
     // The documents used, each with its file and that file's line table.
-    let mut used: Vec<(usize, &Document, Lines<'_>)> = Vec::new();
+    let mut used: Vec<Used<'i, 't>> = Vec::new();
     let mut taken = vec![false; files.len()];
     for index in indexes {
         let mut source = ScipSource {
@@ -199,14 +336,28 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     report.covered = used.iter().map(|(file, ..)| files[*file].path.to_owned()).collect();
     report.covered.sort();
 
+    used
+}
+
+/// The symbols the used documents define, with their nodes; overloads;
+/// and the packages the project's own symbols name.
+struct Defined<'i> {
+    symbols: HashMap<&'i str, NodeId>,
+    /// The implementation that stands for a symbol's overloads, and all of them.
+    overloads: HashMap<NodeId, Vec<NodeId>>,
+    packages: Vec<String>,
+}
+
+/// Pass 2: definitions matched to nodes by the byte where their name starts.
+fn define<'i>(files: &[ScipFile<'_>], used: &[Used<'i, '_>], report: &mut ScipReport) -> Defined<'i> {
     // Every symbol defined in a used document, with its node.
     // Several nodes for one symbol are overloads (Python's `@overload`
     // stubs, TypeScript's signatures): the last, the implementation, stands
     // for them, and an edge to any of them is the same edge.
-    let mut symbols: HashMap<&str, NodeId> = HashMap::new();
+    let mut symbols: HashMap<&'i str, NodeId> = HashMap::new();
     let mut overloads: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
     let mut project_packages: Vec<String> = Vec::new();
-    for (file, document, lines) in &used {
+    for (file, document, lines) in used {
         let file = &files[*file];
         let starts: HashMap<u32, usize> =
             file.facts.definitions.iter().enumerate().map(|(at, d)| (d.name_span.start_byte, at)).collect();
@@ -266,6 +417,33 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
         }
     }
 
+    Defined { symbols, overloads, packages: project_packages }
+}
+
+/// What the references of the used documents say.
+struct Referenced {
+    /// The edges they give: (from, to, edge).
+    added: Vec<(NodeId, NodeId, Edge)>,
+    /// Call sites resolved: (caller, line) → (name as written, target).
+    resolved_calls: HashMap<(NodeId, u32), Vec<(String, NodeId)>>,
+    /// The same calls, and the imports of the project's own definitions,
+    /// as the agreement reads them.
+    index_calls: Vec<agreement::IndexCall>,
+    index_imports: HashSet<(NodeId, NodeId)>,
+    /// References to the project's functions where the parse has no call.
+    references_elsewhere: usize,
+}
+
+/// Pass 3: each reference becomes an edge by what Fathom's parse has at its
+/// place; relationships become supertypes and overrides. Symbols outside
+/// the documents become external nodes.
+fn reference(
+    graph: &mut CodeGraph,
+    files: &[ScipFile<'_>],
+    used: &[Used<'_, '_>],
+    defined: &Defined<'_>,
+    report: &mut ScipReport,
+) -> Referenced {
     let mut added: Vec<(NodeId, NodeId, Edge)> = Vec::new();
     // Symbols outside the documents used, each looked up once (parsing a
     // symbol string is slow: 8 µs).
@@ -276,7 +454,9 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
     // project's own definitions.
     let mut index_calls: Vec<agreement::IndexCall> = Vec::new();
     let mut index_imports: HashSet<(NodeId, NodeId)> = HashSet::new();
-    for (file_at, document, lines) in &used {
+    let Defined { symbols, packages: project_packages, .. } = defined;
+    let mut references_elsewhere = 0;
+    for (file_at, document, lines) in used {
         let file = &files[*file_at];
         let facts = file.facts;
         for occurrence in &document.occurrences {
@@ -309,7 +489,7 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
                 if internal
                     .is_some_and(|node| matches!(graph.node(node).kind, SymbolKind::Function | SymbolKind::Method))
                 {
-                    report.agreement.calls.references_elsewhere += 1;
+                    references_elsewhere += 1;
                 }
                 continue;
             };
@@ -324,7 +504,7 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
                         }
                     },
                     std::collections::hash_map::Entry::Vacant(slot) => {
-                        match *slot.insert(external(graph, &occurrence.symbol, &project_packages, file.language)) {
+                        match *slot.insert(external(graph, &occurrence.symbol, project_packages, file.language)) {
                             Some(node) => node,
                             None => {
                                 report.unresolved += 1;
@@ -370,7 +550,7 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
                     Some(&node) => Some(node),
                     None => *outside
                         .entry(relationship.symbol.as_str())
-                        .or_insert_with(|| external(graph, &relationship.symbol, &project_packages, file.language)),
+                        .or_insert_with(|| external(graph, &relationship.symbol, project_packages, file.language)),
                 };
                 let Some(to) = to else { continue };
                 let named = |base: &fathom_model::BaseRef| {
@@ -392,99 +572,7 @@ pub fn apply(graph: &mut CodeGraph, files: &[ScipFile<'_>], indexes: &[ScipIndex
         }
     }
 
-    // Fathom's own CALLS edges in covered files: confirmed, dropped or kept.
-    let covered: Vec<bool> = {
-        let mut covered = vec![false; graph.files().len()];
-        for (file, ..) in &used {
-            if let Some(id) = graph.node(files[*file].nodes.module).file {
-                covered[id.0 as usize] = true;
-            }
-        }
-        covered
-    };
-    let elsewhere = report.agreement.calls.references_elsewhere;
-    report.agreement = measure_agreement(graph, files, &covered, &index_calls, &index_imports, &overloads);
-    report.agreement.calls.references_elsewhere = elsewhere;
-    let mut confirmed = Vec::new();
-    let mut dropped = rustc_hash::FxHashSet::default();
-    for (id, from, to, edge) in graph.edges() {
-        if edge.kind != EdgeKind::Calls || edge.reason == Reason::Scip {
-            continue;
-        }
-        let Some(file) = graph.node(from).file else { continue };
-        let Some(line) = edge.line else { continue };
-        if !covered[file.0 as usize] {
-            continue;
-        }
-        let Some(calls) = resolved_calls.get(&(from, line)) else { continue };
-        if calls.iter().any(|&(_, target)| same_callee(graph, &overloads, to, target)) {
-            confirmed.push((id, from, to, line));
-        } else if calls.iter().any(|(written, _)| written_as(graph, to, written)) {
-            dropped.insert(id);
-        }
-    }
-    report.confirmed = confirmed.len();
-    report.dropped = dropped.len();
-    for &(id, ..) in &confirmed {
-        let edge = graph.edge_mut(id);
-        edge.reason = Reason::ScipConfirmed;
-        edge.confidence = 1.0;
-    }
-    if !dropped.is_empty() {
-        graph.retain_edges(|id, _, _, _| !dropped.contains(&id));
-    }
-    // What the index adds beyond what Fathom found; an edge Fathom found
-    // too (a call confirmed above, a base, an import) is marked instead.
-    let canonical: HashMap<NodeId, NodeId> =
-        overloads.iter().flat_map(|(&last, all)| all.iter().map(move |&node| (node, last))).collect();
-    // An external target is known by its dotted path: Fathom's nodes are
-    // named `dataclasses.dataclass`, the index's
-    // `python-stdlib@3.11:dataclasses.dataclass`.
-    let key = |graph: &CodeGraph, from: NodeId, to: NodeId, edge: &Edge| {
-        let line = matches!(edge.kind, EdgeKind::Calls | EdgeKind::Uses).then_some(edge.line).flatten();
-        let node = graph.node(to);
-        let to = match node.is_external {
-            true => Err(external_path(&node.qualified_name).to_owned()),
-            false => Ok(canonical.get(&to).copied().unwrap_or(to)),
-        };
-        (from, to, edge.kind, line)
-    };
-    let existing: rustc_hash::FxHashMap<_, fathom_graph::EdgeId> = graph
-        .edges()
-        .filter(|(_, _, _, e)| !e.kind.is_containment() && e.reason != Reason::Scip)
-        .map(|(id, from, to, edge)| (key(graph, from, to, edge), id))
-        .collect();
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut also_found = Vec::new();
-    for (from, to, edge) in added {
-        // A confirmed call to a constructor stands for the class's own entry.
-        if edge.kind == EdgeKind::Calls
-            && confirmed
-                .iter()
-                .any(|&(_, f, t, l)| f == from && Some(l) == edge.line && same_callee(graph, &overloads, t, to))
-        {
-            continue;
-        }
-        let key = key(graph, from, to, &edge);
-        if from == to || !seen.insert(key.clone()) {
-            continue;
-        }
-        if let Some(&id) = existing.get(&key) {
-            also_found.push(id);
-            continue;
-        }
-        *report.added.entry(edge.kind.label().to_owned()).or_default() += 1;
-        graph.add_edge(from, to, edge);
-    }
-    for id in also_found {
-        let edge = graph.edge_mut(id);
-        if edge.reason != Reason::ScipConfirmed {
-            edge.reason = Reason::ScipConfirmed;
-            edge.confidence = 1.0;
-            report.confirmed += 1;
-        }
-    }
-    report
+    Referenced { added, resolved_calls, index_calls, index_imports, references_elsewhere }
 }
 
 /// [`agreement::measure`] over the graph as Fathom resolved it.
