@@ -70,8 +70,32 @@ pub fn evaluate(root: &Path, corpora: &Path) -> Value {
                    "calls": kind(&report.agreement.calls), "imports": kind(&report.agreement.imports)}),
         );
     }
+    // Pooled by language: the sites and references of its projects together.
+    let mut languages = serde_json::Map::new();
+    for p in projects.values() {
+        let language = p["language"].as_str().unwrap_or("").to_owned();
+        let entry = languages.entry(language).or_insert_with(|| json!({}));
+        for kind in ["calls", "imports"] {
+            for key in ["judged", "agreed", "index_edges", "found"] {
+                let sum = entry[kind][key].as_u64().unwrap_or(0) + p[kind][key].as_u64().unwrap_or(0);
+                entry[kind][key] = json!(sum);
+            }
+        }
+    }
+    for entry in languages.values_mut() {
+        for kind in ["calls", "imports"] {
+            let k = &entry[kind];
+            let of = |a: &str, b: &str| {
+                let (a, b) = (k[a].as_u64().unwrap_or(0), k[b].as_u64().unwrap_or(0));
+                ratio((b > 0).then(|| a as f64 / b as f64))
+            };
+            let (precision, recall) = (of("agreed", "judged"), of("found", "index_edges"));
+            entry[kind]["precision"] = precision;
+            entry[kind]["recall"] = recall;
+        }
+    }
     json!({"goal": {"calls_precision": GOAL_PRECISION, "calls_recall": GOAL_RECALL},
-           "projects": projects, "skipped": skipped})
+           "projects": projects, "languages": languages, "skipped": skipped})
 }
 
 pub fn print_table(report: &Value) {
@@ -99,6 +123,22 @@ pub fn print_table(report: &Value) {
                 k["found"],
                 causes("wrong_by_cause"),
                 causes("missed_by_cause")
+            );
+        }
+    }
+    for (language, l) in report["languages"].as_object().into_iter().flatten() {
+        for kind in ["calls", "imports"] {
+            let k = &l[kind];
+            println!(
+                "{:<18} {:<11} {:>6.3} {:>6.3} {:>7} {:>9} {:>6} {:>6}",
+                format!("all {language}"),
+                kind.to_uppercase(),
+                k["precision"].as_f64().unwrap_or(f64::NAN),
+                k["recall"].as_f64().unwrap_or(f64::NAN),
+                k["judged"],
+                "",
+                k["index_edges"],
+                k["found"]
             );
         }
     }
