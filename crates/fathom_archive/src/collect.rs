@@ -149,13 +149,7 @@ impl<'a> Collector<'a> {
             self.full = self.kept_bytes > self.options.limits.max_total_bytes;
             return self.listed.push(crate::Listed { path, bytes: entry.declared_size });
         }
-        let bytes = match read(cap) {
-            Ok(bytes) => bytes,
-            Err(err) => return self.skip(path, SkipReason::Unreadable, err.to_string()),
-        };
-        if bytes.len() as u64 > cap {
-            return self.skip(path, SkipReason::TooLarge, format!("more than {} when decompressed", human_bytes(cap)));
-        }
+        let Some((path, bytes)) = self.read_within(path, read, cap) else { return };
         let utf16 = utf16_with_bom(&bytes);
         if utf16.is_none() && looks_binary(&bytes) {
             return self.skip(path, SkipReason::Binary, "contains NUL bytes".into());
@@ -211,12 +205,29 @@ impl<'a> Collector<'a> {
         if entry.declared_size > cap {
             return self.skip(path, SkipReason::TooLarge, too_large(entry.declared_size, cap));
         }
+        if let Some((path, bytes)) = self.read_within(path, read, cap) {
+            self.scip.push(crate::Attached { path, bytes });
+        }
+    }
+
+    /// Reads an entry, at most `cap` bytes of it: `None` where it cannot be
+    /// read or holds more, skipped with that cause.
+    fn read_within(
+        &mut self,
+        path: String,
+        read: impl FnOnce(u64) -> io::Result<Vec<u8>>,
+        cap: u64,
+    ) -> Option<(String, Vec<u8>)> {
         match read(cap) {
             Ok(bytes) if bytes.len() as u64 > cap => {
-                self.skip(path, SkipReason::TooLarge, format!("more than {} when decompressed", human_bytes(cap)))
+                self.skip(path, SkipReason::TooLarge, format!("more than {} when decompressed", human_bytes(cap)));
+                None
             }
-            Ok(bytes) => self.scip.push(crate::Attached { path, bytes }),
-            Err(err) => self.skip(path, SkipReason::Unreadable, err.to_string()),
+            Ok(bytes) => Some((path, bytes)),
+            Err(err) => {
+                self.skip(path, SkipReason::Unreadable, err.to_string());
+                None
+            }
         }
     }
 

@@ -332,6 +332,24 @@ impl Sample {
     }
 }
 
+/// A SCIP index read from its bytes; one that cannot be read is named among
+/// the files left out, with its cause.
+fn read_scip_or_skip(
+    path: &str,
+    bytes: &[u8],
+    skipped: &mut Vec<fathom_archive::Skipped>,
+) -> Option<fathom_scip::ScipIndex> {
+    fathom_scip::read(path, bytes)
+        .map_err(|why| {
+            skipped.push(fathom_archive::Skipped {
+                path: path.to_owned(),
+                reason: fathom_archive::SkipReason::Unreadable,
+                detail: why.to_string(),
+            })
+        })
+        .ok()
+}
+
 /// Files parsed (per thread) between two progress reports when parsing here.
 const PARSE_BATCH: usize = 256;
 
@@ -355,16 +373,9 @@ impl Staged {
     /// with the files left out, with its cause, and the graph stays
     /// Fathom's own.
     pub fn attach_scip(&mut self, name: &str, bytes: &[u8]) {
-        match fathom_scip::read(name, bytes) {
-            Ok(index) => {
-                self.scip.retain(|held| !held.same_as(&index));
-                self.scip.insert(0, index);
-            }
-            Err(why) => self.skipped.push(fathom_archive::Skipped {
-                path: name.to_owned(),
-                reason: fathom_archive::SkipReason::Unreadable,
-                detail: why.to_string(),
-            }),
+        if let Some(index) = read_scip_or_skip(name, bytes, &mut self.skipped) {
+            self.scip.retain(|held| !held.same_as(&index));
+            self.scip.insert(0, index);
         }
     }
 
@@ -372,17 +383,7 @@ impl Staged {
         let Archive { files, mut skipped, root, scip: attached, .. } = archive;
         // SCIP indexes found in the archive: read now, so a damaged one is
         // named with the files left out and the graph stays Fathom's own.
-        let mut scip = Vec::new();
-        for fathom_archive::Attached { path, bytes } in attached {
-            match fathom_scip::read(&path, &bytes) {
-                Ok(index) => scip.push(index),
-                Err(why) => skipped.push(fathom_archive::Skipped {
-                    path,
-                    reason: fathom_archive::SkipReason::Unreadable,
-                    detail: why.to_string(),
-                }),
-            }
-        }
+        let scip = attached.iter().filter_map(|a| read_scip_or_skip(&a.path, &a.bytes, &mut skipped)).collect();
         let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
             files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
         let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };

@@ -225,31 +225,26 @@ fn is_word(c: char) -> bool {
 /// Where `name` stands as a whole word in `text[start..end]`, outside a
 /// decorator (`@name.setter` comes before `def name`).
 fn name_in(text: &str, start: usize, end: usize, name: &str) -> Option<usize> {
-    let slice = text.get(start..end.min(text.len()))?;
-    slice
-        .match_indices(name)
-        .map(|(at, _)| start + at)
-        .find(|&at| {
-            let before = text[..at].chars().next_back();
-            let after = text[at + name.len()..].chars().next();
-            !before.is_some_and(|c| is_word(c) || c == '@' || c == '.')
-                && !after.is_some_and(|c| is_word(c) || c == '.')
-        })
-        .or_else(|| {
-            slice.match_indices(name).map(|(at, _)| start + at).find(|&at| {
-                !text[..at].chars().next_back().is_some_and(is_word)
-                    && !text[at + name.len()..].chars().next().is_some_and(is_word)
-            })
-        })
+    let outside_decorator = |before: char, after: char| before == '@' || before == '.' || after == '.';
+    word_in(text, start, end, name, &outside_decorator).or_else(|| word_in(text, start, end, name, &|_, _| false))
 }
 
 /// Where `name` stands as a whole word on 1-based `line`.
 fn name_on_line(text: &str, starts: &[usize], line: u32, name: &str) -> Option<usize> {
     let start = *starts.get(line.checked_sub(1)? as usize)?;
     let end = starts.get(line as usize).map_or(text.len(), |&next| next);
-    text[start..end].match_indices(name).map(|(at, _)| start + at).find(|&at| {
-        !text[..at].chars().next_back().is_some_and(is_word)
-            && !text[at + name.len()..].chars().next().is_some_and(is_word)
+    word_in(text, start, end, name, &|_, _| false)
+}
+
+/// The first place in `text[start..end]` where `name` stands as a whole
+/// word and `refuse(the char before, the char after)` does not hold (a
+/// text's edge reads as a space).
+fn word_in(text: &str, start: usize, end: usize, name: &str, refuse: &dyn Fn(char, char) -> bool) -> Option<usize> {
+    let slice = text.get(start..end.min(text.len()))?;
+    slice.match_indices(name).map(|(at, _)| start + at).find(|&at| {
+        let before = text[..at].chars().next_back().unwrap_or(' ');
+        let after = text[at + name.len()..].chars().next().unwrap_or(' ');
+        !is_word(before) && !is_word(after) && !refuse(before, after)
     })
 }
 

@@ -589,13 +589,17 @@ fn measure_agreement(
     let file_of = |node: NodeId| graph.node(node).file.and_then(|id| by_file.get(&id.0)).map(|&at| &files[at]);
     // A plain name the caller's file imports from a module other than the
     // one whose file defines it.
+    // A module as its file's stem (`views`), and as an import names it
+    // (`..shop.views`, `./views`: its last segment).
+    let stem = |path: &'_ str| path.rsplit('/').next().unwrap_or(path).split('.').next().unwrap_or(path).to_owned();
+    let named = |source: &str| source.rsplit(['.', '/']).find(|s| !s.is_empty()).map(str::to_owned);
     let imported_from_elsewhere = |from: NodeId, written: &str, target: NodeId| {
         let (Some(file), Some(path)) = (file_of(from), graph.path_of(target)) else { return false };
-        let stem = path.rsplit('/').next().unwrap_or(path).split('.').next().unwrap_or(path);
-        file.facts.imports.iter().any(|i| {
-            i.local_name() == Some(written)
-                && i.source.rsplit(['.', '/']).find(|s| !s.is_empty()).is_some_and(|last| last != stem)
-        })
+        let module = stem(path);
+        file.facts
+            .imports
+            .iter()
+            .any(|i| i.local_name() == Some(written) && named(&i.source).is_some_and(|m| m != module))
     };
     let decorated = |target: NodeId| {
         file_of(target).is_some_and(|file| {
@@ -611,12 +615,11 @@ fn measure_agreement(
     let reexported = |from: NodeId, target: NodeId| {
         let Some(file) = file_of(from) else { return false };
         let name = graph.node(target).name.as_str();
-        let module = graph.path_of(target).map(|p| p.rsplit('/').next().unwrap_or(p).split('.').next().unwrap_or(p));
+        let module = graph.path_of(target).map(stem);
         let package = file.path.ends_with("__init__.py");
         file.facts.imports.iter().any(|i| {
             (i.reexport || package)
-                && (i.name.as_deref() == Some(name)
-                    || i.source.rsplit(['.', '/']).find(|s| !s.is_empty()).is_some_and(|last| Some(last) == module))
+                && (i.name.as_deref() == Some(name) || named(&i.source).is_some_and(|m| Some(m) == module))
         })
     };
     let lookups = agreement::Lookups {
