@@ -371,29 +371,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Export { target, format, output } => {
             let index = open(&target)?;
-            if let ExportFormat::Scip = format {
-                let exported = index.export_scip();
-                let path = output.unwrap_or_else(|| PathBuf::from("index.scip"));
-                std::fs::write(&path, &exported.bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
-                eprintln!(
-                    "fathom: wrote {} documents, {} definitions, {} references and {} relationships to {}",
-                    exported.documents,
-                    exported.definitions,
-                    exported.references,
-                    exported.relationships,
-                    path.display()
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            let export = index.export_graph();
             let write = |path: &Path, text: &str| {
                 std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))
             };
             let text = match format {
-                ExportFormat::Json => serde_json::to_string_pretty(&export)? + "\n",
-                ExportFormat::Graphml => fathom_engine::export::graphml(&export)? + "\n",
-                ExportFormat::Scip => unreachable!("written above"),
+                ExportFormat::Json => serde_json::to_string_pretty(&index.export_graph())? + "\n",
+                ExportFormat::Graphml => fathom_engine::export::graphml(&index.export_graph())? + "\n",
+                ExportFormat::Scip => {
+                    let exported = index.export_scip();
+                    let path = output.unwrap_or_else(|| PathBuf::from("index.scip"));
+                    std::fs::write(&path, &exported.bytes)
+                        .with_context(|| format!("cannot write `{}`", path.display()))?;
+                    eprintln!(
+                        "fathom: wrote {} documents, {} definitions, {} references and {} relationships to {}",
+                        exported.documents,
+                        exported.definitions,
+                        exported.references,
+                        exported.relationships,
+                        path.display()
+                    );
+                    return Ok(ExitCode::SUCCESS);
+                }
                 ExportFormat::Csv => {
+                    let export = index.export_graph();
                     let dir = output.unwrap_or_else(|| PathBuf::from("."));
                     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
                     write(&dir.join("nodes.csv"), &fathom_engine::export::nodes_csv(&export)?)?;
