@@ -15,18 +15,7 @@ export async function uploadZip(page: Page, name: string, bytes: Uint8Array): Pr
 
 /** Drops a zip onto the drop zone, as a user dragging it from their file manager would. */
 export async function dropZip(page: Page, name: string, bytes: Uint8Array): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    ({ base64, fileName }) => {
-      const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([data], fileName, { type: 'application/zip' }));
-      return transfer;
-    },
-    { base64: Buffer.from(bytes).toString('base64'), fileName: name },
-  );
-  const zone = page.getByTestId('drop-zone');
-  await zone.dispatchEvent('dragenter', { dataTransfer });
-  await zone.dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [{ name, bytes, type: 'application/zip' }]);
 }
 
 /** Drops several files at once onto the drop zone (an archive and a SCIP index beside it). */
