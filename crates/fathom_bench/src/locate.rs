@@ -249,6 +249,12 @@ pub fn evaluate(
         std::fs::create_dir_all(&dir).unwrap();
         std::cell::RefCell::new(std::fs::File::create(Path::new(&dir).join("locate.jsonl")).unwrap())
     });
+    // `FATHOM_EVAL_CHUNKS=FILE`: every distinct chunk's cache key and text,
+    // once, for embedding them elsewhere (`scripts/dev/embed-chunks.py` on a
+    // GPU) into the disk cache that the dense modes then read.
+    let mut exported: HashSet<String> = HashSet::new();
+    let mut export = std::env::var_os("FATHOM_EVAL_CHUNKS")
+        .map(|file| std::io::BufWriter::new(std::fs::File::create(file).expect("the chunk export is writable")));
     for instance in &instances {
         let id = instance["instance_id"].as_str().unwrap();
         let repo = instance["repo"].as_str().unwrap().to_owned();
@@ -282,6 +288,14 @@ pub fn evaluate(
         }
         let static_s = started.elapsed().as_secs_f64();
         let query = instance["problem_statement"].as_str().unwrap();
+        if let Some(out) = &mut export {
+            for chunk in 0..index.chunks().len() {
+                let (Some(key), Some(text)) = (index.chunk_hash(chunk), index.chunk_text(chunk)) else { continue };
+                if exported.insert(key.clone()) {
+                    writeln!(out, "{}", json!({"key": key, "text": text})).unwrap();
+                }
+            }
+        }
         let vector = match &mut embedder {
             Some((model, cache)) => {
                 let report = fathom_engine::embed::embed_index(
