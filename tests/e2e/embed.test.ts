@@ -53,14 +53,14 @@ describe('the example page', () => {
 
       // The symbol panel works inside the shadow root, references included.
       const panel = explorer.getByTestId('symbol-panel');
-      await expect.poll(() => panel.locator('.symbol-name').textContent()).toContain('FathomClient');
+      await expect.poll(() => panel.locator('.symbol-name').getAttribute('data-qualified')).toContain('FathomClient');
       await panel.getByTestId('references-button').click();
       await expect.poll(() => panel.getByTestId('reference').count(), { timeout: 10_000 }).toBeGreaterThan(0);
 
       // A click on a name in the code goes to its definition (caret lookup through the shadow root).
       await clickWord(page, code.locator('.line', { hasText: 'this.#worker = this.#spawn()' }).first(), '#spawn');
       await expect.poll(() => code.getAttribute('data-definition'), { timeout: 10_000 }).toBe('web/src/client.FathomClient.#spawn');
-      await expect.poll(() => panel.locator('.symbol-name').textContent(), { timeout: 10_000 }).toBe('web/src/client.FathomClient.#spawn');
+      await expect.poll(() => panel.locator('.symbol-name').getAttribute('data-qualified'), { timeout: 10_000 }).toBe('web/src/client.FathomClient.#spawn');
       expect(await panel.getByTestId('callers').locator('li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.symbol)))
         .toContain('web/src/client.FathomClient.#replace');
       expect(await panel.getByTestId('show-in-map').count()).toBe(0);

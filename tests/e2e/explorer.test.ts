@@ -84,7 +84,7 @@ describe('the symbol panel', () => {
       await page.getByTestId('search-result').first().click();
       const panel = page.getByTestId('symbol-panel');
       await expect.poll(() => panel.isVisible()).toBe(true);
-      expect(await panel.locator('.symbol-name').textContent()).toBe('pkg.calc.Calculator');
+      expect(await panel.locator('.symbol-name').getAttribute('data-qualified')).toBe('pkg.calc.Calculator');
       const members = await panel.getByTestId('members').locator('li').evaluateAll((items) =>
         items.map((li) => (li as HTMLElement).dataset.symbol));
       expect(members).toContain('pkg.calc.Calculator.add');
@@ -446,7 +446,7 @@ describe('manners', () => {
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('Enter');
       await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
-      await expect.poll(() => page.getByTestId('symbol-panel').locator('.symbol-name').textContent()).toBe('pkg.calc.Calculator.add');
+      await expect.poll(() => page.getByTestId('symbol-panel').locator('.symbol-name').getAttribute('data-qualified')).toBe('pkg.calc.Calculator.add');
       await page.keyboard.press('Shift+F12');
       const references = page.getByTestId('reference');
       await expect.poll(() => references.count(), { timeout: 10_000 }).toBeGreaterThan(0);

@@ -47,7 +47,7 @@ describe('Flask 3.0.3, end to end', () => {
 
       // Callers, with the confidence of each edge, and references by file and line.
       const panel = page.getByTestId('symbol-panel');
-      await expect.poll(() => panel.locator('.symbol-name').textContent()).toMatch(/\.Flask\.dispatch_request$/);
+      await expect.poll(() => panel.locator('.symbol-name').getAttribute('data-qualified')).toMatch(/\.Flask\.dispatch_request$/);
       const callers = await panel.getByTestId('callers').locator('li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.symbol));
       expect(callers.some((c) => c?.endsWith('.Flask.full_dispatch_request'))).toBe(true);
       expect(await panel.getByTestId('callers').locator('.edge-meta').first().textContent()).toMatch(/^\d\.\d\d /);

@@ -94,7 +94,7 @@ async function results(
   return page.evaluate(() => {
     const list = document.querySelector<HTMLElement>('[data-testid="search-results"]');
     const hits = [...document.querySelectorAll<HTMLElement>('[data-testid="search-result"]')].map((li) => ({
-      symbol: li.querySelector('.symbol')?.textContent ?? '',
+      symbol: li.dataset.symbol ?? '',
       lanes: [...li.querySelectorAll<HTMLElement>('.lane')].map((l) => l.dataset.lane ?? ''),
     }));
     return { mode: list?.dataset.mode ?? '', meaning: list?.dataset.meaning ?? '', hits };

@@ -69,7 +69,7 @@ describe('tests for a change, on Flask 3.0.3', () => {
       // (a) A unified diff: the changed line is read as get_flashed_messages,
       // and the flashing tests come first, each with the TESTS edge as evidence.
       expect(await ask(page, flashDiff())).toBe('ready');
-      const changed = await page.getByTestId('tests-for-changed').locator('[data-symbol]').allTextContents();
+      const changed = await page.getByTestId('tests-for-changed').locator('[data-symbol]').evaluateAll((links) => links.map((l) => (l as HTMLElement).dataset.symbol ?? ''));
       expect(changed).toEqual(['flask.helpers.get_flashed_messages']);
       const tests = await recommended(page);
       expect(tests.length).toBeGreaterThanOrEqual(3);

@@ -3,7 +3,7 @@
 // off the graph, and the Markdown). This draws it, with a small SVG of the
 // connecting subgraph, and copies the Markdown as context for an LLM.
 import type { FeatureCard, NodeRef } from '../../web/src/index';
-import { h, symbolLink } from '../../web/src/ui/dom';
+import { h, pathLabel, symbolLink } from '../../web/src/ui/dom';
 
 export interface FeatureCardActions {
   build(query: string, budget: number): Promise<FeatureCard>;
@@ -86,7 +86,7 @@ export class FeatureCardView {
       card.edges.length > 0 ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton), subgraph(card)) : null,
       h('section', { 'data-testid': 'card-symbols' }, h('h3', {}, 'Symbols'),
         ...card.symbols.map((s) => h('article', { class: 'card-symbol' },
-          h('header', {}, this.#link(s.symbol), h('span', { class: 'cite' }, `${s.symbol.file}:${s.symbol.start_line}-${s.symbol.end_line}`)),
+          h('header', {}, this.#link(s.symbol), pathLabel(s.symbol.file ?? '', `${s.symbol.start_line}-${s.symbol.end_line}`)),
           s.doc ? h('p', { class: 'symbol-doc' }, s.doc) : null,
           s.code ? h('pre', { class: 'card-code' }, clip(s.code)) : null))),
       card.tests.length > 0

@@ -3,7 +3,7 @@
 // definitions, walking the graph, fusing the lanes, abstaining); this panel
 // takes the change, draws the answer with its evidence, and opens code.
 import type { Change, Hop, NodeRef, RecommendedTest, TestsFor } from '../../web/src/index';
-import { h, symbolLink } from '../../web/src/ui/dom';
+import { h, pathLabel, symbolLink } from '../../web/src/ui/dom';
 
 export interface TestsForActions {
   testsFor(change: Change): Promise<TestsFor>;
@@ -83,8 +83,8 @@ export class TestsForView {
     }
   }
 
-  #link(node: NodeRef, label?: string): HTMLButtonElement {
-    return symbolLink(node, (n) => this.#actions.open(n), label);
+  #link(node: NodeRef, container = true): HTMLButtonElement {
+    return symbolLink(node, (n) => this.#actions.open(n), { container });
   }
 
   #render(found: TestsFor): void {
@@ -121,7 +121,7 @@ export class TestsForView {
     ].filter(Boolean).join(' · ');
     return h('li', { class: 'tests-item', 'data-testid': 'recommended-test', 'data-symbol': t.test.qualified_name },
       h('header', {}, this.#link(t.test),
-        h('span', { class: 'cite' }, `${t.test.file ?? ''}:${t.test.start_line}`),
+        pathLabel(t.test.file ?? '', String(t.test.start_line)),
         h('span', { class: 'score', title: 'reciprocal rank fusion of the lanes' }, t.score.toFixed(4))),
       h('div', { class: 'muted' }, lanes,
         t.graph_score !== null ? ` · path confidence ${t.graph_score.toFixed(2)}` : '',
@@ -132,9 +132,9 @@ export class TestsForView {
 
   #hop(hop: Hop): HTMLElement {
     return h('li', { class: 'hop', 'data-type': hop.type },
-      this.#link(hop.from, hop.from.name), ' ',
+      this.#link(hop.from, false), ' ',
       h('span', { class: `edge edge-${hop.type}`, title: hop.reason }, `${hop.type} ${hop.confidence.toFixed(2)}`), ' ',
-      this.#link(hop.to, hop.to.name),
+      this.#link(hop.to, false),
       hop.line !== null ? h('span', { class: 'muted' }, ` line ${hop.line}`) : null);
   }
 

@@ -69,6 +69,7 @@ export class CodeView {
   /** Highlights lines start..end (1-based, inclusive) of the rendered file and scrolls to them. */
   highlight({ start, end }: LineRange, detail: string): void {
     this.#meta.textContent = detail;
+    this.#meta.title = detail;
     for (const line of this.#code.querySelectorAll<HTMLElement>('.line.hl')) {
       line.classList.remove('hl');
       delete line.dataset.testid;
@@ -125,14 +126,14 @@ export class CodeView {
   }
 
   #renderPath(path: string): void {
+    // The folders give way (cut at their end); the file name stays whole.
     const segments = path.split('/');
-    const crumbs: Node[] = [];
-    segments.forEach((segment, index) => {
-      if (index > 0) crumbs.push(h('span', { class: 'sep' }, '/'));
-      crumbs.push(h('span', { class: index === segments.length - 1 ? 'crumb leaf' : 'crumb' }, segment));
-    });
-    this.#path.replaceChildren(...crumbs);
+    const leaf = segments.pop() ?? path;
+    const folders: Node[] = [];
+    for (const segment of segments) folders.push(h('span', { class: 'crumb' }, segment), h('span', { class: 'sep' }, '/'));
+    this.#path.replaceChildren(folders.length > 0 ? h('span', { class: 'path-head' }, ...folders) : '', h('span', { class: 'crumb leaf' }, leaf));
     this.#path.dataset.path = path;
+    this.#path.title = path;
   }
 }
 

@@ -7,6 +7,7 @@ import type { FathomClient } from '../client';
 import type { NodeRef, SearchHit } from '../protocol';
 import type { CodeView, LineRange } from './codeview';
 import { citation } from './search';
+import { splitName } from './dom';
 import type { SymbolPanel } from './symbolpanel';
 
 export interface NavigatorHooks {
@@ -35,14 +36,14 @@ export class Navigator {
   }
 
   openHit(hit: SearchHit): Promise<void> {
-    return this.open(hit.file, { start: hit.start_line, end: hit.end_line }, `${hit.kind} ${hit.symbol} · ${citation(hit)}`, hit.symbol);
+    return this.open(hit.file, { start: hit.start_line, end: hit.end_line }, `${named(hit.kind, hit.symbol, hit.name)} · ${citation(hit)}`, hit.symbol);
   }
 
   /** Opens a graph node's definition. */
   openNode(node: NodeRef): Promise<void> {
     if (node.file === null) return Promise.resolve();
     const where = `${node.file}:${node.start_line}-${node.end_line}`;
-    return this.open(node.file, { start: node.start_line, end: node.end_line }, `${node.kind} ${node.qualified_name} · ${where}`, node.qualified_name);
+    return this.open(node.file, { start: node.start_line, end: node.end_line }, `${named(node.kind, node.qualified_name, node.name)} · ${where}`, node.qualified_name);
   }
 
   /** A click on an identifier: its definition (the engine's best guess, with its confidence). */
@@ -53,7 +54,7 @@ export class Navigator {
     if (!best || best.file === null) return;
     const where = `${best.file}:${best.start_line}-${best.end_line}`;
     await this.open(best.file, { start: best.start_line, end: best.end_line },
-      `${best.kind} ${best.symbol} · ${where} · found by ${best.found_by} (${best.confidence.toFixed(2)})`, best.symbol);
+      `${named(best.kind, best.symbol, '')} · ${where} · found by ${best.found_by} (${best.confidence.toFixed(2)})`, best.symbol);
   }
 
   /** Shows `file` with `lines` highlighted, and `symbol`'s context in the panel when given. */
@@ -84,4 +85,10 @@ export class Navigator {
       this.#hooks.error(`Could not open ${file}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** A symbol as the code header names it, its own name first: `method findByUsername in com.acme.repo.UserRepository`. */
+function named(kind: string, qualified: string, name: string): string {
+  const parts = splitName(qualified, name);
+  return `${kind} ${parts.name}${parts.container ? ` in ${parts.container}` : ''}`;
 }

@@ -1,6 +1,6 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
 import type { FileHit, Meaning, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
-import { h, plural } from './dom';
+import { h, pathLabel, plural, symbolLabel } from './dom';
 
 const DEBOUNCE_MS = 80;
 const RESULT_LIMIT = 50;
@@ -265,19 +265,18 @@ function explainTitle(hit: SearchHit): string {
 }
 
 function resultItem(hit: SearchHit, index: number): HTMLElement {
-  const prefix = hit.symbol.endsWith(hit.name) ? hit.symbol.slice(0, hit.symbol.length - hit.name.length) : '';
-  const name = prefix ? hit.name : hit.symbol;
   return h('li', {
     'data-testid': 'search-result',
     'data-index': index,
+    'data-symbol': hit.symbol,
     role: 'option',
     'aria-selected': 'false',
     title: explainTitle(hit),
   },
     h('span', { class: `badge kind-${hit.kind}`, title: hit.kind }, KIND_BADGES[hit.kind] ?? hit.kind),
-    h('span', { class: 'symbol' }, prefix ? h('span', { class: 'qual' }, prefix) : null, h('span', { class: 'name' }, name)),
-    h('span', { class: 'why' }, ...why(hit)),
-    h('span', { class: 'cite' }, citation(hit)),
+    h('span', { class: 'result-head' },
+      symbolLabel({ name: hit.name, qualified_name: hit.symbol, kind: hit.kind }), h('span', { class: 'why' }, ...why(hit))),
+    pathLabel(hit.file, `${hit.start_line}-${hit.end_line}`),
     snippetOf(hit),
   );
 }
@@ -303,11 +302,15 @@ function snippetOf(hit: SearchHit): HTMLElement | null {
 
 function fileItem(file: FileHit, index: number): HTMLElement {
   const best = file.symbols[0];
+  const slash = file.file.lastIndexOf('/');
   return h('li', { 'data-testid': 'search-result', 'data-index': index, 'data-file': file.file, role: 'option', 'aria-selected': 'false' },
     h('span', { class: 'badge' }, 'file'),
-    h('span', { class: 'symbol' }, h('span', { class: 'name' }, file.file)),
-    h('span', { class: 'why' }, ...file.symbols.map((s) => h('span', { class: 'lane' }, s.symbol.split(/[.:/]/).pop() ?? s.symbol))),
-    h('span', { class: 'cite' }, best ? `${file.file}:${best.start_line}-${best.end_line}` : file.file),
+    h('span', { class: 'result-head' },
+      h('span', { class: 'sym', title: file.file },
+        h('span', { class: 'sym-name' }, file.file.slice(slash + 1)),
+        slash > 0 ? h('span', { class: 'sym-container', 'data-full': file.file.slice(0, slash) }, h('bdi', { dir: 'ltr' }, file.file.slice(0, slash))) : null),
+      h('span', { class: 'why' }, ...file.symbols.map((s) => h('span', { class: 'lane' }, s.symbol.split(/[.:/]/).pop() ?? s.symbol)))),
+    best ? pathLabel(file.file, `${best.start_line}-${best.end_line}`) : pathLabel(file.file),
   );
 }
 

@@ -3,7 +3,7 @@
 // it, and on request its impact (what depends on it, up to 4 hops). The graph
 // work is Rust's: this only shows what the worker returns.
 import type { Hop, NodeRef, Reached, Reference, SymbolContext } from '../index';
-import { h } from './dom';
+import { h, symbolLabel } from './dom';
 
 export interface SymbolPanelActions {
   open(node: NodeRef): void;
@@ -53,7 +53,7 @@ export class SymbolPanel {
     const parts: (HTMLElement | null)[] = [
       h('header', { class: 'symbol-head' },
         h('span', { class: 'symbol-kind' }, s.kind),
-        h('span', { class: 'symbol-name', title: s.qualified_name }, s.qualified_name),
+        withClass(symbolLabel(s, { where: s.file ? `${s.file}:${s.start_line}` : undefined }), 'symbol-name'),
         h('span', { class: 'muted', 'data-testid': 'metrics' }, metrics.join(' · ')),
         h('span', { class: 'symbol-actions' }, referencesButton, mapButton, impactButton)),
       ...docs,
@@ -125,7 +125,8 @@ export class SymbolPanel {
   }
 
   #button(node: NodeRef): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'link', disabled: node.file === null }, node.qualified_name);
+    const where = node.file ? `${node.file}:${node.start_line}` : 'outside the repository';
+    const button = h('button', { type: 'button', class: 'link', disabled: node.file === null }, symbolLabel(node, { where }));
     button.addEventListener('click', () => this.#actions.open(node));
     return button;
   }
@@ -173,6 +174,11 @@ function precise(reason: string): HTMLElement | null {
   return reason === 'scip' || reason === 'scip-confirmed'
     ? h('span', { class: 'precise', 'data-testid': 'precise', title: reason === 'scip' ? 'From a SCIP index (a compiler-grade indexer)' : "Fathom's inference, confirmed by a SCIP index" }, 'precise')
     : null;
+}
+
+function withClass<T extends HTMLElement>(element: T, name: string): T {
+  element.classList.add(name);
+  return element;
 }
 
 /** A docstring's first paragraph: the summary a panel has room for. */
