@@ -287,9 +287,32 @@ describe('the feature card', () => {
       const symbols = await page.getByTestId('card-symbols').locator('[data-symbol]').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.symbol));
       expect(symbols.some((s) => s?.startsWith('pkg.calc.Calculator'))).toBe(true);
       expect(await page.getByTestId('card-summary').textContent()).toContain('pkg/calc.py');
-      expect(await page.getByTestId('card-graph').locator('line').count()).toBeGreaterThan(0);
       expect(await page.getByTestId('card-tests').textContent()).toContain('test_calc');
+      // The card's graph: its symbols, their tests and the real edges between
+      // them, laid out left to right along each edge (a caller left of what
+      // it calls, a test left of what it tests), each edge with its type and
+      // confidence.
+      const graph = page.getByTestId('card-graph');
+      const drawn = await graph.evaluate((svg) => ({
+        nodes: Object.fromEntries([...svg.querySelectorAll<SVGGElement>('.ag-node')].map((n) => [n.dataset.symbol ?? '', { x: Number(n.dataset.x), role: n.dataset.role ?? '' }])) as Record<string, { x: number; role: string }>,
+        edges: [...svg.querySelectorAll<SVGGElement>('.ag-edge')].map((e) => ({
+          from: e.dataset.from ?? '', to: e.dataset.to ?? '', type: e.dataset.type ?? '', label: e.querySelector('text')?.textContent ?? '',
+        })),
+      }));
+      expect(drawn.edges.length).toBeGreaterThan(2);
+      expect(drawn.edges.some((e) => e.type === 'CALLS')).toBe(true);
+      expect(Object.values(drawn.nodes).some((n) => n.role === 'test')).toBe(true);
+      for (const e of drawn.edges) {
+        expect(e.label).toMatch(new RegExp(`^${e.type} [01]\\.\\d\\d$`));
+        if (e.type === 'CALLS' || e.type === 'TESTS') expect(drawn.nodes[e.from]!.x, `${e.from} -> ${e.to}`).toBeLessThan(drawn.nodes[e.to]!.x);
+      }
       await screenshot(page, 'feature-card');
+      // A node opens its code, from the keyboard too.
+      const node = graph.locator('.ag-node[data-symbol="pkg.calc.compute_total"]');
+      await node.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      await page.getByTestId('tab-card').click();
 
       await page.getByTestId('card-budget').selectOption('1000');
       await expect.poll(() => card.getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');

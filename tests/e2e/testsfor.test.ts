@@ -78,6 +78,15 @@ describe('tests for a change, on Flask 3.0.3', () => {
       expect(tests.filter((t) => t.hops.length > 0).every((t) => t.cite.startsWith('tests/test_basic.py:'))).toBe(true);
       expect(tests.every((t) => /(^|\/)tests\//.test(t.cite))).toBe(true);
       expect(tests[0]?.hops.at(-1)).toBe('TESTS');
+      // The evidence as one graph: tests left of what they reach, the change on the right.
+      const graph = await page.getByTestId('tests-for-graph').evaluate((svg) => ({
+        nodes: Object.fromEntries([...svg.querySelectorAll<SVGGElement>('.ag-node')].map((n) => [n.dataset.symbol ?? '', { x: Number(n.dataset.x), role: n.dataset.role ?? '' }])) as Record<string, { x: number; role: string }>,
+        edges: [...svg.querySelectorAll<SVGGElement>('.ag-edge')].map((e) => ({ from: e.dataset.from ?? '', to: e.dataset.to ?? '', type: e.dataset.type ?? '' })),
+      }));
+      expect(graph.nodes['flask.helpers.get_flashed_messages']?.role).toBe('changed');
+      expect(graph.nodes[tests[0]!.symbol]?.role).toBe('test');
+      expect(graph.edges.filter((e) => e.type === 'TESTS').length).toBeGreaterThan(0);
+      for (const e of graph.edges) expect(graph.nodes[e.from]!.x, `${e.from} -> ${e.to}`).toBeLessThan(graph.nodes[e.to]!.x);
       // The impact: what depends on the changed function, by package.
       const impact = page.getByTestId('tests-for-impact');
       expect(await impact.locator('summary code').allTextContents()).toEqual(expect.arrayContaining(['src/flask', 'tests']));

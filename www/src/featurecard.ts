@@ -1,9 +1,11 @@
 // The feature card: one view answering "how does X work" from the engine's
 // card (Rust builds it all: symbols, connecting edges, tests, a summary read
-// off the graph, and the Markdown). This draws it, with a small SVG of the
-// connecting subgraph, and copies the Markdown as context for an LLM.
+// off the graph, and the Markdown). This draws it, with the graph of its
+// symbols, what connects them and their tests, and copies the Markdown as
+// context for an LLM.
 import type { FeatureCard, NodeRef } from '../../web/src/index';
 import { h, pathLabel, symbolLink } from '../../web/src/ui/dom';
+import { type AnswerNode, answerGraph } from './answergraph';
 
 export interface FeatureCardActions {
   build(query: string, budget: number): Promise<FeatureCard>;
@@ -12,7 +14,6 @@ export interface FeatureCardActions {
 }
 
 const BUDGETS = [1000, 2000, 4000, 8000, 16000, 32000];
-const SVG = 'http://www.w3.org/2000/svg';
 
 export class FeatureCardView {
   readonly #root: HTMLElement;
@@ -75,6 +76,18 @@ export class FeatureCardView {
     return symbolLink(node, (n) => this.#actions.open(n));
   }
 
+  /** The card's symbols, the symbols that connect them, and the tests that reach them, with every edge among them. */
+  #graph(card: FeatureCard): SVGSVGElement {
+    const nodes: AnswerNode[] = [
+      ...card.symbols.map((s) => ({ ref: s.symbol, role: 'symbol' as const })),
+      ...card.connectors.map((ref) => ({ ref, role: 'connector' as const })),
+      ...card.tests.map((t) => ({ ref: t.node, role: 'test' as const })),
+      ...card.tests.flatMap((t) => t.path.flatMap((hop) => [hop.from, hop.to])).map((ref) => ({ ref, role: 'connector' as const })),
+    ];
+    const edges = [...card.edges, ...card.tests.flatMap((t) => t.path)];
+    return answerGraph(nodes, edges, (n) => this.#actions.open(n), 'card-graph');
+  }
+
   #render(card: FeatureCard): void {
     const keys = [...card.symbols.map((s) => s.symbol.qualified_name), ...card.connectors.map((c) => c.qualified_name)];
     const mapButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'card-map' }, 'Show in map');
@@ -83,7 +96,9 @@ export class FeatureCardView {
       h('h2', { class: 'card-title' }, card.query),
       h('p', { class: 'muted' }, `${card.mode} search · ${card.tokens.toLocaleString('en-US')} of ${card.budget.toLocaleString('en-US')} tokens as context`),
       h('ul', { class: 'card-summary', 'data-testid': 'card-summary' }, ...card.summary.map((s) => h('li', {}, ...inlineCode(s)))),
-      card.edges.length > 0 ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton), subgraph(card)) : null,
+      card.edges.length + card.tests.length > 0
+        ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton), this.#graph(card))
+        : null,
       h('section', { 'data-testid': 'card-symbols' }, h('h3', {}, 'Symbols'),
         ...card.symbols.map((s) => h('article', { class: 'card-symbol' },
           h('header', {}, this.#link(s.symbol), pathLabel(s.symbol.file ?? '', `${s.symbol.start_line}-${s.symbol.end_line}`)),
@@ -108,46 +123,4 @@ function inlineCode(text: string): (string | HTMLElement)[] {
 function clip(code: string): string {
   const lines = code.split('\n');
   return lines.length > 30 ? `${lines.slice(0, 30).join('\n')}\n… ${lines.length - 30} more lines` : code;
-}
-
-/** The card's symbols on a circle, its edges as arrows: small enough to read at a glance. */
-function subgraph(card: FeatureCard): SVGSVGElement {
-  const nodes = [...card.symbols.map((s) => ({ ref: s.symbol, main: true })), ...card.connectors.map((c) => ({ ref: c, main: false }))];
-  const width = 520;
-  const height = 260;
-  const at = new Map<number, { x: number; y: number }>();
-  nodes.forEach((n, i) => {
-    const angle = (2 * Math.PI * i) / nodes.length - Math.PI / 2;
-    at.set(n.ref.id, { x: width / 2 + Math.cos(angle) * 190, y: height / 2 + Math.sin(angle) * 95 });
-  });
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('class', 'card-svg');
-  svg.setAttribute('data-testid', 'card-graph');
-  const el = (tag: string, attrs: Record<string, string | number>, text?: string): SVGElement => {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
-  const defs = el('defs', {});
-  const marker = el('marker', { id: 'card-arrow', viewBox: '0 0 10 10', refX: 18, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' });
-  marker.append(el('path', { d: 'M 0 0 L 10 5 L 0 10 z', fill: '#8b8b8b' }));
-  defs.append(marker);
-  svg.append(defs);
-  for (const e of card.edges) {
-    const a = at.get(e.from.id);
-    const b = at.get(e.to.id);
-    if (!a || !b) continue;
-    const line = el('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: `card-edge edge-${e.type}`, 'marker-end': 'url(#card-arrow)' });
-    line.append(el('title', {}, `${e.from.qualified_name} ${e.type} ${e.to.qualified_name} (${e.confidence})`));
-    svg.append(line);
-  }
-  for (const n of nodes) {
-    const p = at.get(n.ref.id);
-    if (!p) continue;
-    svg.append(el('circle', { cx: p.x, cy: p.y, r: n.main ? 7 : 5, class: n.main ? 'card-node' : 'card-node connector' }));
-    svg.append(el('text', { x: p.x, y: p.y - 11, 'text-anchor': 'middle', class: 'card-label' }, n.ref.name));
-  }
-  return svg;
 }

@@ -4,12 +4,16 @@
 // takes the change, draws the answer with its evidence, and opens code.
 import type { Change, Hop, NodeRef, RecommendedTest, TestsFor } from '../../web/src/index';
 import { h, pathLabel, symbolLink } from '../../web/src/ui/dom';
+import { type AnswerNode, answerGraph } from './answergraph';
 
 export interface TestsForActions {
   testsFor(change: Change): Promise<TestsFor>;
   open(node: NodeRef): void;
   showInMap(keys: string[]): void;
 }
+
+/** The tests whose evidence the graph draws: the best ones, which the list explains in full. */
+const GRAPH_TESTS = 8;
 
 const EXAMPLE = 'Paste a unified diff (git diff, a .patch) or describe the change, e.g. “retry failed uploads”.';
 
@@ -106,11 +110,24 @@ export class TestsForView {
         : null,
       found.tests.length > 0
         ? h('section', {}, h('h3', {}, `Tests to run (${found.tests.length}) `, map),
+            this.#graph(found),
             h('ol', { class: 'tests-list' }, ...found.tests.map((t) => this.#test(t))))
         : null,
       found.impact.length > 0 ? this.#impact(found) : null,
     ];
     this.#result.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
+  }
+
+  /** How the best tests reach the change: their evidence paths as one graph. */
+  #graph(found: TestsFor): SVGSVGElement | null {
+    const tests = found.tests.filter((t) => t.path.length > 0).slice(0, GRAPH_TESTS);
+    if (tests.length === 0) return null;
+    const nodes: AnswerNode[] = [
+      ...found.changed.map((c) => ({ ref: c.symbol, role: 'changed' as const })),
+      ...tests.map((t) => ({ ref: t.test, role: 'test' as const })),
+      ...tests.flatMap((t) => t.path.flatMap((hop) => [hop.from, hop.to])).map((ref) => ({ ref, role: 'connector' as const })),
+    ];
+    return answerGraph(nodes, tests.flatMap((t) => t.path), (n) => this.#actions.open(n), 'tests-for-graph');
   }
 
   #test(t: RecommendedTest): HTMLElement {
