@@ -120,7 +120,7 @@ export class FathomExplorer extends HTMLElement {
       h('input', { type: 'text', 'data-filter': 'path', placeholder: 'path or glob', 'aria-label': 'Path filter', spellcheck: 'false' }));
     const status = h('span', { class: 'fx-status', 'aria-live': 'polite', 'data-testid': 'index-status' });
     const error = h('p', { class: 'fx-error', role: 'alert', 'data-testid': 'error', hidden: true });
-    const list = h('ol', { class: 'results', role: 'listbox', 'aria-label': 'Search results', 'data-testid': 'search-results' });
+    const list = h('ol', { class: 'results', role: 'listbox', 'aria-label': 'Search results', tabindex: 0, 'data-testid': 'search-results' });
     const searchStatus = h('div', { class: 'search-status', 'aria-live': 'polite' });
     const codeRoot = h('section', { class: 'code-pane', 'data-testid': 'code-view' },
       h('header', { class: 'code-header' },

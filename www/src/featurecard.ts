@@ -103,7 +103,7 @@ export class FeatureCardView {
         ...card.symbols.map((s) => h('article', { class: 'card-symbol' },
           h('header', {}, this.#link(s.symbol), pathLabel(s.symbol.file ?? '', `${s.symbol.start_line}-${s.symbol.end_line}`)),
           s.doc ? h('p', { class: 'symbol-doc' }, s.doc) : null,
-          s.code ? h('pre', { class: 'card-code' }, clip(s.code)) : null))),
+          s.code ? h('pre', { class: 'card-code', tabindex: 0, 'aria-label': `Code of ${s.symbol.qualified_name}` }, clip(s.code)) : null))),
       card.tests.length > 0
         ? h('section', { 'data-testid': 'card-tests' }, h('h3', {}, `Tests (${card.tests.length})`),
             h('ul', {}, ...card.tests.map((t) => h('li', {}, this.#link(t.node)))))

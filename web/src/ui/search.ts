@@ -65,6 +65,10 @@ export class SearchPanel {
       if ((event.target as HTMLElement).matches('input[type="text"], input[type="search"]')) this.#schedule();
     });
     input.addEventListener('keydown', (event) => this.#onKey(event));
+    // The list takes focus too (it scrolls): the same keys move through it.
+    list.addEventListener('keydown', (event) => {
+      if (event.target === list) this.#onKey(event);
+    });
     input.addEventListener('paste', (event) => {
       const text = event.clipboardData?.getData('text/plain') ?? '';
       if (!/[\r\n]/.test(text.trim())) return;
