@@ -66,6 +66,27 @@ describe('the map', () => {
       // Definitions out of the overview's level of detail are shown when focused.
       expect(await screenPosition(page, 'pkg.calc.compute_total')).not.toBeNull();
 
+      // The map's text alternative: the selected symbol and its neighbours,
+      // each a button that selects it in turn; the graph can be walked from
+      // the keyboard, and the selection's code opened.
+      const list = page.getByTestId('map-list');
+      expect(await list.getByTestId('map-list-selected').textContent()).toBe('compute_total');
+      const neighbours = await list.locator('li').evaluateAll((items) =>
+        items.map((li) => ({ key: li.querySelector<HTMLElement>('[data-key]')?.dataset.key ?? '', edge: (li as HTMLElement).dataset.edge ?? '' })));
+      expect(neighbours).toEqual(expect.arrayContaining([
+        { key: 'pkg.calc.Calculator.__init__', edge: 'CALLS' },
+        { key: 'pkg.calc', edge: 'CONTAINS' },
+      ]));
+      const step = list.locator('[data-key="pkg.calc.Calculator.__init__"]');
+      await step.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => list.getByTestId('map-list-selected').textContent()).toBe('__init__');
+      expect(await map.getAttribute('data-selected')).toBe('pkg.calc.Calculator.__init__');
+      // Enter moved the focus to the selection's own button: Enter again opens its code.
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      await page.getByTestId('tab-map').click();
+
       // Colour by directory and edge filters re-render without errors.
       await page.getByTestId('map-colour').selectOption('group');
       await page.locator('input[data-edge="CONTAINS"]').check();

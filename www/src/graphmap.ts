@@ -26,6 +26,9 @@ export interface MapTarget {
 
 type ColourBy = 'kind' | 'group';
 
+/** Neighbours listed beside the map; the rest are counted. */
+const MAX_LISTED = 60;
+
 /** A rectangle in graph coordinates. */
 interface Area {
   minX: number;
@@ -112,6 +115,9 @@ export class GraphMapView {
   /** Nodes in focus (a symbol's neighbourhood, a search, a query's rows); empty: no focus. */
   #focus = new Set<string>();
   #hovered: string | undefined;
+  /** The selected node (clicked, shown from the code, or picked in the list): the list beside the map names its neighbours. */
+  #selected: string | undefined;
+  readonly #list: HTMLElement;
   /** A frame is asked for to follow the layout's moves. */
   #layoutFrame = 0;
   #theme = themeColours();
@@ -129,7 +135,10 @@ export class GraphMapView {
     this.#canvas.addEventListener('keydown', (event) => this.#onKey(event));
     this.#legend = h('div', { class: 'map-legend' });
     this.#status = h('div', { class: 'map-status', 'data-testid': 'map-status', 'aria-live': 'polite' });
-    root.replaceChildren(this.#toolbar(), this.#canvas, this.#legend, this.#status);
+    // The map's text alternative: the selected node and its neighbours, as
+    // buttons, so the graph can be walked from the keyboard or a reader.
+    this.#list = h('section', { class: 'map-list', 'data-testid': 'map-list', 'aria-label': 'The selected node and its neighbours', 'aria-live': 'polite' });
+    root.replaceChildren(this.#toolbar(), h('div', { class: 'map-stage' }, this.#canvas, this.#legend, this.#status), this.#list);
   }
 
   get nodeCount(): number {
@@ -165,6 +174,7 @@ export class GraphMapView {
     }
     this.#graph = graph;
     this.#focus.clear();
+    this.#select(undefined);
     this.#shown = new Graph({ type: 'directed', multi: false, allowSelfLoops: false });
     this.#sigma = new Sigma(this.#shown, this.#canvas, {
       renderEdgeLabels: false,
@@ -213,6 +223,9 @@ export class GraphMapView {
       if (wanted.has(key)) this.#focus.add(String(i));
     });
     this.#root.dataset.focus = String(this.#focus.size);
+    // The first key is the symbol asked about: it is the selection.
+    const first = keys[0] === undefined ? -1 : map.nodes.key.indexOf(keys[0]);
+    this.#select(first < 0 ? undefined : String(first));
     // sigma draws the new graph at once (setGraph refreshes), so the focus's
     // framed positions are known to zoom to.
     this.#sync();
@@ -402,9 +415,46 @@ export class GraphMapView {
     this.#sigma?.refresh({ partialGraph: { nodes, edges: [...edges] }, skipIndexation: true });
   }
 
+  /** Selects a node (or none) and lists its neighbours beside the map, each edge with its type and direction. */
+  #select(node: string | undefined): void {
+    this.#selected = node;
+    const graph = this.#graph;
+    const map = this.#map;
+    this.#root.dataset.selected = node === undefined || !map ? '' : map.nodes.key[Number(node)] ?? '';
+    if (node === undefined || !graph || !map || !graph.hasNode(node)) {
+      this.#list.replaceChildren(h('p', { class: 'muted' }, 'Select a node (click it, or "Show in map" from the code) to list its neighbours here.'));
+      return;
+    }
+    const i = Number(node);
+    const describe = (n: number) => `${map.kinds[map.nodes.kind[n]!]?.replace('_', ' ') ?? ''} ${map.nodes.key[n] ?? ''}`;
+    const neighbours: { node: string; edge: string; outgoing: boolean }[] = [];
+    graph.forEachOutEdge(node, (_edge, attributes, _source, target) => void neighbours.push({ node: target, edge: String(attributes.edgeType), outgoing: true }));
+    graph.forEachInEdge(node, (_edge, attributes, source) => void neighbours.push({ node: source, edge: String(attributes.edgeType), outgoing: false }));
+    neighbours.sort((a, b) => (map.nodes.label[Number(a.node)] ?? '').localeCompare(map.nodes.label[Number(b.node)] ?? ''));
+    const open = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'map-list-open' }, map.kinds[map.nodes.kind[i]!] === 'directory' ? 'Zoom to it' : 'Open code');
+    open.addEventListener('click', () => this.#open(node));
+    const shown = neighbours.slice(0, MAX_LISTED);
+    this.#list.replaceChildren(
+      h('h3', {}, 'Selected: ', h('span', { class: 'map-list-name', 'data-testid': 'map-list-selected', title: describe(i) }, map.nodes.label[i] ?? ''), ' ', open),
+      h('p', { class: 'muted' }, `${describe(i)} · ${neighbours.length} neighbour${neighbours.length === 1 ? '' : 's'}`),
+      h('ul', {}, ...shown.map((n) => {
+        const at = Number(n.node);
+        const pick = h('button', { type: 'button', class: 'link', 'data-key': map.nodes.key[at] ?? '', title: describe(at) }, map.nodes.label[at] ?? '');
+        pick.addEventListener('click', () => {
+          this.#select(n.node);
+          this.#zoomTo([n.node]);
+          this.#list.querySelector<HTMLElement>('[data-testid="map-list-open"]')?.focus();
+        });
+        return h('li', { 'data-edge': n.edge }, pick, h('span', { class: 'muted' }, n.outgoing ? ` · the selected ${n.edge} it` : ` · it ${n.edge} the selected`));
+      })),
+      h('p', { class: 'muted', hidden: neighbours.length <= shown.length }, `and ${neighbours.length - shown.length} more`),
+    );
+  }
+
   #open(node: string): void {
     const map = this.#map;
     if (!map) return;
+    if (this.#selected !== node) this.#select(node);
     const i = Number(node);
     const kind = map.kinds[map.nodes.kind[i]!] ?? '';
     if (kind === 'directory') {
