@@ -17,6 +17,8 @@ function withApp(run: (app: AppPage) => Promise<void>): Promise<void> {
 
 async function openMap(page: Page): Promise<void> {
   await page.getByTestId('tab-map').click();
+  // The map opens on its architecture; the files and definitions are its next level.
+  await page.getByTestId('map-level-files').click();
   const map = page.getByTestId('graph-view');
   await expect.poll(() => map.getAttribute('data-nodes')).toMatch(/^[1-9]\d*$/);
   await expect.poll(() => map.getAttribute('data-layout'), { timeout: 20_000 }).toBe('done');

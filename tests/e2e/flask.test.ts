@@ -57,6 +57,7 @@ describe('Flask 3.0.3, end to end', () => {
 
       // The map of the whole repository, drawn with WebGL.
       await page.getByTestId('tab-map').click();
+      await page.getByTestId('map-level-files').click();
       const map = page.getByTestId('graph-view');
       await expect.poll(() => map.getAttribute('data-nodes'), { timeout: 20_000 }).toMatch(/^\d{4,}$/);
       await expect.poll(() => map.getAttribute('data-layout'), { timeout: 30_000 }).toBe('done');
@@ -82,7 +83,7 @@ describe('Flask 3.0.3, end to end', () => {
       await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('ready');
       const symbols = await page.getByTestId('card-symbols').locator('[data-symbol]').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.symbol ?? ''));
       expect(symbols.some((s) => /blueprint/i.test(s) && /register/i.test(s))).toBe(true);
-      expect(await page.getByTestId('card-graph').locator('line').count()).toBeGreaterThan(0);
+      expect(await page.getByTestId('card-graph').locator('.ag-edge').count()).toBeGreaterThan(0);
       await screenshot(page, 'flask-card');
       await page.getByTestId('card-copy').click();
       await expect.poll(() => card.getAttribute('data-copied')).toMatch(/^\d+$/);

@@ -111,7 +111,7 @@ export function answerGraph(nodes: AnswerNode[], edges: Hop[], open: (node: Node
       'data-role': n.role,
       'data-x': x.toFixed(1),
       'data-y': y.toFixed(1),
-      ...(openable ? { tabindex: 0, role: 'button', 'aria-label': `Open ${n.ref.kind} ${n.ref.qualified_name}` } : {}),
+      ...(openable ? { tabindex: 0, role: 'button', 'aria-label': `${label(n.ref)}: open ${n.ref.kind} ${n.ref.qualified_name}` } : {}),
     });
     node.append(el('title', {}, `${n.ref.kind} ${n.ref.qualified_name}\n${where}`));
     node.append(el('rect', { x: (x - box.width / 2).toFixed(1), y: (y - box.height / 2).toFixed(1), width: box.width.toFixed(1), height: box.height, rx: 5 }));

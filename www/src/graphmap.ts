@@ -16,6 +16,8 @@ import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
 import type { GraphMap } from '../../web/src/index';
 import { h } from '../../web/src/ui/dom';
+import { type Architecture, architecture, type Community } from './communities';
+import { renderOverview } from './overview';
 
 export interface MapTarget {
   key: string;
@@ -24,7 +26,9 @@ export interface MapTarget {
   kind: string;
 }
 
-type ColourBy = 'kind' | 'group';
+type ColourBy = 'kind' | 'group' | 'community';
+/** The map's levels: communities and their dependencies first, then files and definitions. */
+type Level = 'architecture' | 'files';
 
 /** Neighbours listed beside the map; the rest are counted. */
 const MAX_LISTED = 60;
@@ -115,6 +119,12 @@ export class GraphMapView {
   /** Nodes in focus (a symbol's neighbourhood, a search, a query's rows); empty: no focus. */
   #focus = new Set<string>();
   #hovered: string | undefined;
+  #architecture: Architecture | undefined;
+  readonly #overview: HTMLElement;
+  readonly #stage: HTMLElement;
+  #level: Level = 'architecture';
+  readonly #levelButtons = new Map<Level, HTMLButtonElement>();
+  #colourSelect: HTMLSelectElement | undefined;
   /** The selected node (clicked, shown from the code, or picked in the list): the list beside the map names its neighbours. */
   #selected: string | undefined;
   readonly #list: HTMLElement;
@@ -138,7 +148,10 @@ export class GraphMapView {
     // The map's text alternative: the selected node and its neighbours, as
     // buttons, so the graph can be walked from the keyboard or a reader.
     this.#list = h('section', { class: 'map-list', 'data-testid': 'map-list', 'aria-label': 'The selected node and its neighbours', 'aria-live': 'polite' });
-    root.replaceChildren(this.#toolbar(), h('div', { class: 'map-stage' }, this.#canvas, this.#legend, this.#status), this.#list);
+    this.#overview = h('section', { class: 'map-overview', 'data-testid': 'map-overview', 'aria-label': 'Architecture: communities and their dependencies' });
+    this.#stage = h('div', { class: 'map-stage' }, this.#canvas, this.#legend, this.#status);
+    root.replaceChildren(this.#toolbar(), this.#overview, this.#stage, this.#list);
+    this.#setLevel('architecture');
   }
 
   get nodeCount(): number {
@@ -172,6 +185,11 @@ export class GraphMapView {
       // One drawn edge per pair: the first type met wins (calls come before uses).
       if (!graph.hasEdge(source, target)) graph.addEdge(source, target, { type: 'arrow', edgeType: type, size: 0.6 });
     }
+    const arch = architecture(map);
+    arch.communityOf.forEach((c, i) => graph.setNodeAttribute(String(i), 'community', c));
+    this.#architecture = arch;
+    this.#overview.replaceChildren(...renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c)));
+    this.#root.dataset.communities = String(arch.communities.length);
     this.#graph = graph;
     this.#focus.clear();
     this.#select(undefined);
@@ -212,8 +230,32 @@ export class GraphMapView {
     this.#root.dataset.edges = String(graph.size);
   }
 
+  /** Shows the architecture overview or the files and definitions. */
+  #setLevel(level: Level): void {
+    this.#level = level;
+    this.#root.dataset.level = level;
+    this.#overview.hidden = level !== 'architecture';
+    this.#stage.hidden = level === 'architecture';
+    this.#list.hidden = level === 'architecture';
+    for (const [l, button] of this.#levelButtons) button.setAttribute('aria-pressed', String(l === level));
+    if (level === 'files') this.resize();
+  }
+
+  /** Opens a community: its files and definitions on the map, coloured by community. */
+  #zoomIntoCommunity(community: Community): void {
+    this.#setLevel('files');
+    this.#colourBy = 'community';
+    if (this.#colourSelect) this.#colourSelect.value = 'community';
+    this.#renderLegend();
+    const map = this.#map;
+    const first = community.files[0];
+    this.focus(first === undefined || !map ? community.keys : [map.nodes.key[first]!, ...community.keys]);
+    this.#root.dataset.community = String(community.id);
+  }
+
   /** Focuses the map on these qualified names (and zooms to them); an empty list clears the focus. */
   focus(keys: readonly string[]): number {
+    if (keys.length > 0 && this.#level !== 'files') this.#setLevel('files');
     const graph = this.#graph;
     const map = this.#map;
     if (!graph || !map) return 0;
@@ -247,6 +289,15 @@ export class GraphMapView {
     const point = sigma.framedGraphToViewport(data);
     const box = this.#canvas.getBoundingClientRect();
     return { x: box.left + point.x, y: box.top + point.y };
+  }
+
+  /** The community of a file (its id as text), "" when there is none: for tests. */
+  communityOfFile(path: string): string {
+    const map = this.#map;
+    const arch = this.#architecture;
+    if (!map || !arch) return '';
+    const i = map.nodes.file.findIndex((file, at) => file === path && map.nodes.level[at] === 1);
+    return i < 0 ? '' : String(arch.communityOf[i]);
   }
 
   /** The renderer, for tests and benchmarks that drive the camera. */
@@ -481,6 +532,10 @@ export class GraphMapView {
 
   #colour(data: Record<string, unknown>): string {
     if (this.#colourBy === 'group') return GROUP_PALETTE[(data.group as number) % GROUP_PALETTE.length] ?? '#999';
+    if (this.#colourBy === 'community') {
+      const c = data.community as number;
+      return c < 0 ? this.#theme.dim : GROUP_PALETTE[c % GROUP_PALETTE.length] ?? '#999';
+    }
     return KIND_COLOURS[data.kind as string] ?? '#999';
   }
 
@@ -535,7 +590,9 @@ export class GraphMapView {
       { class: 'map-colour', 'aria-label': 'Colour nodes by', 'data-testid': 'map-colour' },
       h('option', { value: 'kind' }, 'colour: kind'),
       h('option', { value: 'group' }, 'colour: directory'),
+      h('option', { value: 'community' }, 'colour: community'),
     );
+    this.#colourSelect = colour;
     colour.addEventListener('change', () => {
       this.#colourBy = colour.value as ColourBy;
       this.#renderLegend();
@@ -556,7 +613,14 @@ export class GraphMapView {
       this.focus([]);
       void this.#sigma?.getCamera().animatedReset({ duration: 300 });
     });
-    return h('div', { class: 'map-toolbar' }, colour, filters, clear);
+    const levels = h('span', { class: 'map-levels', role: 'group', 'aria-label': 'Map level' });
+    for (const [level, text] of [['architecture', 'Architecture'], ['files', 'Files and definitions']] as const) {
+      const button = h('button', { type: 'button', class: 'chip-button', 'aria-pressed': 'false', 'data-testid': `map-level-${level}` }, text);
+      button.addEventListener('click', () => this.#setLevel(level));
+      this.#levelButtons.set(level, button);
+      levels.append(button);
+    }
+    return h('div', { class: 'map-toolbar' }, levels, colour, filters, clear);
   }
 
   #renderLegend(): void {
@@ -565,7 +629,9 @@ export class GraphMapView {
     const entries: [string, string][] =
       this.#colourBy === 'kind'
         ? map.kinds.map((k) => [k.replace('_', ' '), KIND_COLOURS[k] ?? '#999'])
-        : map.groups.slice(0, GROUP_PALETTE.length).map((g, i) => [g, GROUP_PALETTE[i] ?? '#999']);
+        : this.#colourBy === 'community'
+          ? (this.#architecture?.communities ?? []).slice(0, GROUP_PALETTE.length).map((c) => [c.name, GROUP_PALETTE[c.id % GROUP_PALETTE.length] ?? '#999'])
+          : map.groups.slice(0, GROUP_PALETTE.length).map((g, i) => [g, GROUP_PALETTE[i] ?? '#999']);
     this.#legend.replaceChildren(
       ...entries.map(([name, colour]) =>
         h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${colour}` }), name),

@@ -1,0 +1,206 @@
+// The map's first level: how the system is built, not where its nodes are.
+// Files are grouped into communities by Louvain (graphology's) over the
+// IMPORTS and CALLS between them (a call between two definitions counts for
+// their files); each community is named after its dominant directory and its
+// best-connected definitions. Between communities: how many dependencies run
+// each way, and which communities, and which directories, depend on each
+// other in a cycle: what architects look for first. The engine's map gives
+// the nodes, their containment and their edges; this only groups them.
+import Graph from 'graphology';
+import { stronglyConnectedComponents } from 'graphology-components';
+import louvain from 'graphology-communities-louvain';
+import type { GraphMap } from '../../web/src/index';
+
+/** Edges that say one file depends on another. */
+const DEPENDENCY_EDGES = new Set(['CALLS', 'IMPORTS']);
+/** The map's level of a file (fathom_engine::map::LEVEL_FILE). */
+const LEVEL_FILE = 1;
+/** Best-connected definitions named in a community's name. */
+const NAMED_SYMBOLS = 2;
+
+export interface Community {
+  id: number;
+  /** `dir: best, second`. */
+  name: string;
+  /** Its dominant directory ("" at the root). */
+  directory: string;
+  /** Best-connected definitions first. */
+  symbols: string[];
+  /** Map node indexes of its files. */
+  files: number[];
+  /** Qualified names (keys) of its files and their definitions, to focus the map on. */
+  keys: string[];
+  /** Whether it depends on another that depends on it, through any path. */
+  inCycle: boolean;
+}
+
+export interface Dependency {
+  from: number;
+  to: number;
+  /** Calls and imports from the one's files to the other's. */
+  weight: number;
+  /** Both ends lie on one cycle. */
+  cycle: boolean;
+}
+
+export interface Architecture {
+  communities: Community[];
+  dependencies: Dependency[];
+  /** Each cycle among communities (their ids), and among directories (their paths). */
+  cycles: number[][];
+  directoryCycles: string[][];
+  /** The community of each map node (files and what they contain), -1 for directories. */
+  communityOf: Int32Array;
+  modularity: number;
+}
+
+/** A small seeded generator, so that a repository always gets the same communities. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function dirname(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+/** Cycles of a directed graph: its strongly connected components of two nodes or more. */
+function cyclesOf(links: [string, string][]): string[][] {
+  const graph = new Graph({ type: 'directed', multi: false, allowSelfLoops: false });
+  for (const [a, b] of links) {
+    if (a === b) continue;
+    graph.mergeNode(a);
+    graph.mergeNode(b);
+    graph.mergeEdge(a, b);
+  }
+  return stronglyConnectedComponents(graph).filter((c) => c.length > 1);
+}
+
+export function architecture(map: GraphMap): Architecture {
+  const { nodes, edges } = map;
+  const n = nodes.key.length;
+  // Each node's file: itself for a file, its nearest file ancestor below it.
+  const fileOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    let at = i;
+    while (at >= 0 && nodes.level[at]! > LEVEL_FILE) at = nodes.parent[at]!;
+    if (at >= 0 && nodes.level[at] === LEVEL_FILE) fileOf[i] = at;
+  }
+  const degree = new Float64Array(n);
+  const files = new Graph({ type: 'undirected', multi: false, allowSelfLoops: false });
+  for (let i = 0; i < n; i++) if (nodes.level[i] === LEVEL_FILE) files.addNode(String(i));
+  const between: [number, number][] = [];
+  for (let e = 0; e < edges.source.length; e++) {
+    if (!DEPENDENCY_EDGES.has(map.edge_kinds[edges.kind[e]!] ?? '')) continue;
+    const [s, t] = [edges.source[e]!, edges.target[e]!];
+    degree[s]! += 1;
+    degree[t]! += 1;
+    const [a, b] = [fileOf[s]!, fileOf[t]!];
+    if (a < 0 || b < 0 || a === b) continue;
+    between.push([a, b]);
+    const key = files.edge(String(a), String(b));
+    if (key === undefined) files.addEdge(String(a), String(b), { weight: 1 });
+    else files.updateEdgeAttribute(key, 'weight', (w: number) => w + 1);
+  }
+  const found = files.size > 0
+    ? louvain.detailed(files, { getEdgeWeight: 'weight', rng: seeded(0x5eed) })
+    : { communities: {} as Record<string, number>, modularity: 0 };
+
+  // Files with no dependency either way join their directory's largest
+  // community, or one community per directory: a singleton each would bury
+  // the overview. A file that defines nothing (an empty `__init__.py`) says
+  // nothing about the architecture and joins none.
+  const defines = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (nodes.level[i]! > LEVEL_FILE && fileOf[i]! >= 0) defines[fileOf[i]!] = 1;
+  const raw = new Map<number, number>();
+  for (const file of files.nodes()) if (files.degree(file) > 0) raw.set(Number(file), found.communities[file]!);
+  const sizes = new Map<number, number>();
+  for (const c of raw.values()) sizes.set(c, (sizes.get(c) ?? 0) + 1);
+  const byDirectory = new Map<string, Map<number, number>>();
+  for (const [file, c] of raw) {
+    const dir = dirname(nodes.file[file] ?? '');
+    const counts = byDirectory.get(dir) ?? new Map<number, number>();
+    counts.set(c, (counts.get(c) ?? 0) + 1);
+    byDirectory.set(dir, counts);
+  }
+  let next = Math.max(-1, ...raw.values()) + 1;
+  const loose = new Map<string, number>();
+  for (const file of files.nodes()) {
+    const i = Number(file);
+    if (raw.has(i) || !defines[i]) continue;
+    const dir = dirname(nodes.file[i] ?? '');
+    const counts = byDirectory.get(dir);
+    const best = counts ? [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0] : undefined;
+    if (best !== undefined) raw.set(i, best);
+    else {
+      if (!loose.has(dir)) loose.set(dir, next++);
+      raw.set(i, loose.get(dir)!);
+    }
+  }
+
+  // Renumber by size, largest first.
+  const members = new Map<number, number[]>();
+  for (const [file, c] of raw) {
+    const list = members.get(c);
+    if (list) list.push(file);
+    else members.set(c, [file]);
+  }
+  const ordered = [...members].sort((a, b) => b[1].length - a[1].length || a[0] - b[0]);
+  const id = new Map(ordered.map(([c], k) => [c, k]));
+  const communityOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) if (fileOf[i]! >= 0) communityOf[i] = id.get(raw.get(fileOf[i]!)!) ?? -1;
+
+  const weights = new Map<string, number>();
+  for (const [a, b] of between) {
+    const [ca, cb] = [communityOf[a]!, communityOf[b]!];
+    if (ca !== cb) weights.set(`${ca} ${cb}`, (weights.get(`${ca} ${cb}`) ?? 0) + 1);
+  }
+  const links: [number, number][] = [...weights.keys()].map((k) => k.split(' ').map(Number) as [number, number]);
+  const cycles = cyclesOf(links.map(([a, b]) => [String(a), String(b)])).map((c) => c.map(Number).sort((a, b) => a - b));
+  const cycleOf = new Map<number, number>();
+  cycles.forEach((cycle, k) => cycle.forEach((c) => cycleOf.set(c, k)));
+  const dependencies: Dependency[] = links.map(([from, to]) => ({
+    from, to, weight: weights.get(`${from} ${to}`)!, cycle: cycleOf.has(from) && cycleOf.get(from) === cycleOf.get(to),
+  })).sort((a, b) => b.weight - a.weight);
+
+  const directoryLinks = new Set<string>();
+  for (const [a, b] of between) {
+    const [da, db] = [dirname(nodes.file[a] ?? ''), dirname(nodes.file[b] ?? '')];
+    if (da !== db) directoryLinks.add(`${da}\n${db}`);
+  }
+  const directoryCycles = cyclesOf([...directoryLinks].map((l) => l.split('\n') as [string, string])).map((c) => c.sort());
+
+  const insideOf: number[][] = ordered.map(() => []);
+  for (let i = 0; i < n; i++) if (communityOf[i]! >= 0) insideOf[communityOf[i]!]!.push(i);
+  const communities: Community[] = ordered.map(([, fileList], k) => {
+    const dirs = new Map<string, number>();
+    for (const f of fileList) {
+      const dir = dirname(nodes.file[f] ?? '');
+      dirs.set(dir, (dirs.get(dir) ?? 0) + 1);
+    }
+    const directory = [...dirs].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? '';
+    const inside = insideOf[k]!;
+    const symbols = inside
+      .filter((i) => nodes.level[i]! > LEVEL_FILE && degree[i]! > 0)
+      .sort((a, b) => degree[b]! - degree[a]! || nodes.key[a]!.localeCompare(nodes.key[b]!))
+      .slice(0, NAMED_SYMBOLS)
+      .map((i) => nodes.label[i]!);
+    return {
+      id: k,
+      name: `${directory || '(root)'}${symbols.length > 0 ? `: ${symbols.join(', ')}` : ''}`,
+      directory,
+      symbols,
+      files: [...fileList].sort((a, b) => a - b),
+      keys: inside.map((i) => nodes.key[i]!),
+      inCycle: cycleOf.has(k),
+    };
+  });
+  return { communities, dependencies, cycles, directoryCycles, communityOf, modularity: found.modularity };
+}
