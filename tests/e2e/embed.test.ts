@@ -75,7 +75,7 @@ describe('the element', () => {
       await expect.poll(() => stateOf(page), { timeout: 120_000 }).toBe('ready');
       const explorer = page.getByTestId('explorer');
       await openBundle(page, '/site/repo.fathom', BUNDLE);
-      await expect.poll(() => explorer.getByTestId('index-status').textContent(), { timeout: 20_000 }).toMatch(/^repo\.fathom · \d+ files · \d+ symbols · ready$/);
+      await expect.poll(() => explorer.getByTestId('index-status').textContent(), { timeout: 20_000 }).toMatch(/^repo\.fathom · \d+ files · \d+ symbols · search by words \(no model on this page\) · ready$/);
       await explorer.evaluate((el) => el.setAttribute('query', 'compute_total'));
       await expect.poll(() => explorer.getByTestId('search-result').first().locator('.cite').textContent(), { timeout: 20_000 }).toBe('pkg/calc.py:36-40');
 

@@ -75,6 +75,13 @@ describe('a static documentation site', () => {
       // The query attribute ran on the bundle: no archive was fetched or parsed.
       const first = explorer.getByTestId('search-result').first();
       await expect.poll(() => first.locator('.cite').textContent(), { timeout: 30_000 }).toMatch(/^pkg\/calc\.py:36-\d+$/);
+      // No model on this page: the explorer says once that search reads words,
+      // and no answer carries a note about embeddings that will never come.
+      expect(await explorer.getByTestId('index-status').textContent()).toContain('search by words (no model on this page)');
+      expect(await explorer.getAttribute('data-search')).toBe('lexical');
+      const said = (await explorer.getByTestId('search-results').evaluate((list) => list.parentElement?.querySelector('.search-status')?.textContent)) ?? '';
+      expect(said).toMatch(/ · lexical$/);
+      expect(said).not.toContain('not ready');
       await first.click();
       const code = explorer.getByTestId('code-view');
       await expect.poll(() => code.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');

@@ -111,7 +111,7 @@ export class FathomExplorer extends HTMLElement {
       type: 'search', class: 'search-input', placeholder: 'Search this code…', 'aria-label': 'Search symbols',
       autocomplete: 'off', spellcheck: 'false', disabled: true, 'data-testid': 'search-input',
     });
-    const mode = h('select', { class: 'search-mode', 'aria-label': 'Search mode', hidden: true },
+    const mode: HTMLSelectElement = h('select', { class: 'search-mode', 'aria-label': 'Search mode', hidden: true },
       h('option', { value: 'hybrid', selected: true }, 'hybrid'), h('option', { value: 'lexical' }, 'lexical'));
     const filters = h('div', { class: 'search-filters fx-filters', 'data-testid': 'search-filters' },
       h('select', { 'data-filter': 'language', 'aria-label': 'Language filter' }, h('option', { value: '' }, 'any language')),
@@ -168,7 +168,7 @@ export class FathomExplorer extends HTMLElement {
       }
     });
     return {
-      input, search, code, panel, status, error, showError,
+      input, search, code, panel, status, error, showError, mode,
       setClient: () => {
         opener = open();
       },
@@ -222,7 +222,13 @@ export class FathomExplorer extends HTMLElement {
       this.summary = summary;
       ui.search.setLanguages(Object.keys(summary.languages));
       ui.search.enable();
-      ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols · ready`;
+      // Without a model nothing can read a query's meaning, whatever the
+      // bundle holds: search reads words, and says so once, here, rather
+      // than under every answer.
+      ui.mode.value = model ? 'hybrid' : 'lexical';
+      const reads = model ? '' : ' · search by words (no model on this page)';
+      ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols${reads} · ready`;
+      this.dataset.search = model ? 'hybrid' : 'lexical';
       this.setAttribute('state', 'ready');
       const query = this.getAttribute('query');
       if (query) this.search(query);
