@@ -92,6 +92,16 @@ test('first-visit bytes of the built app', () => {
   const tokenizer = size(readFileSync(`${dist}model/minilm-l6-v2.tokenizer.json`));
   const weights = size(readFileSync(`${dist}model/minilm-l6-v2.f16.safetensors`));
   const firstVisit = sum([module, scripts, table, tokenizer]);
+  // A documentation site's reader (<fathom-explorer> over a bundle): the
+  // element's module, its workers and the engine, before any query; the
+  // static table and tokenizer only once a query is read for meaning (with
+  // `model`), MiniLM never unless asked. The bundle is the site's own.
+  const explorerScripts = sum(
+    ['fathom-explorer.js', ...assets.filter((f) => f.endsWith('.js') && !f.startsWith('main') && !f.startsWith('minilm')).map((f) => `assets/${f}`)].map((f) =>
+      size(readFileSync(`${dist}${f}`)),
+    ),
+  );
+  const explorer = sum([module, explorerScripts]);
   const report = {
     module: { ...mb(module), goal_gzip_mb: 6, custom_sections: customSections(wasm) },
     minilm_module_when_minilm_runs: { ...mb(minilmModule), custom_sections: customSections(minilmWasm) },
@@ -99,6 +109,8 @@ test('first-visit bytes of the built app', () => {
     static_table: { ...mb(table), goal_raw_mb: 8 },
     tokenizer: mb(tokenizer),
     first_visit: mb(firstVisit),
+    explorer_first_visit: mb(explorer),
+    explorer_after_a_query_by_meaning: mb(sum([explorer, table, tokenizer])),
     // The reference: the same visit when MiniLM (its weights and its module) came with it.
     first_visit_with_minilm: mb(sum([firstVisit, weights, minilmModule])),
     minilm_weights_when_minilm_runs: mb(weights),
@@ -109,4 +121,5 @@ test('first-visit bytes of the built app', () => {
   expect(report.minilm_module_when_minilm_runs.custom_sections.name, 'nor has MiniLM\'s').toBeUndefined();
   expect(firstVisit.gzip).toBeLessThan(weights.raw + module.raw);
   expect(table.raw).toBeGreaterThan(MB);
+  expect(explorer.gzip).toBeLessThan(firstVisit.gzip);
 });

@@ -58,6 +58,8 @@ describe('a static documentation site', () => {
       join(site, 'semantic.html'),
       PAGE.replace('bundle="mini.fathom" query="compute_total"', `bundle="mini-static.fathom" model="model/" query="${MEANING_QUERY}"`),
     );
+    // The same with no query: nothing is read for meaning until the reader asks.
+    writeFileSync(join(site, 'semantic-idle.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="mini-static.fathom" model="model/"'));
     server = await serveDir(site);
     url = server.url;
   }, 30 * 60_000);
@@ -107,6 +109,20 @@ describe('a static documentation site', () => {
       expect(requests.some((r) => r.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
       expect(requests.filter((r) => r.includes('minilm-l6-v2.f16'))).toEqual([]);
       await screenshot(page, 'static-site-meaning');
+    });
+  });
+
+  test('the static table is fetched at the first query, not with the page', async () => {
+    await withApp(browser(), `${url}semantic-idle.html`, async ({ page, requests }) => {
+      const explorer = page.getByTestId('explorer');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      await page.waitForTimeout(1000);
+      const table = (r: string) => r.includes('/model/');
+      expect(requests.filter(table)).toEqual([]);
+      await explorer.getByTestId('search-input').fill(MEANING_QUERY);
+      const list = explorer.getByTestId('search-results');
+      await expect.poll(() => list.getAttribute('data-meaning'), { timeout: 30_000 }).toBe('static');
+      expect(requests.some((r) => r.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
     });
   });
 

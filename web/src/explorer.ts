@@ -64,23 +64,33 @@ function styleSheets(): CSSStyleSheet[] {
 }
 
 export class FathomExplorer extends HTMLElement {
-  static readonly observedAttributes = ['bundle', 'archive', 'query', 'model', 'minilm'];
+  static readonly observedAttributes = ['bundle', 'archive', 'query', 'model', 'minilm', 'theme'];
 
   #client: FathomClient | undefined;
   #ui: ReturnType<FathomExplorer['build']> | undefined;
   /** Increases with every load, so an older load's answer is dropped. */
   #generation = 0;
+  /** With `model`: starts the embedding lanes, at the first query. */
+  #startMeaning: (() => void) | undefined;
 
   /** The summary of the open index, once `state` is `ready`. */
   summary: IndexSummary | undefined;
 
   connectedCallback(): void {
     this.#ui ??= this.build();
+    this.#applyTheme();
     void this.#load();
+  }
+
+  /** `theme="dark"` or `"light"` fixes the colours; otherwise they follow the reader's system setting. */
+  #applyTheme(): void {
+    const theme = this.getAttribute('theme');
+    this.style.colorScheme = theme === 'dark' || theme === 'light' ? theme : '';
   }
 
   disconnectedCallback(): void {
     this.#generation++;
+    this.#startMeaning = undefined;
     this.#client?.dispose();
     this.#client = undefined;
   }
@@ -88,6 +98,7 @@ export class FathomExplorer extends HTMLElement {
   attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
     if (!this.isConnected || !this.#ui || previous === value) return;
     if (name === 'query') this.search(value ?? '');
+    else if (name === 'theme') this.#applyTheme();
     else void this.#load();
   }
 
@@ -150,7 +161,13 @@ export class FathomExplorer extends HTMLElement {
     });
     const search = new SearchPanel({
       input, list, status: searchStatus, mode, filters,
-      search: (query, limit, searchMode, filter) => this.#need().search(query, { k: limit, mode: searchMode, filter }),
+      search: (query, limit, searchMode, filter) => {
+        // The first query starts reading meaning (the static table's fetch): a reader who never searches never downloads it.
+        const start = this.#startMeaning;
+        this.#startMeaning = undefined;
+        start?.();
+        return this.#need().search(query, { k: limit, mode: searchMode, filter });
+      },
       onOpen: (hit: SearchHit) => void opener?.openHit(hit),
       onOpenFile: (file) => {
         const best = file.symbols[0];
@@ -230,8 +247,7 @@ export class FathomExplorer extends HTMLElement {
       ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols${reads} · ready`;
       this.dataset.search = model ? 'hybrid' : 'lexical';
       this.setAttribute('state', 'ready');
-      const query = this.getAttribute('query');
-      if (query) this.search(query);
+      this.#startMeaning = undefined;
       if (model) {
         let serving: string | null = null;
         client.onEmbedding((progress) => {
@@ -242,15 +258,18 @@ export class FathomExplorer extends HTMLElement {
           }
         });
         // The static table alone (a few MB) unless the reader asks for MiniLM
-        // (45 MB of weights, and WebGPU or patience to embed what a bundle lacks).
+        // (45 MB of weights, and WebGPU or patience to embed what a bundle
+        // lacks), and only once a query is asked.
         const minilm = this.hasAttribute('minilm');
-        client.startEmbedding('auto', { minilm }).then(
+        this.#startMeaning = () => void client.startEmbedding('auto', { minilm }).then(
           (progress) => {
             if (progress.serving === null && progress.staticError) ui.showError(`Semantic search is unavailable: ${progress.staticError}`);
           },
           (error: unknown) => ui.showError(`Semantic search is unavailable: ${messageOf(error)}`),
         );
       }
+      const query = this.getAttribute('query');
+      if (query) this.search(query);
       this.dispatchEvent(new CustomEvent('fathom-ready', { detail: summary }));
     } catch (error) {
       if (generation !== this.#generation) return;
