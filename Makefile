@@ -42,9 +42,11 @@ run: build
 	@echo "Fathom: http://127.0.0.1:$(PORT)/?demo opens the demo (Fathom's own sources); http://127.0.0.1:$(PORT)/ starts empty"
 	npx vite preview --host 127.0.0.1 --port $(PORT) --strictPort
 
-## build: the complete static app in dist/; any static file server can serve it.
+## build: the complete static app in dist/; any static file server can serve it. Also packs <fathom-explorer>
+## for npm (dist/npm/fathom-explorer-<version>.tgz).
 build: setup model wasm demo
 	npx vite build --logLevel warn
+	node scripts/npm-package.mjs
 	@echo "static app: dist/"
 
 setup:
@@ -109,6 +111,7 @@ test-native: corpora model
 ## test-e2e: the browser tests; the native CLI they use beside the browser is the one test-native built (a no-op then).
 test-e2e:
 	cargo test --locked --workspace --all-features --no-run --quiet
+	scripts/docs-sites.sh
 	npx vitest run --config tests/vitest.config.ts
 
 clean:

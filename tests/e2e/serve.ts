@@ -8,7 +8,7 @@ import { extname, join, normalize } from 'node:path';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
-  '.fathom': 'application/octet-stream', '.json': 'application/json',
+  '.fathom': 'application/octet-stream', '.json': 'application/json', '.xml': 'application/xml', '.svg': 'image/svg+xml',
 };
 
 export interface Served {
