@@ -49,7 +49,10 @@ for (const name of MODEL_FILES) cpSync(join(dist, 'model', name), join(stage, 'm
 // Types, emitted from the sources, with the wasm bindings' declarations they name.
 execFileSync('npx', ['tsc', '-p', join(root, 'web/tsconfig.types.json'), '--outDir', join(stage, 'types')], { cwd: root, stdio: 'inherit' });
 mkdirSync(join(stage, 'types/pkg'), { recursive: true });
-for (const name of ['fathom_wasm.d.ts', 'fathom_wasm_minilm.d.ts']) cpSync(join(root, 'pkg', name), join(stage, 'types/pkg', name));
+// wasm-bindgen's declarations name `Symbol.dispose`: they bring the library that has it, so a page on ES2022 type-checks.
+for (const name of ['fathom_wasm.d.ts', 'fathom_wasm_minilm.d.ts']) {
+  writeFileSync(join(stage, 'types/pkg', name), `/// <reference lib="esnext.disposable" />\n${readFileSync(join(root, 'pkg', name), 'utf8')}`);
+}
 
 // The manifest, read off the element's source, its module renamed to the shipped one.
 // (The analyzer reads --outdir relative to where it runs.)

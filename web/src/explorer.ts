@@ -40,7 +40,7 @@ const COMPONENT_CSS = `
 .fx-bar { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: var(--bg-bar); border-bottom: 1px solid var(--border); }
 .fx-title { font: 600 12px var(--mono); color: var(--fg-strong); white-space: nowrap; }
 .fx-bar .search-input { padding: 5px 8px; }
-.fx-status { color: var(--fg-muted); font: 11px var(--mono); white-space: nowrap; }
+.fx-status { min-width: 0; overflow: hidden; text-overflow: ellipsis; color: var(--fg-muted); font: 11px var(--mono); white-space: nowrap; }
 .fx-error { margin: 0; padding: 8px 12px; background: var(--danger-bg); color: var(--danger-fg); font: 12px var(--mono); white-space: pre-wrap; }
 .fx-error[hidden] { display: none; }
 .fx-body { display: grid; grid-template-columns: minmax(200px, 38%) minmax(0, 1fr); grid-template-rows: minmax(0, 1fr); min-height: 0; }
