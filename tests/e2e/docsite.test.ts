@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fathom, repoRoot } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
@@ -26,6 +27,14 @@ function tarball(): string {
   const found = readdirSync(NPM).filter((f) => /^fathom-explorer-.*\.tgz$/.test(f));
   expect(found.length, `dist/npm holds ${found.join(', ')}`).toBe(1);
   return join(NPM, found[0]!);
+}
+
+/** The element's query attribute ran on the bundle: the best result cites `compute_total`, and a click shows its code. */
+async function answersFromTheBundle(explorer: Locator): Promise<void> {
+  const first = explorer.getByTestId('search-result').first();
+  await expect.poll(() => first.locator('.cite').textContent(), { timeout: 30_000 }).toMatch(/^pkg\/calc\.py:36-\d+$/);
+  await first.click();
+  await expect.poll(() => explorer.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
 }
 
 beforeAll(() => {
@@ -139,10 +148,7 @@ describe('a Material for MkDocs site', () => {
       // Material swapped the page in place: no reload.
       expect(await page.evaluate(() => 'stillTheSamePage' in globalThis)).toBe(true);
       expect(new URL(page.url()).pathname).toBe('/explore/');
-      const first = explorer.getByTestId('search-result').first();
-      await expect.poll(() => first.locator('.cite').textContent(), { timeout: 30_000 }).toMatch(/^pkg\/calc\.py:36-\d+$/);
-      await first.click();
-      await expect.poll(() => explorer.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      await answersFromTheBundle(explorer);
       await screenshot(page, 'docsite-mkdocs');
       // Away and back again, still without a reload: the element starts afresh.
       await page.goBack();
@@ -199,10 +205,7 @@ describe('a Docusaurus site', () => {
       const explorer = page.getByTestId('explorer');
       await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
       expect(await page.evaluate(() => 'stillTheSamePage' in globalThis)).toBe(true);
-      const first = explorer.getByTestId('search-result').first();
-      await expect.poll(() => first.locator('.cite').textContent(), { timeout: 30_000 }).toMatch(/^pkg\/calc\.py:36-\d+$/);
-      await first.click();
-      await expect.poll(() => explorer.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      await answersFromTheBundle(explorer);
       await screenshot(page, 'docsite-docusaurus');
       expect(requests.some((r) => r.endsWith('/repo.fathom'))).toBe(true);
       expect(requests.filter((r) => r.includes('minilm'))).toEqual([]);

@@ -7,6 +7,7 @@
 import { type EdgeLabel, Graph, type GraphLabel, layout, type NodeLabel } from '@dagrejs/dagre';
 import type { Hop, NodeRef } from '../../web/src/index';
 import { splitName } from '../../web/src/ui/dom';
+import { activate, arrowMarker, layoutRoot, route, svgEl as el } from './svg';
 
 /** What a node is in the answer, for its colour. */
 export type Role = 'symbol' | 'connector' | 'test' | 'changed';
@@ -16,7 +17,6 @@ export interface AnswerNode {
   role: Role;
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
 /** Monospace label metrics at the node font (12 px): about 7.3 px a character. */
 const CHAR_PX = 7.3;
 const EDGE_CHAR_PX = 6.1;
@@ -59,26 +59,9 @@ export function answerGraph(nodes: AnswerNode[], edges: Hop[], open: (node: Node
   }
   layout(g);
 
-  const size = g.graph();
-  const width = Math.ceil(size.width ?? 0);
-  const height = Math.ceil(size.height ?? 0);
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('class', 'answer-graph');
-  svg.setAttribute('data-testid', testId);
-  svg.setAttribute('role', 'group');
-  svg.setAttribute('aria-label', `Graph of ${byId.size} symbols and ${drawn.length} edges`);
-  svg.style.maxWidth = `${width}px`;
-  const el = (tag: string, attrs: Record<string, string | number>, text?: string): SVGElement => {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
-  const marker = el('marker', { id: `${testId}-arrow`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-  marker.append(el('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'ag-arrow' }));
+  const svg = layoutRoot(g, 'answer-graph', testId, `Graph of ${byId.size} symbols and ${drawn.length} edges`);
   const defs = el('defs', {});
-  defs.append(marker);
+  defs.append(arrowMarker(`${testId}-arrow`, 'ag-arrow'));
   svg.append(defs);
 
   for (const e of drawn) {
@@ -87,8 +70,7 @@ export function answerGraph(nodes: AnswerNode[], edges: Hop[], open: (node: Node
     const points = edge.points ?? [];
     if (points.length === 0) continue;
     const group = el('g', { class: `ag-edge edge-${e.type}`, 'data-type': e.type, 'data-from': e.from.qualified_name, 'data-to': e.to.qualified_name, 'data-confidence': e.confidence });
-    const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' ');
-    group.append(el('path', { d, class: 'ag-line', 'marker-end': `url(#${testId}-arrow)` }));
+    group.append(el('path', { d: route(points), class: 'ag-line', 'marker-end': `url(#${testId}-arrow)` }));
     group.append(el('title', {}, `${e.from.qualified_name} ${e.type} ${e.to.qualified_name}\nconfidence ${e.confidence.toFixed(2)} (${e.reason})${e.line === null ? '' : `, line ${e.line}`}`));
     if (edge.x !== undefined && edge.y !== undefined) {
       const text = edgeText(e);
@@ -116,16 +98,7 @@ export function answerGraph(nodes: AnswerNode[], edges: Hop[], open: (node: Node
     node.append(el('title', {}, `${n.ref.kind} ${n.ref.qualified_name}\n${where}`));
     node.append(el('rect', { x: (x - box.width / 2).toFixed(1), y: (y - box.height / 2).toFixed(1), width: box.width.toFixed(1), height: box.height, rx: 5 }));
     node.append(el('text', { x: x.toFixed(1), y: (y + 4).toFixed(1), 'text-anchor': 'middle' }, label(n.ref)));
-    if (openable) {
-      node.addEventListener('click', () => open(n.ref));
-      node.addEventListener('keydown', (event) => {
-        const key = (event as KeyboardEvent).key;
-        if (key === 'Enter' || key === ' ') {
-          event.preventDefault();
-          open(n.ref);
-        }
-      });
-    }
+    if (openable) activate(node, () => open(n.ref));
     svg.append(node);
   }
   return svg;

@@ -5,8 +5,8 @@
 import { type EdgeLabel, Graph, type GraphLabel, layout, type NodeLabel } from '@dagrejs/dagre';
 import { h, plural } from '../../web/src/ui/dom';
 import type { Architecture, Community } from './communities';
+import { activate, arrowMarker, layoutRoot, route, svgEl as el } from './svg';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const CHAR_PX = 7;
 /** Communities drawn; smaller ones are listed only. */
 const MAX_DRAWN = 40;
@@ -24,28 +24,9 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
   const shown = arch.dependencies.filter((d) => ids.has(d.from) && ids.has(d.to));
   for (const d of shown) g.setEdge(String(d.from), String(d.to), { width: String(d.weight).length * 7 + 6, height: 14, labelpos: 'c' });
   layout(g);
-  const size = g.graph();
-  const width = Math.ceil(size.width ?? 0);
-  const height = Math.ceil(size.height ?? 0);
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('class', 'overview-graph');
-  svg.setAttribute('data-testid', 'overview-graph');
-  svg.setAttribute('role', 'group');
-  svg.setAttribute('aria-label', `${arch.communities.length} communities and the dependencies between them`);
-  svg.style.maxWidth = `${width}px`;
-  const el = (tag: string, attrs: Record<string, string | number>, text?: string): SVGElement => {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
+  const svg = layoutRoot(g, 'overview-graph', 'overview-graph', `${arch.communities.length} communities and the dependencies between them`);
   const defs = el('defs', {});
-  for (const kind of ['plain', 'cycle']) {
-    const marker = el('marker', { id: `ov-arrow-${kind}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' });
-    marker.append(el('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: `ov-arrow ov-arrow-${kind}` }));
-    defs.append(marker);
-  }
+  for (const kind of ['plain', 'cycle']) defs.append(arrowMarker(`ov-arrow-${kind}`, `ov-arrow ov-arrow-${kind}`, 6));
   svg.append(defs);
   const heaviest = Math.max(1, ...shown.map((d) => d.weight));
   const name = (id: number) => arch.communities[id]?.name ?? String(id);
@@ -54,7 +35,7 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
     const points = edge.points ?? [];
     const group = el('g', { class: `ov-dependency${d.cycle ? ' ov-cycle' : ''}`, 'data-from': d.from, 'data-to': d.to, 'data-weight': d.weight, 'data-cycle': String(d.cycle) });
     group.append(el('path', {
-      d: points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' '),
+      d: route(points),
       class: 'ov-line', 'stroke-width': (1 + 4 * (d.weight / heaviest)).toFixed(2), 'marker-end': `url(#ov-arrow-${d.cycle ? 'cycle' : 'plain'})`,
     }));
     group.append(el('title', {}, `${name(d.from)} → ${name(d.to)}: ${d.weight} calls and imports${d.cycle ? ' (in a cycle)' : ''}`));
@@ -74,14 +55,7 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
     const text = el('text', { x: x.toFixed(1), y: (y - 2).toFixed(1), 'text-anchor': 'middle' });
     text.append(el('tspan', { class: 'ov-name' }, c.name), el('tspan', { x: x.toFixed(1), dy: 14, class: 'ov-size' }, ` ${filesOf(c)}`));
     node.append(text);
-    node.addEventListener('click', () => choose(c));
-    node.addEventListener('keydown', (event) => {
-      const key = (event as KeyboardEvent).key;
-      if (key === 'Enter' || key === ' ') {
-        event.preventDefault();
-        choose(c);
-      }
-    });
+    activate(node, () => choose(c));
     svg.append(node);
   }
 
