@@ -26,7 +26,8 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
   layout(g);
   const svg = layoutRoot(g, 'overview-graph', 'overview-graph', `${arch.communities.length} communities and the dependencies between them`);
   const defs = el('defs', {});
-  for (const kind of ['plain', 'cycle']) defs.append(arrowMarker(`ov-arrow-${kind}`, `ov-arrow ov-arrow-${kind}`, 6));
+  // Arrowheads of one size, however wide the dependency's line.
+  for (const kind of ['plain', 'cycle']) defs.append(arrowMarker(`ov-arrow-${kind}`, `ov-arrow ov-arrow-${kind}`, 10, 'userSpaceOnUse'));
   svg.append(defs);
   const heaviest = Math.max(1, ...shown.map((d) => d.weight));
   const name = (id: number) => arch.communities[id]?.name ?? String(id);
@@ -61,7 +62,7 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
 
   const cycles = arch.cycles.length + arch.directoryCycles.length;
   const summary = h('p', { class: 'overview-summary', 'data-testid': 'overview-summary' },
-    `${plural(arch.communities.length, 'community', 'communities')} (modularity ${arch.modularity.toFixed(2)}) · ${arch.dependencies.length} dependencies between them · `,
+    `${plural(arch.communities.length, 'community', 'communities')} (modularity ${arch.modularity.toFixed(2)}) · ${plural(arch.dependencies.length, 'dependency', 'dependencies')} between them · `,
     cycles === 0 ? 'no cycles' : h('strong', { class: 'ov-cycle-text' }, `${plural(arch.cycles.length, 'cycle')} between communities, ${arch.directoryCycles.length} between directories`));
   const list = h('ol', { class: 'overview-list', 'data-testid': 'overview-list' }, ...arch.communities.map((c) => {
     const button = h('button', { type: 'button', class: 'link', 'data-community': c.id }, c.name);

@@ -22,9 +22,9 @@ export function layoutRoot(g: Graph<GraphLabel, NodeLabel, EdgeLabel>, className
   return svg;
 }
 
-/** An arrowhead for `marker-end: url(#id)`. */
-export function arrowMarker(id: string, className: string, size = 7): SVGElement {
-  const marker = svgEl('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: size, markerHeight: size, orient: 'auto-start-reverse' });
+/** An arrowhead for `marker-end: url(#id)`, sized in line widths or, with `userSpaceOnUse`, in pixels. */
+export function arrowMarker(id: string, className: string, size = 7, units: 'strokeWidth' | 'userSpaceOnUse' = 'strokeWidth'): SVGElement {
+  const marker = svgEl('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: size, markerHeight: size, markerUnits: units, orient: 'auto-start-reverse' });
   marker.append(svgEl('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: className }));
   return marker;
 }
