@@ -150,7 +150,10 @@ describe('the architecture map', () => {
       expect(drawn.dependencies).toEqual([{ from: Number(web), to: Number(core), weight: expect.any(Number), cycle: false }]);
       expect(drawn.dependencies[0]!.weight).toBeGreaterThanOrEqual(2);
       expect(await page.getByTestId('overview-summary').textContent()).toContain('no cycles');
-      await screenshot(page, 'architecture-layers');
+      for (const width of [1280, 1920]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `architecture-layers-${width}`);
+      }
 
       // A community opens on the map: its files and definitions, in focus and coloured by community.
       await page.locator(`.ov-community[data-community="${core}"]`).focus();
@@ -160,7 +163,12 @@ describe('the architecture map', () => {
       expect(await map.getAttribute('data-community')).toBe(core);
       expect(Number(await map.getAttribute('data-focus'))).toBeGreaterThanOrEqual(3);
       expect(await page.getByTestId('map-colour').inputValue()).toBe('community');
-      await screenshot(page, 'architecture-community');
+      for (const width of [1280, 1920]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.getByTestId('graph-view').evaluate(() => window.dispatchEvent(new Event('resize')));
+        await page.waitForTimeout(300);
+        await screenshot(page, `architecture-community-${width}`);
+      }
     });
   });
 

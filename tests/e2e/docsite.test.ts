@@ -150,6 +150,9 @@ describe('a Material for MkDocs site', () => {
       expect(new URL(page.url()).pathname).toBe('/explore/');
       await answersFromTheBundle(explorer);
       await screenshot(page, 'docsite-mkdocs');
+      await page.setViewportSize({ width: 1024, height: 800 });
+      await screenshot(page, 'docsite-mkdocs-1024');
+      await page.setViewportSize({ width: 1440, height: 900 });
       // Away and back again, still without a reload: the element starts afresh.
       await page.goBack();
       await expect.poll(() => new URL(page.url()).pathname).toBe('/');
@@ -207,6 +210,8 @@ describe('a Docusaurus site', () => {
       expect(await page.evaluate(() => 'stillTheSamePage' in globalThis)).toBe(true);
       await answersFromTheBundle(explorer);
       await screenshot(page, 'docsite-docusaurus');
+      await page.setViewportSize({ width: 1024, height: 800 });
+      await screenshot(page, 'docsite-docusaurus-1024');
       expect(requests.some((r) => r.endsWith('/repo.fathom'))).toBe(true);
       expect(requests.filter((r) => r.includes('minilm'))).toEqual([]);
     });
