@@ -224,6 +224,40 @@ describe('search and navigation', () => {
   });
 });
 
+describe('the results as a graph', () => {
+  test('ticking graph draws the best results and what links them, left to right; a node opens its code', async () => {
+    await withApp(async ({ page }) => {
+      await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
+      await waitForState(page, 'ready');
+      await searchFor(page, 'calculator running total add');
+      await page.getByTestId('graph-view-toggle').check();
+      const root = page.getByTestId('results-graph');
+      await expect.poll(() => root.getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
+      expect(await page.getByTestId('search-results').isHidden()).toBe(true);
+      const drawn = await root.locator('svg').evaluate((svg) => ({
+        nodes: Object.fromEntries([...svg.querySelectorAll<SVGGElement>('.ag-node')].map((n) => [n.dataset.symbol ?? '', Number(n.dataset.x)])) as Record<string, number>,
+        edges: [...svg.querySelectorAll<SVGGElement>('.ag-edge')].map((e) => ({ from: e.dataset.from ?? '', to: e.dataset.to ?? '', type: e.dataset.type ?? '' })),
+      }));
+      expect(Object.keys(drawn.nodes)).toEqual(expect.arrayContaining(['pkg.calc.Calculator', 'pkg.calc.Calculator.add']));
+      expect(drawn.edges.some((e) => e.type === 'CALLS')).toBe(true);
+      for (const e of drawn.edges.filter((e) => e.type === 'CALLS')) expect(drawn.nodes[e.from]!, `${e.from} -> ${e.to}`).toBeLessThan(drawn.nodes[e.to]!);
+      // A new query redraws it.
+      await searchFor(page, 'compute_total');
+      await expect.poll(() => root.locator('.ag-node[data-symbol="pkg.calc.compute_total"]').count(), { timeout: 20_000 }).toBe(1);
+      for (const width of [1280, 1920]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `results-graph-${width}`);
+      }
+      await root.locator('.ag-node[data-symbol="pkg.calc.compute_total"]').click();
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');
+      // Unticked, the list is back.
+      await page.getByTestId('graph-view-toggle').uncheck();
+      expect(await root.isHidden()).toBe(true);
+      expect(await page.getByTestId('search-results').isVisible()).toBe(true);
+    });
+  });
+});
+
 describe('the query console', () => {
   test('runs examples, shows errors in place, explains the schema, exports CSV and maps its rows', async () => {
     await withApp(async ({ page }) => {

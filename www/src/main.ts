@@ -4,7 +4,8 @@ import { EmbeddingBadge } from './embedding';
 import { ErrorBanner } from './banner';
 import { CodeView, type LineRange } from '../../web/src/ui/codeview';
 import { Navigator } from '../../web/src/ui/navigator';
-import { byTestId, h, required } from '../../web/src/ui/dom';
+import { byTestId, h, plural, required } from '../../web/src/ui/dom';
+import { type AnswerNode, answerGraph } from './answergraph';
 import { setupDropZone } from './dropzone';
 import { BudgetDeclined, BudgetView, memoryBudget } from './budget';
 import { FeatureCardView } from './featurecard';
@@ -67,7 +68,53 @@ const search = new SearchPanel({
     void openLocation(file.file, best ? { start: best.start_line, end: best.end_line } : { start: 1, end: 1 },
       best ? `${best.kind} ${best.symbol} · ${file.file}:${best.start_line}-${best.end_line}` : file.file, best?.symbol);
   },
+  onResults: (query) => resultsGraph.show(query),
 });
+
+/** The card a results graph is read from is small: its Markdown is not shown. */
+const GRAPH_BUDGET = 1000;
+
+/**
+ * The search's top results as a graph, in place of the list while "graph" is
+ * ticked: the card's symbols for the query, what links them, and the edges
+ * between them, drawn as every answer graph is.
+ */
+const resultsGraph = (() => {
+  const toggle = byTestId<HTMLInputElement>('graph-view-toggle');
+  const list = byTestId('search-results');
+  const root = byTestId('results-graph');
+  let generation = 0;
+  let shown = '';
+  const show = (query: string): void => {
+    shown = query;
+    const on = toggle.checked && query !== '';
+    root.hidden = !on;
+    list.hidden = on;
+    if (!on) return;
+    const asked = ++generation;
+    root.dataset.state = 'running';
+    void client.featureCard(query, GRAPH_BUDGET).then((card) => {
+      if (asked !== generation) return;
+      const nodes: AnswerNode[] = [
+        ...card.symbols.map((s) => ({ ref: s.symbol, role: 'symbol' as const })),
+        ...card.connectors.map((ref) => ({ ref, role: 'connector' as const })),
+      ];
+      root.replaceChildren(
+        h('p', { class: 'muted' }, `The ${plural(card.symbols.length, 'best result')} and ${plural(card.connectors.length, 'symbol')} linking them`),
+        card.edges.length > 0
+          ? answerGraph(nodes, card.edges, (node) => void openNode(node), 'results-graph-svg')
+          : h('p', { class: 'muted' }, 'No edges run between the best results.'),
+      );
+      root.dataset.state = 'ready';
+    }, (error: unknown) => {
+      if (asked !== generation) return;
+      root.replaceChildren(h('p', { class: 'query-error' }, error instanceof Error ? error.message : String(error)));
+      root.dataset.state = 'failed';
+    });
+  };
+  toggle.addEventListener('change', () => show(shown || byTestId<HTMLInputElement>('search-input').value.trim()));
+  return { show };
+})();
 
 const quickOpen = new QuickOpen(
   () => client.files(),

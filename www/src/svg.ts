@@ -17,7 +17,7 @@ export function layoutRoot(g: Graph<GraphLabel, NodeLabel, EdgeLabel>, className
   const size = g.graph();
   const width = Math.ceil(size.width ?? 0);
   const height = Math.ceil(size.height ?? 0);
-  const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, class: className, 'data-testid': testId, role: 'group', 'aria-label': label }) as SVGSVGElement;
+  const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: className, 'data-testid': testId, role: 'group', 'aria-label': label }) as SVGSVGElement;
   svg.style.maxWidth = `${width}px`;
   return svg;
 }

@@ -27,6 +27,8 @@ export interface SearchPanelOptions {
   filters: HTMLElement;
   onOpen(hit: SearchHit): void;
   onOpenFile(file: FileHit): void;
+  /** Hears every answer shown (an empty query, or a failed search, gives none). */
+  onResults?(query: string, results: SearchResults | undefined): void;
 }
 
 /** A multi-line text as the one-line box shows it. */
@@ -227,6 +229,7 @@ export class SearchPanel {
       }
       list.replaceChildren(...children);
     }
+    this.#options.onResults?.(query, error === undefined ? results : undefined);
     list.dataset.query = oneLine(query);
     list.dataset.mode = results?.mode ?? '';
     list.dataset.meaning = results?.params.meaning ?? '';
