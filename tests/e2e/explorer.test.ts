@@ -344,6 +344,10 @@ describe('the feature card', () => {
       const symbols = await page.getByTestId('card-symbols').locator('[data-symbol]').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.symbol));
       expect(symbols.some((s) => s?.startsWith('pkg.calc.Calculator'))).toBe(true);
       expect(await page.getByTestId('card-summary').textContent()).toContain('pkg/calc.py');
+      // The summary's symbols are links that lead with their own names.
+      const named = page.getByTestId('card-summary').locator('[data-symbol="pkg.calc.compute_total"]').first();
+      expect(await named.locator('.sym-name').textContent()).toBe('compute_total');
+      expect(await named.locator('.sym-container').textContent()).toBe('pkg.calc');
       expect(await page.getByTestId('card-tests').textContent()).toContain('test_calc');
       // The card's graph: its symbols, their tests and the real edges between
       // them, laid out left to right along each edge (a caller left of what

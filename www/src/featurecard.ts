@@ -88,14 +88,28 @@ export class FeatureCardView {
     return answerGraph(nodes, edges, (n) => this.#actions.open(n), 'card-graph');
   }
 
+  /** A summary sentence: the symbols it names in `code` are links that lead with their own names; other code stays code. */
+  #sentence(text: string, known: Map<string, NodeRef>): (string | HTMLElement)[] {
+    return text.split('`').map((part, i) => {
+      if (i % 2 === 0) return part;
+      const node = known.get(part);
+      return node ? this.#link(node) : h('code', {}, part);
+    });
+  }
+
   #render(card: FeatureCard): void {
+    const known = new Map<string, NodeRef>();
+    for (const node of [...card.symbols.map((s) => s.symbol), ...card.connectors, ...card.tests.map((t) => t.node),
+      ...card.edges.flatMap((e) => [e.from, e.to]), ...card.tests.flatMap((t) => t.path.flatMap((hop) => [hop.from, hop.to]))]) {
+      known.set(node.qualified_name, node);
+    }
     const keys = [...card.symbols.map((s) => s.symbol.qualified_name), ...card.connectors.map((c) => c.qualified_name)];
     const mapButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'card-map' }, 'Show in map');
     mapButton.addEventListener('click', () => this.#actions.showInMap(keys));
     const parts: (HTMLElement | null)[] = [
       h('h2', { class: 'card-title' }, card.query),
       h('p', { class: 'muted' }, `${card.mode} search · ${card.tokens.toLocaleString('en-US')} of ${card.budget.toLocaleString('en-US')} tokens as context`),
-      h('ul', { class: 'card-summary', 'data-testid': 'card-summary' }, ...card.summary.map((s) => h('li', {}, ...inlineCode(s)))),
+      h('ul', { class: 'card-summary', 'data-testid': 'card-summary' }, ...card.summary.map((s) => h('li', {}, ...this.#sentence(s, known)))),
       card.edges.length + card.tests.length > 0
         ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton), this.#graph(card))
         : null,
@@ -113,11 +127,6 @@ export class FeatureCardView {
     ];
     this.#body.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   }
-}
-
-/** Sentences with `code` spans, as the engine writes them. */
-function inlineCode(text: string): (string | HTMLElement)[] {
-  return text.split('`').map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
 }
 
 function clip(code: string): string {

@@ -55,6 +55,8 @@ export interface Nameable {
  * them (`.`, `::`, `/`, `#`, `:`) belongs to neither.
  */
 export function splitName(qualified: string, name: string): { container: string; name: string } {
+  // A module's name is its whole import name: it reads as its last segment, in its package.
+  if (name === qualified) name = '';
   if (name && qualified.endsWith(name)) {
     const container = qualified.slice(0, qualified.length - name.length).replace(/(::|[.:/#])$/, '');
     return { container, name };
