@@ -14,7 +14,7 @@ import type { GraphMap } from '../../web/src/index';
 /** Edges that say one file depends on another. */
 const DEPENDENCY_EDGES = new Set(['CALLS', 'IMPORTS']);
 /** The map's level of a file (fathom_engine::map::LEVEL_FILE). */
-const LEVEL_FILE = 1;
+export const LEVEL_FILE = 1;
 /** Best-connected definitions named in a community's name. */
 const NAMED_SYMBOLS = 2;
 
@@ -121,8 +121,6 @@ export function architecture(map: GraphMap): Architecture {
   for (let i = 0; i < n; i++) if (nodes.level[i]! > LEVEL_FILE && fileOf[i]! >= 0) defines[fileOf[i]!] = 1;
   const raw = new Map<number, number>();
   for (const file of files.nodes()) if (files.degree(file) > 0) raw.set(Number(file), found.communities[file]!);
-  const sizes = new Map<number, number>();
-  for (const c of raw.values()) sizes.set(c, (sizes.get(c) ?? 0) + 1);
   const byDirectory = new Map<string, Map<number, number>>();
   for (const [file, c] of raw) {
     const dir = dirname(nodes.file[file] ?? '');
@@ -130,7 +128,8 @@ export function architecture(map: GraphMap): Architecture {
     counts.set(c, (counts.get(c) ?? 0) + 1);
     byDirectory.set(dir, counts);
   }
-  let next = Math.max(-1, ...raw.values()) + 1;
+  let next = 0;
+  for (const c of raw.values()) next = Math.max(next, c + 1);
   const loose = new Map<string, number>();
   for (const file of files.nodes()) {
     const i = Number(file);
@@ -157,18 +156,21 @@ export function architecture(map: GraphMap): Architecture {
   const communityOf = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) if (fileOf[i]! >= 0) communityOf[i] = id.get(raw.get(fileOf[i]!)!) ?? -1;
 
-  const weights = new Map<string, number>();
+  // One dependency per ordered pair of communities, counting its calls and imports.
+  const pairs = new Map<string, Dependency>();
   for (const [a, b] of between) {
-    const [ca, cb] = [communityOf[a]!, communityOf[b]!];
-    if (ca !== cb) weights.set(`${ca} ${cb}`, (weights.get(`${ca} ${cb}`) ?? 0) + 1);
+    const [from, to] = [communityOf[a]!, communityOf[b]!];
+    if (from === to) continue;
+    const pair = pairs.get(`${from} ${to}`);
+    if (pair) pair.weight += 1;
+    else pairs.set(`${from} ${to}`, { from, to, weight: 1, cycle: false });
   }
-  const links: [number, number][] = [...weights.keys()].map((k) => k.split(' ').map(Number) as [number, number]);
-  const cycles = cyclesOf(links.map(([a, b]) => [String(a), String(b)])).map((c) => c.map(Number).sort((a, b) => a - b));
+  const dependencies = [...pairs.values()];
+  const cycles = cyclesOf(dependencies.map((d) => [String(d.from), String(d.to)])).map((c) => c.map(Number).sort((a, b) => a - b));
   const cycleOf = new Map<number, number>();
   cycles.forEach((cycle, k) => cycle.forEach((c) => cycleOf.set(c, k)));
-  const dependencies: Dependency[] = links.map(([from, to]) => ({
-    from, to, weight: weights.get(`${from} ${to}`)!, cycle: cycleOf.has(from) && cycleOf.get(from) === cycleOf.get(to),
-  })).sort((a, b) => b.weight - a.weight);
+  for (const d of dependencies) d.cycle = cycleOf.has(d.from) && cycleOf.get(d.from) === cycleOf.get(d.to);
+  dependencies.sort((a, b) => b.weight - a.weight);
 
   const directoryLinks = new Set<string>();
   for (const [a, b] of between) {

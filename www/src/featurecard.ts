@@ -76,18 +76,6 @@ export class FeatureCardView {
     return symbolLink(node, (n) => this.#actions.open(n));
   }
 
-  /** The card's symbols, the symbols that connect them, and the tests that reach them, with every edge among them. */
-  #graph(card: FeatureCard): SVGSVGElement {
-    const nodes: AnswerNode[] = [
-      ...card.symbols.map((s) => ({ ref: s.symbol, role: 'symbol' as const })),
-      ...card.connectors.map((ref) => ({ ref, role: 'connector' as const })),
-      ...card.tests.map((t) => ({ ref: t.node, role: 'test' as const })),
-      ...card.tests.flatMap((t) => t.path.flatMap((hop) => [hop.from, hop.to])).map((ref) => ({ ref, role: 'connector' as const })),
-    ];
-    const edges = [...card.edges, ...card.tests.flatMap((t) => t.path)];
-    return answerGraph(nodes, edges, (n) => this.#actions.open(n), 'card-graph');
-  }
-
   /** A summary sentence: the symbols it names in `code` are links that lead with their own names; other code stays code. */
   #sentence(text: string, known: Map<string, NodeRef>): (string | HTMLElement)[] {
     return text.split('`').map((part, i) => {
@@ -98,11 +86,17 @@ export class FeatureCardView {
   }
 
   #render(card: FeatureCard): void {
-    const known = new Map<string, NodeRef>();
-    for (const node of [...card.symbols.map((s) => s.symbol), ...card.connectors, ...card.tests.map((t) => t.node),
-      ...card.edges.flatMap((e) => [e.from, e.to]), ...card.tests.flatMap((t) => t.path.flatMap((hop) => [hop.from, hop.to]))]) {
-      known.set(node.qualified_name, node);
-    }
+    // The card's symbols, the symbols that connect them, and the tests that
+    // reach them, with every edge among them: its graph, and the names its
+    // sentences may link.
+    const nodes: AnswerNode[] = [
+      ...card.symbols.map((s) => ({ ref: s.symbol, role: 'symbol' as const })),
+      ...card.connectors.map((ref) => ({ ref, role: 'connector' as const })),
+      ...card.tests.map((t) => ({ ref: t.node, role: 'test' as const })),
+      ...card.tests.flatMap((t) => t.path.flatMap((hop) => [hop.from, hop.to])).map((ref) => ({ ref, role: 'connector' as const })),
+    ];
+    const edges = [...card.edges, ...card.tests.flatMap((t) => t.path)];
+    const known = new Map(nodes.map((n) => [n.ref.qualified_name, n.ref]));
     const keys = [...card.symbols.map((s) => s.symbol.qualified_name), ...card.connectors.map((c) => c.qualified_name)];
     const mapButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'card-map' }, 'Show in map');
     mapButton.addEventListener('click', () => this.#actions.showInMap(keys));
@@ -111,7 +105,8 @@ export class FeatureCardView {
       h('p', { class: 'muted' }, `${card.mode} search · ${card.tokens.toLocaleString('en-US')} of ${card.budget.toLocaleString('en-US')} tokens as context`),
       h('ul', { class: 'card-summary', 'data-testid': 'card-summary' }, ...card.summary.map((s) => h('li', {}, ...this.#sentence(s, known)))),
       card.edges.length + card.tests.length > 0
-        ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton), this.#graph(card))
+        ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton),
+            answerGraph(nodes, edges, (n) => this.#actions.open(n), 'card-graph'))
         : null,
       h('section', { 'data-testid': 'card-symbols' }, h('h3', {}, 'Symbols'),
         ...card.symbols.map((s) => h('article', { class: 'card-symbol' },

@@ -16,7 +16,7 @@ import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
 import type { GraphMap } from '../../web/src/index';
 import { h } from '../../web/src/ui/dom';
-import { type Architecture, architecture, type Community } from './communities';
+import { type Architecture, architecture, type Community, LEVEL_FILE } from './communities';
 import { renderOverview } from './overview';
 
 export interface MapTarget {
@@ -296,7 +296,7 @@ export class GraphMapView {
     const map = this.#map;
     const arch = this.#architecture;
     if (!map || !arch) return '';
-    const i = map.nodes.file.findIndex((file, at) => file === path && map.nodes.level[at] === 1);
+    const i = map.nodes.file.findIndex((file, at) => file === path && map.nodes.level[at] === LEVEL_FILE);
     return i < 0 ? '' : String(arch.communityOf[i]);
   }
 

@@ -94,9 +94,14 @@ export function pathLabel(path: string, lines = '', className = 'cite'): HTMLSpa
     h('span', { class: 'path-tail' }, full.slice(slash + 1)));
 }
 
+/** Where a node is defined, as a tooltip says it. */
+export function whereOf(node: NodeRef): string {
+  return node.file ? `${node.file}:${node.start_line}` : 'outside the repository';
+}
+
 /** A button naming a symbol that opens it, with its `file:line` as a tooltip. */
 export function symbolLink(node: NodeRef, open: (node: NodeRef) => void, options: { container?: boolean } = {}): HTMLButtonElement {
-  const where = node.file ? `${node.file}:${node.start_line}` : 'outside the repository';
+  const where = whereOf(node);
   const button = h('button', { type: 'button', class: 'link', 'data-symbol': node.qualified_name, title: where },
     symbolLabel(node, { where, container: options.container }));
   button.addEventListener('click', () => open(node));

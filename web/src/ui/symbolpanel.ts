@@ -3,7 +3,7 @@
 // it, and on request its impact (what depends on it, up to 4 hops). The graph
 // work is Rust's: this only shows what the worker returns.
 import type { Hop, NodeRef, Reached, Reference, SymbolContext } from '../index';
-import { h, symbolLabel } from './dom';
+import { h, symbolLabel, whereOf } from './dom';
 
 export interface SymbolPanelActions {
   open(node: NodeRef): void;
@@ -125,8 +125,7 @@ export class SymbolPanel {
   }
 
   #button(node: NodeRef): HTMLButtonElement {
-    const where = node.file ? `${node.file}:${node.start_line}` : 'outside the repository';
-    const button = h('button', { type: 'button', class: 'link', disabled: node.file === null }, symbolLabel(node, { where }));
+    const button = h('button', { type: 'button', class: 'link', disabled: node.file === null }, symbolLabel(node, { where: whereOf(node) }));
     button.addEventListener('click', () => this.#actions.open(node));
     return button;
   }
