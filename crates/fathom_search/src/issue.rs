@@ -230,6 +230,49 @@ pub fn phrases(text: &str) -> Vec<String> {
     out
 }
 
+/// A report without what its tracker's template wrote around it: HTML
+/// comments, which a template uses for instructions the rendered report
+/// never shows, and lines wholly in italics (`_If this is a parsing issue,
+/// please include the `sqlfluff parse` output…_`, `_Originally posted by…_`).
+/// Such words are the same in every report of a project and name its
+/// command line, not the fault. Code blocks are kept as they are.
+pub fn without_template(text: &str) -> String {
+    let mut uncommented = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        uncommented.push_str(&rest[..start]);
+        rest = rest[start..].find("-->").map_or("", |end| &rest[start + end + 3..]);
+    }
+    uncommented.push_str(rest);
+    let mut out = String::with_capacity(uncommented.len());
+    let mut in_fence = false;
+    for line in uncommented.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+        } else if !in_fence && in_italics(trimmed) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// `_a sentence_` or `*a sentence*`, not `__init__`, `**bold**` or
+/// `*args, **kwargs*`-like code.
+fn in_italics(line: &str) -> bool {
+    [('_', "__"), ('*', "**")].into_iter().any(|(mark, double)| {
+        line.len() > 2
+            && line.starts_with(mark)
+            && line.ends_with(mark)
+            && !line.starts_with(double)
+            && !line.ends_with(double)
+            && !line[1..line.len() - 1].contains(mark)
+            && line.contains(' ')
+    })
+}
+
 /// `File "pkg/mod.py", line 12, in func`
 fn python_frame(line: &str) -> Option<Frame> {
     let rest = line.strip_prefix("File \"")?;
@@ -308,5 +351,14 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
         assert_eq!(issue.mentions[0].place, Place::Prose);
         assert_eq!(issue.frames.len(), 1);
         assert_eq!((issue.frames[0].path.as_str(), issue.frames[0].line), ("src/app.ts", 12));
+    }
+
+    #[test]
+    fn a_template_is_not_read() {
+        let report = "Extra space after a fix\n<!-- Please search the\nexisting issues first -->\n_If this is a parsing issue, please include the `sqlfluff parse` output._\n`__init__` is fine\n```\n_private_\n<!-- a comment in a block goes too -->\n```\n*a note*\n";
+        let text = without_template(report);
+        assert_eq!(text, "Extra space after a fix\n\n`__init__` is fine\n```\n_private_\n\n```\n");
+        assert!(!Issue::read(&text).mentions.iter().any(|m| m.text == "sqlfluff parse" || m.text == "parse"));
+        assert_eq!(without_template("a <!-- never closed\nb"), "a \n");
     }
 }
