@@ -65,6 +65,13 @@ fn a_traceback_puts_its_frames_first_with_their_functions() {
     let tests = ranked.iter().position(|f| f.starts_with("tests/")).unwrap_or(usize::MAX);
     assert!(orders < tests, "{ranked:?}");
     assert!(found.files[orders].reasons[0].contains("one call above where it raised"));
+    // The line quoted under its frame is that frame's evidence, not a phrase
+    // found a second time.
+    assert!(
+        !found.files[orders].reasons.iter().any(|r| r.contains("unit_price in self")),
+        "{:?}",
+        found.files[orders].reasons
+    );
 }
 
 #[test]

@@ -46,6 +46,9 @@ pub struct Issue {
     pub frames: Vec<Frame>,
     /// Each distinct name once, at its strongest place.
     pub mentions: Vec<Mention>,
+    /// The lines of source a traceback quotes under its outer frames: evidence
+    /// of those frames, not phrases of their own.
+    pub quoted: Vec<String>,
 }
 
 impl Issue {
@@ -64,6 +67,8 @@ impl Issue {
         let mut in_traceback = false;
         // Frames of the current traceback, outermost first.
         let mut traceback: Vec<Frame> = Vec::new();
+        // Its quoted source lines, each with the frame it is under.
+        let mut under: Vec<(usize, String)> = Vec::new();
         for line in text.lines() {
             let trimmed = line.trim();
             if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
@@ -71,7 +76,7 @@ impl Issue {
                 continue;
             }
             if trimmed.starts_with("Traceback (most recent call last)") {
-                issue.close_traceback(&mut traceback);
+                issue.close_traceback(&mut traceback, &mut under);
                 in_traceback = true;
                 issue.code.push_str(line);
                 issue.code.push('\n');
@@ -89,11 +94,12 @@ impl Issue {
                 if line.starts_with(char::is_whitespace) && !trimmed.is_empty() {
                     issue.code.push_str(line);
                     issue.code.push('\n');
+                    under.push((traceback.len(), trimmed.to_owned()));
                     issue.scan_code(trimmed);
                     continue;
                 }
                 in_traceback = false;
-                issue.close_traceback(&mut traceback);
+                issue.close_traceback(&mut traceback, &mut under);
                 issue.code.push_str(line);
                 issue.code.push('\n');
                 issue.scan_code(trimmed);
@@ -106,7 +112,7 @@ impl Issue {
                 issue.code.push('\n');
                 continue;
             }
-            issue.close_traceback(&mut traceback);
+            issue.close_traceback(&mut traceback, &mut under);
             let indented = line.starts_with("    ") || line.starts_with('\t');
             if in_fence || indented || trimmed.starts_with(">>>") || trimmed.starts_with("$ ") {
                 issue.code.push_str(line);
@@ -118,7 +124,7 @@ impl Issue {
                 issue.prose.push('\n');
             }
         }
-        issue.close_traceback(&mut traceback);
+        issue.close_traceback(&mut traceback, &mut under);
         // Other languages' locations (`app.ts:12:3`, `(Foo.java:42)`).
         for location in hints::analyze(text).locations {
             if !issue.frames.iter().any(|f| f.path == location.path && f.line == location.line) {
@@ -128,9 +134,13 @@ impl Issue {
         issue
     }
 
-    /// Numbers the frames of a finished traceback from its innermost.
-    fn close_traceback(&mut self, traceback: &mut Vec<Frame>) {
-        let n = traceback.len() as u32;
+    /// Numbers the frames of a finished traceback from its innermost, and
+    /// keeps the source lines quoted under its outer frames apart (the
+    /// innermost frame's line is where it raised, often with its message).
+    fn close_traceback(&mut self, traceback: &mut Vec<Frame>, under: &mut Vec<(usize, String)>) {
+        let n = traceback.len();
+        self.quoted.extend(under.drain(..).filter(|(frames, _)| *frames < n).map(|(_, line)| line));
+        let n = n as u32;
         for (i, mut frame) in traceback.drain(..).enumerate() {
             frame.depth = n - 1 - i as u32;
             if let Some(function) = &frame.function {
@@ -340,6 +350,7 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
         assert!(find("Describe").is_none(), "prose words are not names");
         assert!(issue.prose.contains("incorrect exception") && !issue.prose.contains("dcmread"));
         assert!(issue.code.contains("dcmread") && issue.code.contains("object.__getattribute__"));
+        assert_eq!(issue.quoted, ["lut_desc = ds.RedPaletteColorLookupTableDescriptor"], "not the line that raised");
     }
 
     #[test]

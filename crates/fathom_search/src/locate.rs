@@ -497,7 +497,8 @@ impl Retrieval {
         }
 
         // Phrases found as they are: error messages above all.
-        let phrases = crate::issue::phrases(text);
+        let mut phrases = crate::issue::phrases(text);
+        phrases.retain(|p| !issue.quoted.iter().any(|line| line.contains(p.as_str())));
         if !phrases.is_empty() {
             let automaton = aho_corasick::AhoCorasick::new(&phrases).expect("phrases are short literals");
             let mut holders: Vec<Vec<usize>> = vec![Vec::new(); phrases.len()];
