@@ -284,7 +284,7 @@ fn in_italics(line: &str) -> bool {
 }
 
 /// `File "pkg/mod.py", line 12, in func`
-fn python_frame(line: &str) -> Option<Frame> {
+pub(crate) fn python_frame(line: &str) -> Option<Frame> {
     let rest = line.strip_prefix("File \"")?;
     let (path, rest) = rest.split_once('"')?;
     let rest = rest.trim_start_matches(',').trim_start().strip_prefix("line ")?;

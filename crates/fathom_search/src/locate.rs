@@ -457,8 +457,11 @@ impl Retrieval {
             }
         }
         let mut seen = std::collections::HashSet::new();
+        // A traceback's frames name their files as frames, by depth, below.
+        let unframed: String =
+            text.lines().filter(|l| crate::issue::python_frame(l.trim()).is_none()).flat_map(|l| [l, "\n"]).collect();
         for token in
-            text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',' | '[' | ']'))
+            unframed.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',' | '[' | ']'))
         {
             // A link to a file names it too: `…/blob/<commit>/pkg/mod.py#L46`.
             let token = token.split(['#', '?']).next().unwrap_or(token);
