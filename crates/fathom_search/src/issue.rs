@@ -229,9 +229,15 @@ const KEYWORDS: &[&str] = &[
 pub fn phrases(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
+        // An import names modules, which names resolve; as a phrase it finds
+        // every file that imports the same.
+        let code = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '.');
+        if code.starts_with("import ") || (code.starts_with("from ") && code.contains(" import ")) {
+            continue;
+        }
         for run in line.split(|c: char| !(c.is_alphanumeric() || c == ' ' || c == '_' || c == '-')) {
             let run = run.trim();
-            let words = run.split(' ').filter(|w| !w.is_empty()).count();
+            let words = run.split(' ').filter(|w| w.chars().any(char::is_alphanumeric)).count();
             if words >= 3 && run.len() >= 12 && !out.iter().any(|p| p == run) {
                 out.push(run.to_owned());
             }
@@ -371,5 +377,11 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
         assert_eq!(text, "Extra space after a fix\n\n`__init__` is fine\n```\n_private_\n\n```\n");
         assert!(!Issue::read(&text).mentions.iter().any(|m| m.text == "sqlfluff parse" || m.text == "parse"));
         assert_eq!(without_template("a <!-- never closed\nb"), "a \n");
+    }
+
+    #[test]
+    fn phrases_are_runs_of_words_outside_imports() {
+        let text = "from pydicom import Dataset\n>>> import numpy as np\n$ cat q.sql | sqlfluff lint -\nRuntimeError: Dropped elements in sequence matching! 'a' != ';'";
+        assert_eq!(phrases(text), ["Dropped elements in sequence matching"]);
     }
 }
