@@ -45,7 +45,10 @@ pub enum Role {
 }
 
 pub fn role(path: &str) -> Role {
-    if is_test_path(path) || path.split('/').any(|s| s == "conftest.py") {
+    // Test data and fixtures beside the code (`pydicom/data/test_files/`).
+    let test_data = ["test_files", "testdata", "test_data", "fixtures"];
+    let mut folders = path.split('/').rev().skip(1);
+    if is_test_path(path) || path.rsplit('/').next() == Some("conftest.py") || folders.any(|s| test_data.contains(&s)) {
         return Role::Test;
     }
     let lower = path.to_ascii_lowercase();
@@ -695,5 +698,22 @@ impl Retrieval {
             symbols,
             evidence: located.evidence,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_by_path() {
+        assert_eq!(role("pydicom/dataset.py"), Role::Source);
+        assert_eq!(role("pydicom/tests/test_dataset.py"), Role::Test);
+        assert_eq!(role("conftest.py"), Role::Test);
+        assert_eq!(role("pydicom/data/test_files/test.py"), Role::Test, "test data beside the code");
+        assert_eq!(role("pkg/testdata/gen.go"), Role::Test);
+        assert_eq!(role("docs/conf.py"), Role::Aside);
+        assert_eq!(role("setup.py"), Role::Aside);
+        assert_eq!(role("src/fixtures.py"), Role::Source, "a file named so is not a folder of them");
     }
 }
