@@ -75,6 +75,17 @@ fn a_traceback_puts_its_frames_first_with_their_functions() {
 }
 
 #[test]
+fn a_frame_from_another_version_names_its_function_not_whatever_is_at_its_line() {
+    // The report ran a version where `line_total` sat lower in the file.
+    let report = TRACEBACK.replace("pricing.py\", line 6, in line_total", "pricing.py\", line 12, in line_total");
+    let found = index().locate(&report, 10, None);
+    let pricing = found.files.iter().find(|f| f.file == "shop/pricing.py").unwrap();
+    let frame =
+        pricing.symbols.iter().find(|s| s.why.iter().any(|w| w == "traceback line 12")).expect("the frame's symbol");
+    assert_eq!(frame.symbol, "shop.pricing.line_total", "not `round_cents`, which holds line 12 here");
+}
+
+#[test]
 fn a_quoted_error_message_finds_the_code_that_raises_it_before_its_test() {
     let index = index();
     let found = index.locate(MESSAGE, 10, None);

@@ -121,8 +121,8 @@ pub struct FileEvidence {
     pub static_score: f64,
     /// Frames of a traceback in the file, as the lowest depth.
     pub frame_depth: Option<u32>,
-    /// The lines its frames name.
-    pub frame_lines: Vec<u32>,
+    /// The lines its frames name, each with the frame's function.
+    pub frame_lines: Vec<(u32, Option<String>)>,
     /// The best share reached through an edge from a named definition.
     pub neighbour: f64,
     pub neighbour_of: Option<(NodeId, EdgeKind)>,
@@ -550,7 +550,7 @@ impl Retrieval {
             let wanted = wanted.trim_start_matches("./").trim_start_matches(".../");
             let Some(found) = crate::retrieval::file_named(graph, wanted) else { continue };
             let file = entry(&mut files, &found.path);
-            file.frame_lines.push(frame.line);
+            file.frame_lines.push((frame.line, frame.function.clone()));
             file.frame_depth = Some(file.frame_depth.map_or(frame.depth, |d| d.min(frame.depth)));
         }
 
@@ -626,8 +626,8 @@ impl Retrieval {
                 1 => "a traceback frame, one call above where it raised".to_owned(),
                 d => format!("a traceback frame, {d} calls above where it raised"),
             });
-            for &line in &e.frame_lines {
-                if let Some(node) = crate::retrieval::innermost(graph, &e.file, line) {
+            for (line, function) in &e.frame_lines {
+                if let Some(node) = crate::retrieval::frame_symbol(graph, &e.file, *line, function.as_deref()) {
                     add(&mut symbols, node, format!("traceback line {line}"));
                 }
             }

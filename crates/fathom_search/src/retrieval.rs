@@ -1049,6 +1049,29 @@ pub(crate) fn innermost(graph: &CodeGraph, path: &str, line: u32) -> Option<Node
         .map(|(id, _)| id)
 }
 
+/// The definition a traceback frame is in: the frame's function by name,
+/// the one holding the line or else the nearest to it, since a report's
+/// lines come from the version it ran and the tree may be another; the
+/// innermost definition at the line where the frame names no function or
+/// the file has none of that name.
+pub(crate) fn frame_symbol(graph: &CodeGraph, path: &str, line: u32, function: Option<&str>) -> Option<NodeId> {
+    let named = function.and_then(|function| {
+        graph
+            .nodes()
+            .filter(|(id, n)| {
+                n.name == function
+                    && matches!(n.kind, SymbolKind::Function | SymbolKind::Method)
+                    && graph.path_of(*id) == Some(path)
+            })
+            .min_by_key(|(_, n)| {
+                let (start, end) = (n.span.start_line, n.span.end_line);
+                if (start..=end).contains(&line) { 0 } else { start.abs_diff(line).min(end.abs_diff(line)) }
+            })
+            .map(|(id, _)| id)
+    });
+    named.or_else(|| innermost(graph, path, line))
+}
+
 /// How many trailing path segments two paths share.
 fn shared_segments(a: &str, b: &str) -> usize {
     a.rsplit('/').zip(b.rsplit('/')).take_while(|(x, y)| x == y).count()
