@@ -231,8 +231,7 @@ pub fn phrases(text: &str) -> Vec<String> {
     for line in text.lines() {
         // An import names modules, which names resolve; as a phrase it finds
         // every file that imports the same.
-        let code = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '.');
-        if code.starts_with("import ") || (code.starts_with("from ") && code.contains(" import ")) {
+        if is_import(line) {
             continue;
         }
         for run in line.split(|c: char| !(c.is_alphanumeric() || c == ' ' || c == '_' || c == '-')) {
@@ -244,6 +243,22 @@ pub fn phrases(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// `import a.b`, `from a import b`, `>>> from a import b`.
+pub(crate) fn is_import(line: &str) -> bool {
+    let dotted = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    let code = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '.').trim_end();
+    if let Some(rest) = code.strip_prefix("from ") {
+        return rest.split_once(" import ").is_some_and(|(module, _)| dotted(module));
+    }
+    code.strip_prefix("import ").is_some_and(|rest| {
+        rest.split(',').all(|part| {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            matches!(words.as_slice(), [m] if dotted(m))
+                || matches!(words.as_slice(), [m, "as", a] if dotted(m) && dotted(a))
+        })
+    })
 }
 
 /// A report without what its tracker's template wrote around it: HTML
@@ -383,5 +398,9 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
     fn phrases_are_runs_of_words_outside_imports() {
         let text = "from pydicom import Dataset\n>>> import numpy as np\n$ cat q.sql | sqlfluff lint -\nRuntimeError: Dropped elements in sequence matching! 'a' != ';'";
         assert_eq!(phrases(text), ["Dropped elements in sequence matching"]);
+        assert!(is_import(">>> from typing import TypeVar") && is_import("    import numpy as np"));
+        assert!(is_import("import os, sys") && is_import("from . import utils"));
+        assert!(!is_import("the import fails") && !is_import("from the docs, import is slow"));
+        assert!(!is_import("import is slow since 2.0"));
     }
 }

@@ -460,9 +460,14 @@ impl Retrieval {
             }
         }
         let mut seen = std::collections::HashSet::new();
-        // A traceback's frames name their files as frames, by depth, below.
-        let unframed: String =
-            text.lines().filter(|l| crate::issue::python_frame(l.trim()).is_none()).flat_map(|l| [l, "\n"]).collect();
+        // A traceback's frames name their files as frames, by depth, below;
+        // an import names a module, which only the module resolved counts
+        // (`from typing import TypeVar` is not about `astroid/typing.py`).
+        let unframed: String = text
+            .lines()
+            .filter(|l| crate::issue::python_frame(l.trim()).is_none() && !crate::issue::is_import(l))
+            .flat_map(|l| [l, "\n"])
+            .collect();
         for token in
             unframed.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',' | '[' | ']'))
         {
