@@ -71,7 +71,7 @@ impl Issue {
         let mut under: Vec<(usize, String)> = Vec::new();
         for line in text.lines() {
             let trimmed = line.trim();
-            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            if is_fence(trimmed) {
                 in_fence = !in_fence;
                 continue;
             }
@@ -140,9 +140,8 @@ impl Issue {
     fn close_traceback(&mut self, traceback: &mut Vec<Frame>, under: &mut Vec<(usize, String)>) {
         let n = traceback.len();
         self.quoted.extend(under.drain(..).filter(|(frames, _)| *frames < n).map(|(_, line)| line));
-        let n = n as u32;
         for (i, mut frame) in traceback.drain(..).enumerate() {
-            frame.depth = n - 1 - i as u32;
+            frame.depth = (n - 1 - i) as u32;
             if let Some(function) = &frame.function {
                 self.mention(function, Place::Code, false);
             }
@@ -279,7 +278,7 @@ pub fn without_template(text: &str) -> String {
     let mut in_fence = false;
     for line in uncommented.lines() {
         let trimmed = line.trim();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+        if is_fence(trimmed) {
             in_fence = !in_fence;
         } else if !in_fence && in_italics(trimmed) {
             continue;
@@ -288,6 +287,11 @@ pub fn without_template(text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A line that opens or closes a fenced code block.
+fn is_fence(trimmed: &str) -> bool {
+    trimmed.starts_with("```") || trimmed.starts_with("~~~")
 }
 
 /// `_a sentence_` or `*a sentence*`, not `__init__`, `**bold**` or
