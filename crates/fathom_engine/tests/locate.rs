@@ -44,6 +44,23 @@ Please update it, and tell me how to check it for other countries.
 The invoice totals of all of our customers there are wrong too.
 ";
 
+const TITLED: &str = r#"`round_cents` makes an order's total wrong
+
+An order with lines added by `Order.add_line` gives the wrong total from
+`Order.total` for a customer's order when a line has no decimal point:
+
+```python
+order = Order("ann")
+order.add_line("tea", 2, "3")
+order.add_line("cake", 1, "2.5")
+print(order.customer, order.lines)
+print(order.total())
+```
+
+The order's total should be 850 for these lines; the order's lines, their
+quantities and its customer are all as added to the order.
+"#;
+
 fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
@@ -112,6 +129,22 @@ fn a_dotted_api_path_resolves_to_its_definition() {
     let vat = first.symbols.iter().find(|s| s.symbol == "shop.tax.vat_rate").expect("the named function");
     assert!(vat.why.iter().any(|w| w.contains("`shop.tax.vat_rate`")), "{:?}", vat.why);
     assert!(first.evidence.named.iter().all(|n| n.specificity == 1.0));
+}
+
+#[test]
+fn a_name_in_the_title_outweighs_the_names_its_example_calls() {
+    let index = index();
+    let found = index.locate(TITLED, 10, None);
+    let first = &found.files[0];
+    assert_eq!(first.file, "shop/pricing.py", "{:?}", files(&index, TITLED));
+    assert!(first.reasons.iter().any(|r| r == "defines what the title names: `round_cents`"), "{:?}", first.reasons);
+    // The example's names and most of the words are the order's: without
+    // its title, the report is about the order and the command line.
+    let untitled = TITLED.split_once('\n').unwrap().1;
+    assert_ne!(files(&index, untitled)[0], "shop/pricing.py");
+    // With the name in the body instead, it counts as any name does.
+    let named_below = format!("An order's total is wrong\n{untitled}\nThe fault is in `round_cents`.\n");
+    assert_ne!(files(&index, &named_below)[0], "shop/pricing.py", "{:?}", files(&index, &named_below));
 }
 
 #[test]

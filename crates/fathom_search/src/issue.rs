@@ -290,7 +290,7 @@ pub fn without_template(text: &str) -> String {
 }
 
 /// A line that opens or closes a fenced code block.
-fn is_fence(trimmed: &str) -> bool {
+pub(crate) fn is_fence(trimmed: &str) -> bool {
     trimmed.starts_with("```") || trimmed.starts_with("~~~")
 }
 

@@ -95,6 +95,11 @@ pub struct FileEvidence {
     pub named: Vec<Named>,
     /// The file's module is named (imported, or a prefix of a dotted name).
     pub module_named: f64,
+    /// The report's title names one of the file's definitions in code
+    /// (`PersonName3`, `` `from_iso_datetime` ``): the best such name's
+    /// specificity.
+    pub title_named: f64,
+    pub title_mention: Option<String>,
     /// The report names the file's path or its name (`a/b.py`, `b.py`):
     /// 1 / how many files answer to it.
     pub path_named: f64,
@@ -126,6 +131,19 @@ pub struct FileEvidence {
     /// The best share reached through an edge from a named definition.
     pub neighbour: f64,
     pub neighbour_of: Option<(NodeId, EdgeKind)>,
+}
+
+/// The names a report's title writes as code (`PersonName3`, a span in
+/// backticks), where the report has a title: a first line of prose with
+/// more below it.
+fn title_mentions(text: &str) -> Vec<String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    match (lines.next(), lines.next()) {
+        (Some(title), Some(_)) if !crate::issue::is_fence(title) && crate::issue::python_frame(title).is_none() => {
+            Issue::read(title).mentions.into_iter().map(|m| m.text).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The names of a graph, by exact text, for resolving mentions.
@@ -215,6 +233,10 @@ pub struct Weights {
     pub name_import: f64,
     pub name_dotted: f64,
     pub module: f64,
+    /// A definition the title names, by its specificity: after a path
+    /// written out, the surest sign (0.77 of such source files are fixed,
+    /// against 0.74 for paths and 0.35 for names anywhere).
+    pub title_named: f64,
     pub path: f64,
     pub stem: f64,
     pub stem_coded: f64,
@@ -244,10 +266,11 @@ pub const WEIGHTS: Weights = Weights {
     name_import: 1.0,
     name_dotted: 0.5,
     module: 0.0,
-    path: 2.0,
+    title_named: 4.0,
+    path: 8.0,
     stem: 0.1,
     stem_coded: 0.0,
-    phrase: 1.0,
+    phrase: 3.0,
     phrase_cap: 2.0,
     frame: 0.5,
     frame_decay: 0.5,
@@ -288,7 +311,7 @@ impl Weights {
             })
             .sum();
         s += self.name * named.min(self.name_cap);
-        s += self.module * f.module_named + self.path * f.path_named;
+        s += self.module * f.module_named + self.title_named * f.title_named + self.path * f.path_named;
         s += self.stem * f.stem_named + self.stem_coded * f.stem_coded;
         s += self.phrase * f.phrases.min(self.phrase_cap);
         if let Some(depth) = f.frame_depth {
@@ -424,7 +447,9 @@ impl Retrieval {
             }
         }
 
-        // Names.
+        // Names; those in the title say what the report is about, where the
+        // names its example calls are often only the way in.
+        let titled = title_mentions(text);
         let resolver = Resolver { graph, names: self.names() };
         for mention in &issue.mentions {
             let nodes = resolver.resolve(&mention.text);
@@ -432,9 +457,14 @@ impl Retrieval {
                 continue;
             }
             let specificity = 1.0 / nodes.len() as f64;
+            let in_title = titled.contains(&mention.text);
             for node in nodes {
                 let Some(path) = graph.path_of(node) else { continue };
                 let file = entry(&mut files, path);
+                if in_title && specificity > file.title_named {
+                    file.title_named = specificity;
+                    file.title_mention = Some(mention.text.clone());
+                }
                 if graph.node(node).kind == SymbolKind::Module {
                     file.module_named = file.module_named.max(specificity);
                 } else if !file.named.iter().any(|n| n.node == node) {
@@ -639,6 +669,9 @@ impl Retrieval {
         }
         if e.path_named > 0.0 {
             reasons.push("the report names this file".to_owned());
+        }
+        if let Some(mention) = e.title_mention.as_ref().filter(|_| e.title_named > 0.0) {
+            reasons.push(format!("defines what the title names: `{mention}`"));
         }
         let mut named: Vec<&Named> = e.named.iter().collect();
         named.sort_by(|a, b| b.specificity.total_cmp(&a.specificity));
