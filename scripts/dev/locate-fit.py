@@ -19,7 +19,7 @@ HARD = {"pydicom/pydicom", "pylint-dev/astroid", "sqlfluff/sqlfluff"}
 DEFAULTS = dict(
     word=2.0, word_exp=2.0, word_mass=0.5, rrf_k=30, code=0.5, prose=0.0,
     name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
-    module=0.0, path=8.0, stem=0.1, stem_coded=0.0, phrase=3.0, phrase_cap=2.0,
+    module=0.0, path=8.0, stem=0.1, stem_coded=3.0, phrase=3.0, phrase_cap=2.0,
     frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05, statics=0.0, title_named=4.0,
 )
 
@@ -98,7 +98,7 @@ GRID = dict(
     word=[0.5, 1.0, 2.0], word_exp=[0.0, 0.5, 1.0, 2.0], word_mass=[0.0, 0.2, 0.5, 1.0], rrf_k=[1, 3, 10, 30, 60],
     name=[0.0, 0.1, 0.3, 0.6, 1.0, 2.0], name_max=[0.0, 0.3, 0.6, 1.0, 2.0], name_dotted=[0.0, 0.5, 1.0, 3.0], name_title=[0.0, 1.0, 3.0, 10.0], name_error=[0.0, 1.0, 3.0, 10.0], title=[0.0, 0.25, 0.5, 1.0, 2.0], name_prose=[0.0, 0.1, 0.3, 0.6, 1.0], name_import=[0.0, 0.5, 1.0, 3.0],
     name_cap=[0.5, 1.0, 1.5, 3.0, 10.0], module=[0.0, 0.25, 0.5, 1.0, 2.0], path=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0, 4.0, 8.0, 16.0],
-    stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0],
+    stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0],
     phrase_cap=[0.5, 1.0, 2.0, 5.0], code=[0.0, 0.25, 0.5, 1.0], prose=[0.0, 0.25, 0.5, 1.0],
     frame=[0.0, 0.5, 1.0, 2.0], frame_decay=[0.3, 0.5, 0.8, 1.0], neighbour=[0.0, 0.1, 0.2, 0.5, 1.0],
     test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0], statics=[0.0, 0.05, 0.1, 0.2, 0.4], title_named=[0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0],

@@ -61,6 +61,20 @@ The order's total should be 850 for these lines; the order's lines, their
 quantities and its customer are all as added to the order.
 "#;
 
+const CODED: &str = r#"Refunds are refused before checkout
+
+A refund is an order line with a negative quantity, which the shop's orders
+allow, but the order is refused before checkout with:
+
+```
+$ shop ann 7:-1:3.50
+C002 on the first line
+```
+
+An order's lines with a negative quantity should be allowed when they refund
+a line of an earlier order of the same customer.
+"#;
+
 fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
@@ -145,6 +159,17 @@ fn a_name_in_the_title_outweighs_the_names_its_example_calls() {
     // With the name in the body instead, it counts as any name does.
     let named_below = format!("An order's total is wrong\n{untitled}\nThe fault is in `round_cents`.\n");
     assert_ne!(files(&index, &named_below)[0], "shop/pricing.py", "{:?}", files(&index, &named_below));
+}
+
+#[test]
+fn a_code_shaped_word_that_is_a_files_name_points_at_that_file() {
+    let index = index();
+    let found = index.locate(CODED, 10, None);
+    let first = &found.files[0];
+    assert_eq!(first.file, "shop/checks/C002.py", "{:?}", files(&index, CODED));
+    assert!(first.reasons.iter().any(|r| r == "its name is a word of the report"), "{:?}", first.reasons);
+    // The package that runs every check shares more of the words.
+    assert_eq!(first.evidence.word_rank, Some(2));
 }
 
 #[test]

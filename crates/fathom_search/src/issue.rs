@@ -244,6 +244,36 @@ pub fn phrases(text: &str) -> Vec<String> {
     out
 }
 
+/// The names the report's imports bind (`b` and `c` of `from a import b, d
+/// as c`; `a` of `import a.b`), in whichever statement of a line they are:
+/// a shell's `python -c "import a; print(a.x)"` as well.
+pub(crate) fn imported_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for statement in text.lines().flat_map(|l| l.split([';', '"', '`', '\''])) {
+        if !is_import(statement) {
+            continue;
+        }
+        let code = statement.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '.').trim_end();
+        let bound = match code.strip_prefix("from ").and_then(|r| r.split_once(" import ")) {
+            Some((_, bound)) => bound,
+            None => code.trim_start_matches("import "),
+        };
+        for part in bound.split(',') {
+            let part = part.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace());
+            let name = part.rsplit(" as ").next().unwrap_or(part).trim();
+            let name = if code.starts_with("import ") && !part.contains(" as ") {
+                name.split('.').next().unwrap_or(name)
+            } else {
+                name
+            };
+            if !name.is_empty() && name != "*" && !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
 /// `import a.b`, `from a import b`, `>>> from a import b`.
 pub(crate) fn is_import(line: &str) -> bool {
     let dotted = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
@@ -349,6 +379,15 @@ Traceback (most recent call last):
 AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTableDescriptor'
 ```
 ";
+
+    #[test]
+    fn the_names_imports_bind_wherever_they_are_written() {
+        let text = "### `python -c \"from astroid import __pkginfo__; print(__pkginfo__.version)\"` output\n\
+                    >>> import numpy.linalg as la, os.path\n\
+                    from pydicom.dataset import (Dataset, FileDataset as FD)\n\
+                    from the docs import nothing here\n";
+        assert_eq!(imported_names(text), ["__pkginfo__", "la", "os", "Dataset", "FD"]);
+    }
 
     #[test]
     fn a_report_is_split_into_prose_code_and_frames() {

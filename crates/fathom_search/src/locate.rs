@@ -238,6 +238,8 @@ pub struct Weights {
     /// against 0.74 for paths and 0.35 for names anywhere).
     pub title_named: f64,
     pub path: f64,
+    /// A file's stem as a word of the report; as a code-shaped word
+    /// (`LT12`, `brain_typing`), nearly as sure a sign as a path.
     pub stem: f64,
     pub stem_coded: f64,
     pub phrase: f64,
@@ -269,7 +271,7 @@ pub const WEIGHTS: Weights = Weights {
     title_named: 4.0,
     path: 8.0,
     stem: 0.1,
-    stem_coded: 0.0,
+    stem_coded: 3.0,
     phrase: 3.0,
     phrase_cap: 2.0,
     frame: 0.5,
@@ -498,6 +500,11 @@ impl Retrieval {
             .filter(|l| crate::issue::python_frame(l.trim()).is_none() && !crate::issue::is_import(l))
             .flat_map(|l| [l, "\n"])
             .collect();
+        // Names an import binds, wherever it is written (`python -c "from
+        // astroid import __pkginfo__; print(__pkginfo__.version)"`), are
+        // that import's, not stems.
+        let bound = crate::issue::imported_names(text);
+        let mut coded_stems: Vec<(&str, f64)> = Vec::new();
         for token in
             unframed.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',' | '[' | ']'))
         {
@@ -522,19 +529,31 @@ impl Retrieval {
                 continue;
             }
             for word in token.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if bound.iter().any(|b| b == word) {
+                    continue;
+                }
                 let lower = word.to_lowercase();
                 let Some(paths) = stems.get(&lower) else { continue };
                 let coded = crate::hints::looks_like_code(word) || word.chars().any(|c| c.is_ascii_digit());
                 let specificity = 1.0 / paths.len() as f64;
                 for path in paths {
-                    let file = entry(&mut files, path);
                     if coded {
-                        file.stem_coded = file.stem_coded.max(specificity);
+                        coded_stems.push((path, specificity));
                     } else {
+                        let file = entry(&mut files, path);
                         file.stem_named = file.stem_named.max(specificity);
                     }
                 }
             }
+        }
+        // A report that lists many code-shaped file names (a linter's whole
+        // output, `L001` to `L049`) names none of them in particular: past
+        // three files, they share three files' worth.
+        let named_files = coded_stems.iter().map(|(p, _)| *p).collect::<std::collections::HashSet<_>>().len();
+        let share = (3.0 / named_files as f64).min(1.0);
+        for (path, specificity) in coded_stems {
+            let file = entry(&mut files, path);
+            file.stem_coded = file.stem_coded.max(specificity * share);
         }
 
         // Phrases found as they are: error messages above all.
