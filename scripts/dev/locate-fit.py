@@ -20,7 +20,7 @@ DEFAULTS = dict(
     word=2.0, word_exp=2.0, word_mass=0.5, rrf_k=30, code=0.5, prose=0.0,
     name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
     module=0.0, path=8.0, stem=0.1, stem_coded=3.0, phrase=3.0, phrase_cap=2.0,
-    frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05, statics=0.0, title_named=4.0,
+    frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05, statics=0.0, title_named=4.0, title_run=2.5,
 )
 
 
@@ -46,6 +46,7 @@ def file_score(f, w):
     s += w["name"] * min(named, w["name_cap"]) + w["name_max"] * best
     s += w["module"] * f["module_named"]
     s += w["title_named"] * f.get("title_named", 0.0)
+    s += w["title_run"] * f.get("title_run", 0.0)
     s += w["path"] * f["path_named"]
     s += w["stem"] * f["stem_named"] + w["stem_coded"] * f["stem_coded"]
     s += w["phrase"] * min(f["phrases"], w["phrase_cap"])
@@ -101,7 +102,7 @@ GRID = dict(
     stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0],
     phrase_cap=[0.5, 1.0, 2.0, 5.0], code=[0.0, 0.25, 0.5, 1.0], prose=[0.0, 0.25, 0.5, 1.0],
     frame=[0.0, 0.5, 1.0, 2.0], frame_decay=[0.3, 0.5, 0.8, 1.0], neighbour=[0.0, 0.1, 0.2, 0.5, 1.0],
-    test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0], statics=[0.0, 0.05, 0.1, 0.2, 0.4], title_named=[0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0],
+    test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0], statics=[0.0, 0.05, 0.1, 0.2, 0.4], title_named=[0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0], title_run=[0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0],
 )
 
 
@@ -129,7 +130,7 @@ def main():
     insts = [json.loads(l) for l in open(sys.argv[1])]
     repos = sorted({i["repo"] for i in insts})
     w = dict(DEFAULTS)
-    lexical = dict(DEFAULTS, name=0, module=0, path=0, title_named=0, frame=0, neighbour=0, test=1, aside=1, word_exp=0, rrf_k=60)
+    lexical = dict(DEFAULTS, name=0, module=0, path=0, title_named=0, title_run=0, frame=0, neighbour=0, test=1, aside=1, word_exp=0, rrf_k=60)
     report("words only (rank)", insts, lexical)
     for repo in repos:
         report("  " + repo, [i for i in insts if i["repo"] == repo], w)

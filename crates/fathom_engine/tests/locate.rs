@@ -75,6 +75,19 @@ An order's lines with a negative quantity should be allowed when they refund
 a line of an earlier order of the same customer.
 "#;
 
+const SPELLED: &str = r#"Rounding cents makes an order's total wrong
+
+An order with lines added by `Order.add_line` gives the wrong total from
+`Order.total`:
+
+```python
+order = Order("ann")
+order.add_line("tea", 2, "3")
+order.add_line("cake", 1, "2.5")
+print(order.total())
+```
+"#;
+
 fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
@@ -170,6 +183,20 @@ fn a_code_shaped_word_that_is_a_files_name_points_at_that_file() {
     assert!(first.reasons.iter().any(|r| r == "its name is a word of the report"), "{:?}", first.reasons);
     // The package that runs every check shares more of the words.
     assert_eq!(first.evidence.word_rank, Some(2));
+}
+
+#[test]
+fn the_titles_words_spelling_a_definitions_name_point_at_it() {
+    let index = index();
+    let found = index.locate(SPELLED, 10, None);
+    let first = &found.files[0];
+    assert_eq!(first.file, "shop/pricing.py", "{:?}", files(&index, SPELLED));
+    assert!(first.reasons.iter().any(|r| r == "the title's words spell `round_cents`"), "{:?}", first.reasons);
+    // Its test spells the name too, and is not counted against it.
+    assert_eq!(first.evidence.title_run, 1.0);
+    // Words apart spell nothing.
+    let apart = SPELLED.replacen("Rounding cents makes", "Rounding makes the cents of", 1);
+    assert_ne!(files(&index, &apart)[0], "shop/pricing.py", "{:?}", files(&index, &apart));
 }
 
 #[test]

@@ -100,6 +100,12 @@ pub struct FileEvidence {
     /// specificity.
     pub title_named: f64,
     pub title_mention: Option<String>,
+    /// Words of the title, in a row, spell part of a definition's name
+    /// ("ambiguous VR element", `correct_ambiguous_vr_element`): the share
+    /// of the name they spell over how many files hold such a definition;
+    /// the best such definition's name.
+    pub title_run: f64,
+    pub title_run_name: Option<String>,
     /// The report names the file's path or its name (`a/b.py`, `b.py`):
     /// 1 / how many files answer to it.
     pub path_named: f64,
@@ -137,12 +143,19 @@ pub struct FileEvidence {
 /// backticks), where the report has a title: a first line of prose with
 /// more below it.
 fn title_mentions(text: &str) -> Vec<String> {
+    report_title(text)
+        .map(|title| Issue::read(title).mentions.into_iter().map(|m| m.text).collect())
+        .unwrap_or_default()
+}
+
+/// A report's title: its first line, where that is prose with more below.
+fn report_title(text: &str) -> Option<&str> {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     match (lines.next(), lines.next()) {
         (Some(title), Some(_)) if !crate::issue::is_fence(title) && crate::issue::python_frame(title).is_none() => {
-            Issue::read(title).mentions.into_iter().map(|m| m.text).collect()
+            Some(title)
         }
-        _ => Vec::new(),
+        _ => None,
     }
 }
 
@@ -237,6 +250,8 @@ pub struct Weights {
     /// written out, the surest sign (0.77 of such source files are fixed,
     /// against 0.74 for paths and 0.35 for names anywhere).
     pub title_named: f64,
+    /// The title's words spelling a definition's name ([`FileEvidence::title_run`]).
+    pub title_run: f64,
     pub path: f64,
     /// A file's stem as a word of the report; as a code-shaped word
     /// (`LT12`, `brain_typing`), nearly as sure a sign as a path.
@@ -269,6 +284,7 @@ pub const WEIGHTS: Weights = Weights {
     name_dotted: 0.5,
     module: 0.0,
     title_named: 4.0,
+    title_run: 2.5,
     path: 8.0,
     stem: 0.1,
     stem_coded: 3.0,
@@ -313,7 +329,10 @@ impl Weights {
             })
             .sum();
         s += self.name * named.min(self.name_cap);
-        s += self.module * f.module_named + self.title_named * f.title_named + self.path * f.path_named;
+        s += self.module * f.module_named
+            + self.title_named * f.title_named
+            + self.title_run * f.title_run
+            + self.path * f.path_named;
         s += self.stem * f.stem_named + self.stem_coded * f.stem_coded;
         s += self.phrase * f.phrases.min(self.phrase_cap);
         if let Some(depth) = f.frame_depth {
@@ -477,6 +496,64 @@ impl Retrieval {
                         place: mention.place,
                         imported: mention.imported,
                     });
+                }
+            }
+        }
+
+        // The title's words, in a row, spelling a definition's name: a
+        // report says in words what the code says in identifiers.
+        if let Some(title) = report_title(text) {
+            let terms = crate::tokens::Terms::default();
+            let parts = |t: &str| -> Vec<String> {
+                crate::tokens::words(t)
+                    .flat_map(crate::tokens::split_identifier)
+                    .map(str::to_lowercase)
+                    .filter(|p| p.len() >= 2 && !crate::tokens::is_stop_word(p))
+                    .map(|p| terms.stem(&p))
+                    .collect()
+            };
+            let title = parts(title);
+            // Each run of two words or more, with the definitions it spells
+            // the most of: (file, share of the name, name).
+            let mut runs: HashMap<&[String], Vec<(&str, f64, &str)>> = HashMap::new();
+            for (_, node) in graph.nodes() {
+                if node.is_external || matches!(node.kind, SymbolKind::Module | SymbolKind::Package) {
+                    continue;
+                }
+                let Some(file) = node.file else { continue };
+                let name = parts(&node.name);
+                if name.len() < 2 {
+                    continue;
+                }
+                let mut best: &[String] = &[];
+                for i in 0..title.len() {
+                    for j in 0..name.len() {
+                        let run = title[i..].iter().zip(&name[j..]).take_while(|(a, b)| a == b).count();
+                        if run > best.len() {
+                            best = &title[i..i + run];
+                        }
+                    }
+                }
+                if best.len() >= 2 {
+                    let share = best.len() as f64 / name.len() as f64;
+                    runs.entry(best).or_default().push((graph.file(file).path.as_str(), share, node.name.as_str()));
+                }
+            }
+            for holders in runs.values() {
+                // Tests are named for what they test: they spell the same.
+                let spread = holders
+                    .iter()
+                    .filter(|h| role(h.0) != Role::Test)
+                    .map(|h| h.0)
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+                    .max(1) as f64;
+                for &(path, share, name) in holders {
+                    let file = entry(&mut files, path);
+                    if share / spread > file.title_run {
+                        file.title_run = share / spread;
+                        file.title_run_name = Some(name.to_owned());
+                    }
                 }
             }
         }
@@ -691,6 +768,9 @@ impl Retrieval {
         }
         if let Some(mention) = e.title_mention.as_ref().filter(|_| e.title_named > 0.0) {
             reasons.push(format!("defines what the title names: `{mention}`"));
+        }
+        if let Some(name) = e.title_run_name.as_ref().filter(|_| e.title_run >= 0.25) {
+            reasons.push(format!("the title's words spell `{name}`"));
         }
         let mut named: Vec<&Named> = e.named.iter().collect();
         named.sort_by(|a, b| b.specificity.total_cmp(&a.specificity));

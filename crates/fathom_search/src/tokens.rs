@@ -80,7 +80,7 @@ impl Terms {
     }
 }
 
-fn is_stop_word(word: &str) -> bool {
+pub(crate) fn is_stop_word(word: &str) -> bool {
     word.len() < 2 && !word.bytes().all(|b| b.is_ascii_digit()) || STOP_WORDS.contains(&word)
 }
 
