@@ -250,22 +250,12 @@ pub fn phrases(text: &str) -> Vec<String> {
 pub(crate) fn imported_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     for statement in text.lines().flat_map(|l| l.split([';', '"', '`', '\''])) {
-        if !is_import(statement) {
-            continue;
-        }
-        let code = statement.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '.').trim_end();
-        let bound = match code.strip_prefix("from ").and_then(|r| r.split_once(" import ")) {
-            Some((_, bound)) => bound,
-            None => code.trim_start_matches("import "),
-        };
+        let Some((from, bound)) = import_bound(statement) else { continue };
         for part in bound.split(',') {
             let part = part.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace());
             let name = part.rsplit(" as ").next().unwrap_or(part).trim();
-            let name = if code.starts_with("import ") && !part.contains(" as ") {
-                name.split('.').next().unwrap_or(name)
-            } else {
-                name
-            };
+            // `import a.b` binds `a`.
+            let name = if !from && !part.contains(" as ") { name.split('.').next().unwrap_or(name) } else { name };
             if !name.is_empty() && name != "*" && !names.iter().any(|n| n == name) {
                 names.push(name.to_owned());
             }
@@ -276,18 +266,27 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
 
 /// `import a.b`, `from a import b`, `>>> from a import b`.
 pub(crate) fn is_import(line: &str) -> bool {
+    import_bound(line).is_some()
+}
+
+/// Where `line` is an import statement: whether it is a `from` import, and
+/// what it binds as written (`b, d as c` of `from a import b, d as c`; `a.b
+/// as x, c` of `import a.b as x, c`).
+fn import_bound(line: &str) -> Option<(bool, &str)> {
     let dotted = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
     let code = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '.').trim_end();
     if let Some(rest) = code.strip_prefix("from ") {
-        return rest.split_once(" import ").is_some_and(|(module, _)| dotted(module));
+        let (module, bound) = rest.split_once(" import ")?;
+        return dotted(module).then_some((true, bound));
     }
-    code.strip_prefix("import ").is_some_and(|rest| {
-        rest.split(',').all(|part| {
+    let rest = code.strip_prefix("import ")?;
+    rest.split(',')
+        .all(|part| {
             let words: Vec<&str> = part.split_whitespace().collect();
             matches!(words.as_slice(), [m] if dotted(m))
                 || matches!(words.as_slice(), [m, "as", a] if dotted(m) && dotted(a))
         })
-    })
+        .then_some((false, rest))
 }
 
 /// A report without what its tracker's template wrote around it: HTML

@@ -139,15 +139,6 @@ pub struct FileEvidence {
     pub neighbour_of: Option<(NodeId, EdgeKind)>,
 }
 
-/// The names a report's title writes as code (`PersonName3`, a span in
-/// backticks), where the report has a title: a first line of prose with
-/// more below it.
-fn title_mentions(text: &str) -> Vec<String> {
-    report_title(text)
-        .map(|title| Issue::read(title).mentions.into_iter().map(|m| m.text).collect())
-        .unwrap_or_default()
-}
-
 /// A report's title: its first line, where that is prose with more below.
 fn report_title(text: &str) -> Option<&str> {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
@@ -468,9 +459,12 @@ impl Retrieval {
             }
         }
 
-        // Names; those in the title say what the report is about, where the
-        // names its example calls are often only the way in.
-        let titled = title_mentions(text);
+        // Names; those in the title (written as code: `PersonName3`, a span
+        // in backticks) say what the report is about, where the names its
+        // example calls are often only the way in.
+        let title = report_title(text);
+        let titled: Vec<String> =
+            title.map(|t| Issue::read(t).mentions.into_iter().map(|m| m.text).collect()).unwrap_or_default();
         let resolver = Resolver { graph, names: self.names() };
         for mention in &issue.mentions {
             let nodes = resolver.resolve(&mention.text);
@@ -502,20 +496,26 @@ impl Retrieval {
 
         // The title's words, in a row, spelling a definition's name: a
         // report says in words what the code says in identifiers.
-        if let Some(title) = report_title(text) {
+        if let Some(title) = title {
             let terms = crate::tokens::Terms::default();
-            let parts = |t: &str| -> Vec<String> {
-                crate::tokens::words(t)
-                    .flat_map(crate::tokens::split_identifier)
-                    .map(str::to_lowercase)
-                    .filter(|p| p.len() >= 2 && !crate::tokens::is_stop_word(p))
-                    .map(|p| terms.stem(&p))
-                    .collect()
+            // Definitions share most of their names' parts: each is stemmed
+            // once a report.
+            let mut stemmed: HashMap<String, String> = HashMap::new();
+            let mut stem = |part: &str| match stemmed.get(part) {
+                Some(s) => s.clone(),
+                None => stemmed.entry(part.to_owned()).or_insert_with(|| terms.stem(part)).clone(),
+            };
+            let mut parts = |t: &str| -> Vec<String> {
+                let mut parts = crate::tokens::stemmed_parts(t, &mut stem);
+                parts.retain(|p| p.len() >= 2);
+                parts
             };
             let title = parts(title);
             // Each run of two words or more, with the definitions it spells
             // the most of: (file, share of the name, name).
-            let mut runs: HashMap<&[String], Vec<(&str, f64, &str)>> = HashMap::new();
+            // In order, so that ties name the same definition every time.
+            let mut runs: std::collections::BTreeMap<&[String], Vec<(&str, f64, &str)>> =
+                std::collections::BTreeMap::new();
             for (_, node) in graph.nodes() {
                 if node.is_external || matches!(node.kind, SymbolKind::Module | SymbolKind::Package) {
                     continue;
@@ -686,8 +686,10 @@ impl Retrieval {
         }
 
         // One hop from named definitions.
-        let named: Vec<(NodeId, f64)> =
+        let mut named: Vec<(NodeId, f64)> =
             files.values().flat_map(|f| f.named.iter().map(|n| (n.node, n.specificity))).collect();
+        // In order, so that ties name the same edge every time.
+        named.sort_unstable_by_key(|&(node, _)| node);
         for (node, specificity) in named {
             let edges = graph.outgoing(node).chain(graph.incoming(node));
             for (edge, neighbour) in edges {

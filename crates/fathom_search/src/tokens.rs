@@ -80,8 +80,21 @@ impl Terms {
     }
 }
 
-pub(crate) fn is_stop_word(word: &str) -> bool {
+fn is_stop_word(word: &str) -> bool {
     word.len() < 2 && !word.bytes().all(|b| b.is_ascii_digit()) || STOP_WORDS.contains(&word)
+}
+
+/// The parts of each word of `text`, in order, lower case and stemmed by
+/// `stem` (which must agree with [`Terms::stem`]: a cache of it), stop
+/// words left out; unlike [`Terms::word`], no whole words:
+/// `correct_ambiguous_vr_element` → `correct`, `ambigu`, `vr`, `element`.
+pub(crate) fn stemmed_parts(text: &str, stem: &mut dyn FnMut(&str) -> String) -> Vec<String> {
+    words(text)
+        .flat_map(split_identifier)
+        .map(str::to_lowercase)
+        .filter(|part| !is_stop_word(part))
+        .map(|part| stem(&part))
+        .collect()
 }
 
 /// Runs of letters, digits and underscores, of at most 80 bytes; `$` and
