@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 
-use crate::rules::{generated_marker, looks_binary, vendored_component};
+use crate::rules::{generated_marker, looks_binary, minified, vendored_component};
 use crate::{Archive, ReadOptions, SkipReason, Skipped, SourceFile};
 
 /// Feeds entries through the skip rules and gathers what is kept.
@@ -166,7 +166,7 @@ impl<'a> Collector<'a> {
             },
         };
         let head_end = text.char_indices().nth(2048).map_or(text.len(), |(at, _)| at);
-        if let Some(marker) = generated_marker(&path, &text[..head_end]) {
+        if let Some(marker) = generated_marker(&path, &text[..head_end]).or_else(|| minified(&path, &text)) {
             return self.skip(path, SkipReason::Generated, marker);
         }
         self.kept_bytes += text.len() as u64;

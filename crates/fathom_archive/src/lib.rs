@@ -82,7 +82,7 @@ pub struct SourceFile {
 pub enum SkipReason {
     /// Under a vendored, built or tool-cache directory such as `node_modules`.
     Vendored,
-    /// Generated code: minified bundles, protobuf output, files marked `@generated`.
+    /// Generated code: minified bundles and scripts, protobuf output, files marked `@generated`.
     Generated,
     Binary,
     TooLarge,

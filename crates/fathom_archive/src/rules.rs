@@ -70,6 +70,23 @@ pub fn generated_marker(path: &str, head: &str) -> Option<String> {
     })
 }
 
+/// Script and style files written by a minifier rather than a person, whatever
+/// their name (Sphinx ships jQuery, minified, as `static/jquery.js`): lines
+/// of hundreds of characters on average. Hand-written code averages well
+/// under 80; a small file is left alone, whatever its lines.
+pub fn minified(path: &str, text: &str) -> Option<String> {
+    const WEB: &[&str] = &[".js", ".mjs", ".cjs", ".css"];
+    if !WEB.iter().any(|ext| path.ends_with(ext)) || text.len() < 4 * 1024 {
+        return None;
+    }
+    let lines = text.lines().count().max(1);
+    let average = text.len() / lines;
+    (average > MINIFIED_LINE).then(|| format!("minified ({average} characters a line on average)"))
+}
+
+/// The average line length above which a script is taken for minified.
+const MINIFIED_LINE: usize = 200;
+
 /// Text files never hold NUL bytes in their first few kilobytes.
 pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
     bytes.iter().take(8 * 1024).any(|&b| b == 0)
@@ -86,6 +103,18 @@ mod tests {
         assert_eq!(vendored_component("src/build.py"), None);
         assert_eq!(vendored_component("build"), None);
         assert_eq!(vendored_component("src/builder/x.py"), None);
+    }
+
+    #[test]
+    fn minified_scripts_are_recognised_by_their_lines_not_their_names() {
+        let minified_js = format!("/*! lib v1 */\n!function(e,t){{{}}}\n", "var a=e.b(t);".repeat(600));
+        assert!(minified("themes/static/jquery.js", &minified_js).unwrap().starts_with("minified ("));
+        let written = "function add(a, b) {\n  return a + b;\n}\n".repeat(200);
+        assert_eq!(minified("static/app.js", &written), None);
+        // Only scripts and styles: a Python module of long data lines is code.
+        assert_eq!(minified("pkg/_table.py", &minified_js), None);
+        // A small one-liner is no bundle.
+        assert_eq!(minified("x.js", "module.exports = require('./lib');"), None);
     }
 
     #[test]

@@ -138,7 +138,11 @@ fn main() {
         print_table(&report);
     }
     if wants("locate") {
-        let data = root.join("../shared/data/swe-dev");
+        // `FATHOM_EVAL_LOCATE_SET=DIR`: another set in the same format (an
+        // `instances.jsonl`), for checking that what was tuned on the
+        // development set holds elsewhere; `make eval` reads swe-dev.
+        let data = std::env::var_os("FATHOM_EVAL_LOCATE_SET")
+            .map_or_else(|| root.join("../shared/data/swe-dev"), PathBuf::from);
         report["localisation"] = if data.join("instances.jsonl").is_file() {
             let loaded = minilm.then(|| {
                 let (weights, tokenizer) =
