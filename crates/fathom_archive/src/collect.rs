@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 
-use crate::rules::{generated_marker, looks_binary, minified, vendored_component};
+use crate::rules::{generated_marker, looks_binary, minified, vendored_component, vendored_release};
 use crate::{Archive, ReadOptions, SkipReason, Skipped, SourceFile};
 
 /// Feeds entries through the skip rules and gathers what is kept.
@@ -124,6 +124,9 @@ impl<'a> Collector<'a> {
         }
         if let Some(marker) = generated_marker(&path, "") {
             return self.skip(path, SkipReason::Generated, marker);
+        }
+        if let Some(copy) = vendored_release(&path) {
+            return self.skip(path, SkipReason::Vendored, copy);
         }
         if entry.encrypted {
             return self.skip(path, SkipReason::Encrypted, "entry is encrypted".into());

@@ -80,7 +80,8 @@ pub struct SourceFile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
-    /// Under a vendored, built or tool-cache directory such as `node_modules`.
+    /// Under a vendored, built or tool-cache directory such as `node_modules`,
+    /// or a library's release copied in (`static/jquery-3.5.1.js`).
     Vendored,
     /// Generated code: minified bundles and scripts, protobuf output, files marked `@generated`.
     Generated,

@@ -84,6 +84,24 @@ pub fn minified(path: &str, text: &str) -> Option<String> {
     (average > MINIFIED_LINE).then(|| format!("minified ({average} characters a line on average)"))
 }
 
+/// A script or style named with a release's version (`jquery-3.5.1.js`,
+/// `underscore-1.3.1.min.js`, `d3.v5.js`): a copy of someone else's library,
+/// which a project names by what it copied and never names its own files so.
+pub fn vendored_release(path: &str) -> Option<String> {
+    const WEB: &[&str] = &[".js", ".mjs", ".cjs", ".css"];
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = WEB.iter().find(|ext| name.ends_with(*ext))?;
+    let stem = name[..name.len() - ext.len()].trim_end_matches(".min");
+    let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    // `-3.5.1` (two numbers at least), or `.v5`.
+    let dashed = stem.rsplit_once('-').is_some_and(|(lib, version)| {
+        let version = version.strip_prefix('v').unwrap_or(version);
+        !lib.is_empty() && version.split('.').count() >= 2 && version.split('.').all(numeric)
+    });
+    let dotted = stem.rsplit_once(".v").is_some_and(|(lib, major)| !lib.is_empty() && numeric(major));
+    (dashed || dotted).then(|| format!("a library's release, copied (`{name}`)"))
+}
+
 /// The average line length above which a script is taken for minified.
 const MINIFIED_LINE: usize = 200;
 
@@ -115,6 +133,20 @@ mod tests {
         assert_eq!(minified("pkg/_table.py", &minified_js), None);
         // A small one-liner is no bundle.
         assert_eq!(minified("x.js", "module.exports = require('./lib');"), None);
+    }
+
+    #[test]
+    fn scripts_named_with_a_release_are_vendored_copies() {
+        for copied in
+            ["static/jquery-3.5.1.js", "_static/underscore-1.3.1.min.js", "js/d3.v5.js", "css/bootstrap-v4.6.2.css"]
+        {
+            assert!(vendored_release(copied).is_some(), "{copied}");
+        }
+        for own in
+            ["static/app.js", "src/jquery.js", "lib/es2015.js", "migrations/0001-initial.py", "x-1.js", "-1.2.js"]
+        {
+            assert_eq!(vendored_release(own), None, "{own}");
+        }
     }
 
     #[test]
