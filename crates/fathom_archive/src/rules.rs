@@ -21,6 +21,7 @@ const VENDORED_DIRS: &[&str] = &[
     ".venv",
     ".yarn",
     "__pycache__",
+    "_vendor",
     "bower_components",
     "build",
     "dist",
@@ -29,6 +30,7 @@ const VENDORED_DIRS: &[&str] = &[
     "target",
     "third_party",
     "vendor",
+    "vendored",
     "venv",
 ];
 
@@ -118,6 +120,9 @@ mod tests {
     fn vendored_directories_are_recognised_anywhere_but_not_as_file_names() {
         assert_eq!(vendored_component("web/node_modules/react/index.js"), Some("node_modules"));
         assert_eq!(vendored_component("pkg.egg-info/PKG-INFO"), Some("pkg.egg-info"));
+        // Python's conventions for copied packages (pip, setuptools, botocore).
+        assert_eq!(vendored_component("src/pip/_vendor/rich/console.py"), Some("_vendor"));
+        assert_eq!(vendored_component("botocore/vendored/six.py"), Some("vendored"));
         assert_eq!(vendored_component("src/build.py"), None);
         assert_eq!(vendored_component("build"), None);
         assert_eq!(vendored_component("src/builder/x.py"), None);
