@@ -21,7 +21,6 @@ DEFAULTS = dict(
     name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
     module=0.0, path=8.0, stem=0.1, stem_coded=3.0, phrase=3.0, phrase_cap=2.0,
     frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05, statics=0.0, title_named=4.0, title_run=2.5,
-    call_slot=3,
 )
 
 
@@ -73,14 +72,7 @@ def file_score(f, w):
 def ranking(inst, w):
     scored = [(file_score(f, w), f["file"]) for f in inst["files"]]
     scored.sort(key=lambda x: (-x[0], x[1]))
-    ranked = [f for s, f in scored if s > 0]
-    # The best-matching callee of a named definition keeps a place near the top.
-    slot = w.get("call_slot", 0)
-    called = next((f["file"] for f in inst["files"] if f.get("called")), None)
-    if slot and called in ranked and ranked.index(called) >= slot:
-        ranked.remove(called)
-        ranked.insert(slot - 1, called)
-    return ranked
+    return [f for s, f in scored if s > 0]
 
 
 def metrics(insts, w):

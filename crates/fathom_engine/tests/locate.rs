@@ -88,19 +88,6 @@ print(order.total())
 ```
 "#;
 
-const CALLED: &str = r#"Bulk orders are not discounted at checkout
-
-An order of a hundred items or more should get the bulk discount at
-checkout, as any discount code does, but the command line prints the full
-total of the order:
-
-```python
-order = Order("ann")
-order.add_line("tea", 120, "3")
-print(order.total())
-```
-"#;
-
 fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
@@ -244,33 +231,4 @@ fn a_report_naming_nothing_of_the_repository_finds_nothing_strong() {
     );
     assert!(found.files.iter().all(|f| f.evidence.named.is_empty() && f.evidence.frame_depth.is_none()));
     assert!(found.files.iter().all(|f| f.evidence.phrase_texts.is_empty()));
-    assert!(found.files.iter().all(|f| f.evidence.called.is_none()));
-}
-
-#[test]
-fn what_a_named_definition_calls_keeps_a_place_near_the_top() {
-    let index = index();
-    let found = index.locate(CALLED, 10, None);
-    let ranked: Vec<(&str, f64)> = found.files.iter().map(|f| (f.file.as_str(), f.score)).collect();
-    // The example names the order's methods and the words are the order's,
-    // the command line's and the discounts'; the price of a line is one
-    // call from `Order.total`.
-    let third = &found.files[2];
-    assert_eq!(third.file, "shop/pricing.py", "{ranked:?}");
-    let why = "`shop.orders.Order.total` calls `shop.pricing.line_total`, which the words match best of all that the report's names call";
-    assert!(third.reasons.iter().any(|r| r == why), "{:?}", third.reasons);
-    assert!(
-        third
-            .symbols
-            .iter()
-            .any(|s| s.symbol.ends_with("line_total") && s.why.iter().any(|w| w.starts_with("called by"))),
-        "{:?}",
-        third.symbols
-    );
-    // Its place is kept for it: by its score it would be fifth.
-    let above = ranked.iter().filter(|(_, score)| *score > third.score).count();
-    assert_eq!(above, 4, "{ranked:?}");
-    // Without the example, nothing it names calls anything.
-    let unnamed = CALLED.split("```").next().unwrap();
-    assert!(index.locate(unnamed, 10, None).files.iter().all(|f| f.evidence.called.is_none()));
 }

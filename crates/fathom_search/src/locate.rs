@@ -15,9 +15,6 @@
 //! - the graph: a file one call, import or inheritance away from a named
 //!   definition gets a damped share of that definition's evidence (fixes
 //!   often land one hop from the name the report gives);
-//! - the code the report's example runs: of the definitions its named ones
-//!   call, the one its words match best is given a place near the top
-//!   ([`Weights::call_slot`]);
 //! - a prior: tests, docs, examples and build scripts are rarely where a
 //!   fix lands; they stay findable, below the source.
 
@@ -140,11 +137,6 @@ pub struct FileEvidence {
     /// The best share reached through an edge from a named definition.
     pub neighbour: f64,
     pub neighbour_of: Option<(NodeId, EdgeKind)>,
-    /// Set on one file at most: the definition that a named one calls
-    /// (directly, or as a class's constructor) and that the report's words
-    /// match best among all such callees in source files, as (named,
-    /// called).
-    pub called: Option<(NodeId, NodeId)>,
 }
 
 /// A report's title: its first line, where that is prose with more below.
@@ -265,15 +257,6 @@ pub struct Weights {
     /// Factors for tests and for docs, examples and build scripts.
     pub test: f64,
     pub aside: f64,
-    /// The place (1-based; 0 for none) kept for the file that holds the
-    /// best-matching callee of a named definition
-    /// ([`FileEvidence::called`]), where the score ranks it lower. Such a
-    /// file is right about one time in five (4 of 20 on `make eval`'s set,
-    /// against 0.05 for a file one edge away), too rarely to outweigh the
-    /// score's first places, and often enough to be worth one of the first
-    /// five: it is where a fix lands that sits one call from every name the
-    /// report gives.
-    pub call_slot: usize,
 }
 
 pub const WEIGHTS: Weights = Weights {
@@ -303,7 +286,6 @@ pub const WEIGHTS: Weights = Weights {
     neighbour: 0.2,
     test: 0.05,
     aside: 0.05,
-    call_slot: 3,
 };
 
 impl Weights {
@@ -390,13 +372,6 @@ impl Weights {
             .filter(|l| l.score > 0.0)
             .collect();
         located.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.evidence.file.cmp(&b.evidence.file)));
-        if self.call_slot > 0
-            && let Some(at) = located.iter().position(|l| l.evidence.called.is_some())
-            && at >= self.call_slot
-        {
-            let called = located.remove(at);
-            located.insert(self.call_slot - 1, called);
-        }
         located
     }
 }
@@ -466,8 +441,7 @@ impl Retrieval {
         }
 
         // Words, and meaning where the chunks are embedded.
-        let words = self.lexical().search(text, WORD_DEPTH);
-        for (rank, f) in self.by_file(graph, words.clone()).into_iter().enumerate() {
+        for (rank, f) in self.by_file(graph, self.lexical().search(text, WORD_DEPTH)).into_iter().enumerate() {
             let file = entry(&mut files, f.path);
             (file.word_rank, file.word_score, file.word_chunk) = (Some(rank as u32 + 1), f.relative, Some(f.chunk));
             file.word_mass = f.mass / 3.0;
@@ -739,24 +713,6 @@ impl Retrieval {
             }
         }
 
-        // The code the example runs: what the named definitions call. A fix
-        // often lands one call from every name a report gives (`add_new`
-        // makes a `DataElement`, whose value setter is wrong; the `fix`
-        // command writes the file it wipes).
-        let mut seeds: Vec<NodeId> = files.values().flat_map(|f| f.named.iter().map(|n| n.node)).collect();
-        seeds.sort_unstable();
-        seeds.dedup();
-        let callees = callees(graph, &seeds);
-        let best = words.iter().find_map(|&(chunk, _)| {
-            let node = self.chunks()[chunk as usize].node;
-            let &from = callees.get(&node)?;
-            let path = graph.path_of(node)?;
-            (role(path) == Role::Source).then_some((path, from, node))
-        });
-        if let Some((path, from, node)) = best {
-            entry(&mut files, path).called = Some((from, node));
-        }
-
         let mut files: Vec<FileEvidence> = files.into_values().collect();
         for file in &mut files {
             file.phrase_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
@@ -864,13 +820,6 @@ impl Retrieval {
         if e.stem_named > 0.0 || e.stem_coded > 0.0 {
             reasons.push("its name is a word of the report".to_owned());
         }
-        if let Some((from, to)) = e.called {
-            let (caller, called) = (&graph.node(from).qualified_name, &graph.node(to).qualified_name);
-            reasons.push(format!(
-                "`{caller}` calls `{called}`, which the words match best of all that the report's names call"
-            ));
-            add(&mut symbols, to, format!("called by `{caller}`, which the report names"));
-        }
         if let Some((from, edge)) = e.neighbour_of.filter(|_| e.neighbour > 0.0) {
             reasons.push(format!("one {} edge from `{}`", edge.label(), graph.node(from).qualified_name));
         }
@@ -889,40 +838,6 @@ impl Retrieval {
             evidence: located.evidence,
         }
     }
-}
-
-/// The definitions that `named` call, each with the named one that calls
-/// it (the first, in node order): one call away, where a class stands for
-/// its constructor, both as named (`DataElement(...)` runs `__init__`) and
-/// as called. The named definitions themselves are not among them.
-fn callees(graph: &CodeGraph, named: &[NodeId]) -> HashMap<NodeId, NodeId> {
-    let constructors = |class: NodeId| {
-        graph.outgoing(class).filter_map(|(edge, method)| {
-            (edge.kind == EdgeKind::HasMethod
-                && matches!(graph.node(method).name.as_str(), "__init__" | "__new__" | "__post_init__"))
-            .then_some(method)
-        })
-    };
-    let is_class = |node: NodeId| graph.node(node).kind == SymbolKind::Class;
-    let mut callees: HashMap<NodeId, NodeId> = HashMap::new();
-    for &seed in named {
-        let callers = std::iter::once(seed).chain(is_class(seed).then(|| constructors(seed)).into_iter().flatten());
-        for caller in callers.collect::<Vec<_>>() {
-            for (edge, called) in graph.outgoing(caller) {
-                if edge.kind != EdgeKind::Calls || graph.node(called).is_external {
-                    continue;
-                }
-                let reached =
-                    std::iter::once(called).chain(is_class(called).then(|| constructors(called)).into_iter().flatten());
-                for node in reached.collect::<Vec<_>>() {
-                    if named.binary_search(&node).is_err() {
-                        callees.entry(node).or_insert(seed);
-                    }
-                }
-            }
-        }
-    }
-    callees
 }
 
 #[cfg(test)]
