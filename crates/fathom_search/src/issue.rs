@@ -291,8 +291,9 @@ fn import_bound(line: &str) -> Option<(bool, &str)> {
 
 /// A report without what its tracker's template wrote around it: HTML
 /// comments, which a template uses for instructions the rendered report
-/// never shows, and lines wholly in italics (`_If this is a parsing issue,
-/// please include the `sqlfluff parse` output…_`, `_Originally posted by…_`).
+/// never shows, lines wholly in italics (`_If this is a parsing issue,
+/// please include the `sqlfluff parse` output…_`, `_Originally posted by…_`),
+/// and listings of installed versions.
 /// Such words are the same in every report of a project and name its
 /// command line, not the fault. Code blocks are kept as they are.
 pub fn without_template(text: &str) -> String {
@@ -303,19 +304,83 @@ pub fn without_template(text: &str) -> String {
         rest = rest[start..].find("-->").map_or("", |end| &rest[start + end + 3..]);
     }
     uncommented.push_str(rest);
+    let lines: Vec<&str> = uncommented.lines().collect();
+    let listed = version_listings(&lines);
     let mut out = String::with_capacity(uncommented.len());
     let mut in_fence = false;
-    for line in uncommented.lines() {
+    for (at, line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         if is_fence(trimmed) {
             in_fence = !in_fence;
-        } else if !in_fence && in_italics(trimmed) {
+        } else if listed[at] || (!in_fence && in_italics(trimmed)) {
             continue;
         }
         out.push_str(line);
         out.push('\n');
     }
     out
+}
+
+/// How many lines in a row make a listing of installed versions.
+const LISTING_LINES: usize = 4;
+
+/// The lines of listings of installed packages and their versions, which
+/// trackers ask for (`xr.show_versions()`, `pip list`, `pip freeze`): each
+/// line a name and a version (`numpy: 1.19.2`, `attrs   19.3.0`,
+/// `pluggy==0.13.1`, `libnetcdf: None`), at least [`LISTING_LINES`] in a row
+/// (blank lines between them allowed). They name every library the
+/// reporter has installed, none of them the fault.
+fn version_listings(lines: &[&str]) -> Vec<bool> {
+    let mut listed = vec![false; lines.len()];
+    let mut run: Vec<usize> = Vec::new();
+    let close = |run: &mut Vec<usize>, listed: &mut Vec<bool>| {
+        if run.len() >= LISTING_LINES {
+            for &at in run.iter() {
+                listed[at] = true;
+            }
+        }
+        run.clear();
+    };
+    for (at, line) in lines.iter().enumerate() {
+        if is_version_line(line) {
+            run.push(at);
+        } else if !line.trim().is_empty() {
+            close(&mut run, &mut listed);
+        }
+    }
+    close(&mut run, &mut listed);
+    listed
+}
+
+/// `numpy: 1.19.2`, `attrs   19.3.0`, `pluggy==0.13.1`, `- pandas: 1.1.3`,
+/// `libnetcdf: None`; not `ds.Rows = 5`, which is code.
+fn is_version_line(line: &str) -> bool {
+    let line = line.trim().trim_start_matches(['-', '*', '>', ' ']);
+    let (name, version) = if let Some((name, version)) = line.split_once("==") {
+        (name, version)
+    } else if let Some((name, version)) = line.split_once(':') {
+        (name, version)
+    } else {
+        // `attrs   19.3.0`: two words, as `pip list` prints them.
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some(name), Some(version), None) => (name, version),
+            _ => return false,
+        }
+    };
+    let name = name.trim().trim_matches('`');
+    let version = version.trim().trim_matches('`');
+    let named = !name.is_empty()
+        && name.chars().next().is_some_and(char::is_alphabetic)
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'));
+    // A release: digits and dots first (two numbers at least), whatever
+    // follows (`2.14.0-dev0`, `1.3.0+cpu`), or none installed.
+    let release = version.split_whitespace().next().is_some_and(|v| {
+        let v = v.trim_start_matches('v');
+        let numeric: String = v.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        numeric.split('.').filter(|p| !p.is_empty()).count() >= 2 && numeric.starts_with(|c: char| c.is_ascii_digit())
+    }) || version == "None";
+    named && release
 }
 
 /// A line that opens or closes a fenced code block.
@@ -358,6 +423,21 @@ fn dotted_words(text: &str) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn listings_of_installed_versions_are_template_not_the_report() {
+        let report = "Concat drops attributes\n\nSteps:\n```python\nds.Rows = 5\nds.Columns = 6\nds.attrs = {}\nxr.concat([ds, ds], dim='x')\n```\n\nINSTALLED VERSIONS\n------------------\ncommit: None\npython: 3.8.5 (default)\n\nnumpy: 1.19.2\nnetCDF4: 1.5.4\nh5netcdf: None\n- zarr: 2.4.0\n\npip list:\nattrs          19.3.0\npluggy==0.13.1\nmore-itertools 7.0.0\npy             1.8.0\n\nnumpy 1.19 and pandas 1.1 are the ones we use.\n";
+        let kept = super::without_template(report);
+        for gone in ["netCDF4", "h5netcdf", "zarr", "pluggy", "more-itertools", "commit: None"] {
+            assert!(!kept.contains(gone), "{gone}: {kept}");
+        }
+        for left in ["ds.Rows = 5", "xr.concat", "INSTALLED VERSIONS", "pip list:", "numpy 1.19 and pandas 1.1"] {
+            assert!(kept.contains(left), "{left}: {kept}");
+        }
+        // Three version lines are a sentence's worth, not a listing.
+        let short = "Versions:\n- pvlib: 0.8.0\n- pandas: 1.1.3\n- python: 3.8\n";
+        assert_eq!(super::without_template(short), short);
+    }
+
     use super::*;
 
     const REPORT: &str = "apply_color_lut() incorrect exception when missing RedPaletteColorLUTDescriptor
