@@ -65,6 +65,9 @@ impl Issue {
         let mut issue = Issue::default();
         let mut in_fence = false;
         let mut in_traceback = false;
+        // IPython's tracebacks (a notebook's, or `ipython`'s) put blank lines
+        // between frames and number the source lines they quote.
+        let mut ipython = false;
         // Frames of the current traceback, outermost first.
         let mut traceback: Vec<Frame> = Vec::new();
         // Its quoted source lines, each with the frame it is under.
@@ -75,19 +78,47 @@ impl Issue {
                 in_fence = !in_fence;
                 continue;
             }
-            if trimmed.starts_with("Traceback (most recent call last)") {
+            // `Traceback (most recent call last):`, or IPython's `TypeError
+            // Traceback (most recent call last)`.
+            if trimmed.contains("Traceback (most recent call last)") {
                 issue.close_traceback(&mut traceback, &mut under);
                 in_traceback = true;
+                ipython = !trimmed.starts_with("Traceback");
                 issue.code.push_str(line);
                 issue.code.push('\n');
                 continue;
             }
             if in_traceback {
                 if let Some(frame) = python_frame(trimmed) {
+                    ipython |= !trimmed.starts_with("File \"");
                     traceback.push(frame);
                     issue.code.push_str(line);
                     issue.code.push('\n');
                     continue;
+                }
+                if ipython {
+                    if trimmed.is_empty() || trimmed == "..." || is_cell(trimmed) {
+                        continue;
+                    }
+                    if let Some((arrow, number, source)) = numbered_source(trimmed) {
+                        issue.code.push_str(source);
+                        issue.code.push('\n');
+                        // The arrow marks the line that ran (IPython's older
+                        // frames give no line of their own); the lines around
+                        // it are context, never where it raised.
+                        if arrow {
+                            if let Some(frame) = traceback.last_mut().filter(|f| f.line == 0) {
+                                frame.line = number;
+                            }
+                            under.push((traceback.len(), source.to_owned()));
+                        } else {
+                            issue.quoted.push(source.to_owned());
+                        }
+                        if !source.starts_with('#') {
+                            issue.scan_code(source);
+                        }
+                        continue;
+                    }
                 }
                 // The source line under a frame is indented; the exception
                 // line that ends a traceback is not.
@@ -402,8 +433,14 @@ fn in_italics(line: &str) -> bool {
     })
 }
 
-/// `File "pkg/mod.py", line 12, in func`
+/// `File "pkg/mod.py", line 12, in func`; IPython's `File
+/// ~/pkg/mod.py:12, in Class.func(self, x)`, and its older `~/pkg/mod.py in
+/// func(self, x)`, whose line is the arrow's below it (0 until then).
 pub(crate) fn python_frame(line: &str) -> Option<Frame> {
+    python_frame_plain(line).or_else(|| ipython_frame(line))
+}
+
+fn python_frame_plain(line: &str) -> Option<Frame> {
     let rest = line.strip_prefix("File \"")?;
     let (path, rest) = rest.split_once('"')?;
     let rest = rest.trim_start_matches(',').trim_start().strip_prefix("line ")?;
@@ -412,6 +449,49 @@ pub(crate) fn python_frame(line: &str) -> Option<Frame> {
     let function =
         rest.split_once(" in ").map(|(_, f)| f.trim().to_owned()).filter(|f| !f.starts_with('<') && !f.is_empty());
     Some(Frame { path: path.to_owned(), line, function, depth: 0 })
+}
+
+fn ipython_frame(line: &str) -> Option<Frame> {
+    // The function, as IPython writes it: `Plot._plot(self, pyplot)`.
+    let function = |rest: &str| {
+        let name = rest.split('(').next().unwrap_or(rest).trim();
+        let name = name.rsplit('.').next().unwrap_or(name);
+        (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| name.to_owned())
+    };
+    if let Some(rest) = line.strip_prefix("File ") {
+        let (location, rest) = rest.split_once(", in ")?;
+        let (path, number) = location.rsplit_once(':')?;
+        let line = number.parse().ok()?;
+        return path.ends_with(".py").then(|| Frame {
+            path: path.to_owned(),
+            line,
+            function: function(rest),
+            depth: 0,
+        });
+    }
+    let (path, rest) = line.split_once(".py in ")?;
+    let path = format!("{path}.py");
+    let plain = !path.contains(char::is_whitespace) && (path.contains('/') || path.contains('\\'));
+    (plain && rest.contains('(')).then(|| Frame { path, line: 0, function: function(rest), depth: 0 })
+}
+
+/// A header of IPython's for the notebook cell or input that ran:
+/// `<ipython-input-3-46dd21e9c95a> in <module>`, `Cell In[1], line 3`,
+/// `Input In [4], in <cell line: 2>()`.
+fn is_cell(line: &str) -> bool {
+    line.starts_with("<ipython-input-") || line.starts_with("Cell In[") || line.starts_with("Input In [")
+}
+
+/// A source line as IPython quotes it: `--> 841 plotter._setup(self)` (the
+/// line that ran) or `    838 plotter._compute_stats(self)`: whether it
+/// is the arrow's, its number and its source.
+fn numbered_source(line: &str) -> Option<(bool, u32, &str)> {
+    let rest = line.trim_start_matches('-');
+    let arrow = rest.len() < line.len();
+    let rest = if arrow { rest.strip_prefix('>')?.trim_start() } else { rest };
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let number = rest[..digits].parse().ok()?;
+    Some((arrow, number, rest[digits..].trim()))
 }
 
 /// Words of code, dots kept: `ds.pixel_array.shape`, `L031`, `__init__`.
@@ -494,6 +574,29 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
         assert!(issue.prose.contains("incorrect exception") && !issue.prose.contains("dcmread"));
         assert!(issue.code.contains("dcmread") && issue.code.contains("object.__getattribute__"));
         assert_eq!(issue.quoted, ["lut_desc = ds.RedPaletteColorLookupTableDescriptor"], "not the line that raised");
+    }
+
+    #[test]
+    fn ipython_tracebacks_give_their_frames() {
+        let report = "Color mapping fails with boolean data\n```python-traceback\n---------------------------------------------------------------------------\nTypeError                                 Traceback (most recent call last)\nCell In[1], line 1\n----> 1 so.Plot([\"a\"], [1], color=[True]).plot()\n\nFile ~/code/seaborn/seaborn/_core/plot.py:841, in Plot._plot(self, pyplot)\n    840 # Process scale spec for semantic variables and coordinates computed by stat\n--> 841 plotter._setup_scales(self, common, layers)\n\n...\n\nFile ~/code/seaborn/seaborn/_core/scales.py:351, in ContinuousBase._setup(self, data, prop, axis)\n    350 a = forward(vmin)\n--> 351 b = forward(vmax) - forward(vmin)\n    353 def normalize(x):\n\nTypeError: numpy boolean subtract, the `-` operator, is not supported\n```\n\nAn older one:\n```\nKeyError                                  Traceback (most recent call last)\n<ipython-input-3-46dd21e9c95a> in <module>\n----> 4 g.map(sns.scatterplot, hue=iris[\"species\"])\n\n~/envs/lib/python3.8/site-packages/seaborn/_core.py in _lookup_single(self, key)\n    143             # Use a value that's in the original data vector\n--> 144             value = self.lookup_table[key]\n\nKeyError: 'setosa'\n```\n";
+        let issue = Issue::read(report);
+        let frames: Vec<(&str, u32, Option<&str>, u32)> =
+            issue.frames.iter().map(|f| (f.path.as_str(), f.line, f.function.as_deref(), f.depth)).collect();
+        assert_eq!(
+            frames,
+            [
+                ("~/code/seaborn/seaborn/_core/plot.py", 841, Some("_plot"), 1),
+                ("~/code/seaborn/seaborn/_core/scales.py", 351, Some("_setup"), 0),
+                ("~/envs/lib/python3.8/site-packages/seaborn/_core.py", 144, Some("_lookup_single"), 0),
+            ]
+        );
+        // The lines around the one that ran are context, not phrases of the
+        // report; the innermost frame's arrow line is where it raised.
+        assert!(issue.quoted.iter().any(|q| q.starts_with("# Process scale spec")), "{:?}", issue.quoted);
+        assert!(issue.quoted.iter().any(|q| q == "plotter._setup_scales(self, common, layers)"));
+        assert!(!issue.quoted.iter().any(|q| q.starts_with("b = forward(vmax)")));
+        assert!(issue.mentions.iter().any(|m| m.text == "plotter._setup_scales"));
+        assert!(issue.code.contains("TypeError: numpy boolean subtract") && !issue.prose.contains("841"));
     }
 
     #[test]
