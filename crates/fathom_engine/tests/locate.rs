@@ -118,6 +118,47 @@ fn a_traceback_puts_its_frames_first_with_their_functions() {
     );
 }
 
+/// The same fault as a notebook shows it.
+const NOTEBOOK: &str = r#"Pricing a line with a whole-euro price crashes
+
+```python-traceback
+---------------------------------------------------------------------------
+ValueError                                Traceback (most recent call last)
+Cell In[2], line 3
+      1 order = Order("ann")
+      2 order.add_line("tea", 2, "3")
+----> 3 order.total()
+
+File ~/work/shop/shop/orders.py:19, in Order.total(self)
+     17 def total(self):
+     18     """The order's total before discounts and tax."""
+---> 19     return sum(line_total(quantity, unit_price) for _, quantity, unit_price in self.lines)
+
+File ~/work/shop/shop/pricing.py:6, in line_total(quantity, unit_price)
+      4 def line_total(quantity, unit_price):
+      5     """The price of `quantity` items at `unit_price` cents each."""
+----> 6     cents = round_cents(unit_price)
+
+ValueError: invalid literal for int() with base 10: ''
+```
+"#;
+
+#[test]
+fn a_notebooks_traceback_is_read_as_a_traceback() {
+    let index = index();
+    let found = index.locate(NOTEBOOK, 10, None);
+    let ranked: Vec<&str> = found.files.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(found.frames, 2, "the cell is no frame");
+    assert_eq!(ranked[..2], ["shop/pricing.py", "shop/orders.py"], "{ranked:?}");
+    let first = &found.files[0];
+    assert!(first.reasons.iter().any(|r| r == "a traceback frame, where it raised"), "{:?}", first.reasons);
+    let line_total =
+        first.symbols.iter().find(|s| s.symbol == "shop.pricing.line_total").expect("the raising function");
+    assert!(line_total.why.iter().any(|w| w == "traceback line 6"), "{:?}", line_total.why);
+    // The docstring quoted beside a frame's line is context, not a phrase.
+    assert!(found.files.iter().all(|f| f.evidence.phrase_texts.iter().all(|p| !p.contains("before discounts"))));
+}
+
 #[test]
 fn a_frame_from_another_version_names_its_function_not_whatever_is_at_its_line() {
     // The report ran a version where `line_total` sat lower in the file.
