@@ -77,8 +77,7 @@ pub fn generated_marker(path: &str, head: &str) -> Option<String> {
 /// of hundreds of characters on average. Hand-written code averages well
 /// under 80; a small file is left alone, whatever its lines.
 pub fn minified(path: &str, text: &str) -> Option<String> {
-    const WEB: &[&str] = &[".js", ".mjs", ".cjs", ".css"];
-    if !WEB.iter().any(|ext| path.ends_with(ext)) || text.len() < 4 * 1024 {
+    if web_extension(path).is_none() || text.len() < 4 * 1024 {
         return None;
     }
     let lines = text.lines().count().max(1);
@@ -90,9 +89,8 @@ pub fn minified(path: &str, text: &str) -> Option<String> {
 /// `underscore-1.3.1.min.js`, `d3.v5.js`): a copy of someone else's library,
 /// which a project names by what it copied and never names its own files so.
 pub fn vendored_release(path: &str) -> Option<String> {
-    const WEB: &[&str] = &[".js", ".mjs", ".cjs", ".css"];
     let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = WEB.iter().find(|ext| name.ends_with(*ext))?;
+    let ext = web_extension(name)?;
     let stem = name[..name.len() - ext.len()].trim_end_matches(".min");
     let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
     // `-3.5.1` (two numbers at least), or `.v5`.
@@ -102,6 +100,12 @@ pub fn vendored_release(path: &str) -> Option<String> {
     });
     let dotted = stem.rsplit_once(".v").is_some_and(|(lib, major)| !lib.is_empty() && numeric(major));
     (dashed || dotted).then(|| format!("a library's release, copied (`{name}`)"))
+}
+
+/// A script's or a style's extension, which minifiers and copied releases
+/// come with.
+fn web_extension(path: &str) -> Option<&'static str> {
+    [".js", ".mjs", ".cjs", ".css"].into_iter().find(|ext| path.ends_with(ext))
 }
 
 /// The average line length above which a script is taken for minified.

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{Recorder, fixture};
-use fathom_engine::{Index, Options, SearchMode, SearchOptions, index_dir};
+use fathom_engine::{Index, LocatedFile, Options, SearchMode, SearchOptions, index_dir};
 
 fn index() -> Index {
     index_dir(&fixture("bug-reports"), &Options::default(), &mut Recorder::new()).unwrap()
@@ -92,6 +92,14 @@ fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
 
+/// The first file is where `line_total` raised, at its line 6.
+fn raised_in_line_total(first: &LocatedFile) {
+    assert!(first.reasons.iter().any(|r| r == "a traceback frame, where it raised"), "{:?}", first.reasons);
+    let line_total =
+        first.symbols.iter().find(|s| s.symbol == "shop.pricing.line_total").expect("the raising function");
+    assert!(line_total.why.iter().any(|w| w == "traceback line 6"), "{:?}", line_total.why);
+}
+
 #[test]
 fn a_traceback_puts_its_frames_first_with_their_functions() {
     let index = index();
@@ -99,11 +107,7 @@ fn a_traceback_puts_its_frames_first_with_their_functions() {
     let ranked: Vec<&str> = found.files.iter().map(|f| f.file.as_str()).collect();
     assert_eq!(ranked[0], "shop/pricing.py", "{ranked:?}");
     assert_eq!(found.frames, 3);
-    let first = &found.files[0];
-    assert!(first.reasons.iter().any(|r| r == "a traceback frame, where it raised"), "{:?}", first.reasons);
-    let line_total =
-        first.symbols.iter().find(|s| s.symbol == "shop.pricing.line_total").expect("the raising function");
-    assert!(line_total.why.iter().any(|w| w == "traceback line 6"), "{:?}", line_total.why);
+    raised_in_line_total(&found.files[0]);
     // The frames above it follow, before any test.
     let orders = ranked.iter().position(|f| *f == "shop/orders.py").unwrap();
     let tests = ranked.iter().position(|f| f.starts_with("tests/")).unwrap_or(usize::MAX);
@@ -150,11 +154,7 @@ fn a_notebooks_traceback_is_read_as_a_traceback() {
     let ranked: Vec<&str> = found.files.iter().map(|f| f.file.as_str()).collect();
     assert_eq!(found.frames, 2, "the cell is no frame");
     assert_eq!(ranked[..2], ["shop/pricing.py", "shop/orders.py"], "{ranked:?}");
-    let first = &found.files[0];
-    assert!(first.reasons.iter().any(|r| r == "a traceback frame, where it raised"), "{:?}", first.reasons);
-    let line_total =
-        first.symbols.iter().find(|s| s.symbol == "shop.pricing.line_total").expect("the raising function");
-    assert!(line_total.why.iter().any(|w| w == "traceback line 6"), "{:?}", line_total.why);
+    raised_in_line_total(&found.files[0]);
     // The docstring quoted beside a frame's line is context, not a phrase.
     assert!(found.files.iter().all(|f| f.evidence.phrase_texts.iter().all(|p| !p.contains("before discounts"))));
 }

@@ -84,16 +84,14 @@ impl Issue {
                 issue.close_traceback(&mut traceback, &mut under);
                 in_traceback = true;
                 ipython = !trimmed.starts_with("Traceback");
-                issue.code.push_str(line);
-                issue.code.push('\n');
+                issue.push_code(line);
                 continue;
             }
             if in_traceback {
                 if let Some(frame) = python_frame(trimmed) {
                     ipython |= !trimmed.starts_with("File \"");
                     traceback.push(frame);
-                    issue.code.push_str(line);
-                    issue.code.push('\n');
+                    issue.push_code(line);
                     continue;
                 }
                 if ipython {
@@ -101,8 +99,7 @@ impl Issue {
                         continue;
                     }
                     if let Some((arrow, number, source)) = numbered_source(trimmed) {
-                        issue.code.push_str(source);
-                        issue.code.push('\n');
+                        issue.push_code(source);
                         // The arrow marks the line that ran (IPython's older
                         // frames give no line of their own); the lines around
                         // it are context, never where it raised.
@@ -123,31 +120,27 @@ impl Issue {
                 // The source line under a frame is indented; the exception
                 // line that ends a traceback is not.
                 if line.starts_with(char::is_whitespace) && !trimmed.is_empty() {
-                    issue.code.push_str(line);
-                    issue.code.push('\n');
+                    issue.push_code(line);
                     under.push((traceback.len(), trimmed.to_owned()));
                     issue.scan_code(trimmed);
                     continue;
                 }
                 in_traceback = false;
                 issue.close_traceback(&mut traceback, &mut under);
-                issue.code.push_str(line);
-                issue.code.push('\n');
+                issue.push_code(line);
                 issue.scan_code(trimmed);
                 continue;
             }
             // A frame outside a traceback's header (an excerpt).
             if let Some(frame) = python_frame(trimmed) {
                 traceback.push(frame);
-                issue.code.push_str(line);
-                issue.code.push('\n');
+                issue.push_code(line);
                 continue;
             }
             issue.close_traceback(&mut traceback, &mut under);
             let indented = line.starts_with("    ") || line.starts_with('\t');
             if in_fence || indented || trimmed.starts_with(">>>") || trimmed.starts_with("$ ") {
-                issue.code.push_str(line);
-                issue.code.push('\n');
+                issue.push_code(line);
                 issue.scan_code(trimmed.trim_start_matches(">>>").trim_start_matches("...").trim_start_matches("$ "));
             } else {
                 issue.scan_prose(line);
@@ -163,6 +156,12 @@ impl Issue {
             }
         }
         issue
+    }
+
+    /// A line of the report's code, as it is.
+    fn push_code(&mut self, line: &str) {
+        self.code.push_str(line);
+        self.code.push('\n');
     }
 
     /// Numbers the frames of a finished traceback from its innermost, and
@@ -503,10 +502,12 @@ fn dotted_words(text: &str) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn listings_of_installed_versions_are_template_not_the_report() {
         let report = "Concat drops attributes\n\nSteps:\n```python\nds.Rows = 5\nds.Columns = 6\nds.attrs = {}\nxr.concat([ds, ds], dim='x')\n```\n\nINSTALLED VERSIONS\n------------------\ncommit: None\npython: 3.8.5 (default)\n\nnumpy: 1.19.2\nnetCDF4: 1.5.4\nh5netcdf: None\n- zarr: 2.4.0\n\npip list:\nattrs          19.3.0\npluggy==0.13.1\nmore-itertools 7.0.0\npy             1.8.0\n\nnumpy 1.19 and pandas 1.1 are the ones we use.\n";
-        let kept = super::without_template(report);
+        let kept = without_template(report);
         for gone in ["netCDF4", "h5netcdf", "zarr", "pluggy", "more-itertools", "commit: None"] {
             assert!(!kept.contains(gone), "{gone}: {kept}");
         }
@@ -515,10 +516,8 @@ mod tests {
         }
         // Three version lines are a sentence's worth, not a listing.
         let short = "Versions:\n- pvlib: 0.8.0\n- pandas: 1.1.3\n- python: 3.8\n";
-        assert_eq!(super::without_template(short), short);
+        assert_eq!(without_template(short), short);
     }
-
-    use super::*;
 
     const REPORT: &str = "apply_color_lut() incorrect exception when missing RedPaletteColorLUTDescriptor
 **Describe the bug**
