@@ -64,7 +64,7 @@ def file_score(f, w):
     role = f.get("role")
     if role == "test":
         s *= w["test"]
-    elif role == "aside":
+    elif role in ("aside", "copied"):
         s *= w["aside"]
     return s
 

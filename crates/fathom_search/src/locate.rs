@@ -42,6 +42,26 @@ pub enum Role {
     Test,
     /// Docs, examples, benchmarks, build and packaging scripts.
     Aside,
+    /// A copy of another project kept in the tree; ranked as `Aside` is.
+    Copied,
+}
+
+/// Folders that hold copies of other projects (GitHub Linguist's vendored
+/// `extern(al)/`, astropy's `cextern/`), which the archive keeps because the
+/// names are also used for a project's own code elsewhere. A fix lands
+/// there rarely; a report's words match them often (`cextern/wcslib/C/wcs.c`
+/// for a report about `astropy/wcs/wcs.py`).
+const COPIED_DIRS: &[&str] = &["extern", "external", "externals", "cextern", "thirdparty", "3rdparty"];
+
+/// A copy of another project kept in the tree: under one of `COPIED_DIRS`,
+/// or a Python file under a `packages` folder inside a package
+/// (`requests/packages/urllib3/`, `urllib3/packages/six.py`); a top-level
+/// `packages/` is a monorepo's own code.
+fn copied(lower: &str) -> bool {
+    let folders: Vec<&str> = lower.split('/').collect();
+    let folders = &folders[..folders.len() - 1];
+    folders.iter().any(|s| COPIED_DIRS.contains(s))
+        || (lower.ends_with(".py") && folders.iter().skip(1).any(|s| *s == "packages"))
 }
 
 pub fn role(path: &str) -> Role {
@@ -57,6 +77,9 @@ pub fn role(path: &str) -> Role {
     let file = segments.next_back().unwrap_or_default();
     if segments.any(|s| aside_dirs.contains(&s)) {
         return Role::Aside;
+    }
+    if copied(&lower) {
+        return Role::Copied;
     }
     let stem = file.split('.').next().unwrap_or_default();
     if matches!(stem, "setup" | "noxfile" | "tasks" | "versioneer" | "conf" | "fabfile") {
@@ -332,7 +355,7 @@ impl Weights {
         s += self.neighbour * f.neighbour;
         s * match f.role {
             Some(Role::Test) => self.test,
-            Some(Role::Aside) => self.aside,
+            Some(Role::Aside | Role::Copied) => self.aside,
             _ => 1.0,
         }
     }
@@ -826,6 +849,7 @@ impl Retrieval {
         match e.role {
             Some(Role::Test) => reasons.push("a test: ranked below the source".to_owned()),
             Some(Role::Aside) => reasons.push("docs, examples or build scripts: ranked below the source".to_owned()),
+            Some(Role::Copied) => reasons.push("a copy of another project: ranked below the source".to_owned()),
             _ => {}
         }
         symbols.retain(|s| graph.node(s.node).kind != SymbolKind::Module);
@@ -854,5 +878,12 @@ mod tests {
         assert_eq!(role("docs/conf.py"), Role::Aside);
         assert_eq!(role("setup.py"), Role::Aside);
         assert_eq!(role("src/fixtures.py"), Role::Source, "a file named so is not a folder of them");
+        assert_eq!(role("cextern/wcslib/C/wcs.c"), Role::Copied, "a copied C library");
+        assert_eq!(role("astropy/extern/configobj/validate.py"), Role::Copied);
+        assert_eq!(role("seaborn/external/kde.py"), Role::Copied);
+        assert_eq!(role("requests/packages/urllib3/response.py"), Role::Copied, "Python's vendored packages");
+        assert_eq!(role("packages/core/src/index.py"), Role::Source, "a monorepo's own packages");
+        assert_eq!(role("web/packages/app/main.ts"), Role::Source, "only Python vendors under packages/");
+        assert_eq!(role("pkg/external.py"), Role::Source, "a file named so is not a folder of copies");
     }
 }
