@@ -88,6 +88,13 @@ print(order.total())
 ```
 "#;
 
+const SEPARATED: &str = r#"A price with a thousands separator cannot be priced
+
+A line whose unit price is written with a thousands separator, "1,250.50",
+fails when the line is priced: the price should become whole cents, 125050,
+as a price without a thousands separator does.
+"#;
+
 fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
@@ -186,6 +193,18 @@ fn a_quoted_error_message_finds_the_code_that_raises_it_before_its_test() {
     let ranked = files(&index, MESSAGE);
     let test = ranked.iter().position(|f| f == "tests/test_discounts.py");
     assert!(test.is_none_or(|t| t > 0), "{ranked:?}");
+}
+
+#[test]
+fn a_copy_of_another_project_ranks_below_the_projects_own_code() {
+    let index = index();
+    let found = index.locate(SEPARATED, 10, None);
+    let ranked = files(&index, SEPARATED);
+    // The copied library shares more of the report's words than the shop's
+    // own pricing, where the fix belongs.
+    assert_eq!(found.files[0].file, "shop/pricing.py", "{ranked:?}");
+    let copy = found.files.iter().find(|f| f.file == "shop/extern/moneyparse/amounts.py").expect("the copy is still found");
+    assert!(copy.reasons.iter().any(|r| r == "a copy of another project: ranked below the source"), "{:?}", copy.reasons);
 }
 
 #[test]
