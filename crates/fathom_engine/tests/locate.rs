@@ -203,8 +203,13 @@ fn a_copy_of_another_project_ranks_below_the_projects_own_code() {
     // The copied library shares more of the report's words than the shop's
     // own pricing, where the fix belongs.
     assert_eq!(found.files[0].file, "shop/pricing.py", "{ranked:?}");
-    let copy = found.files.iter().find(|f| f.file == "shop/extern/moneyparse/amounts.py").expect("the copy is still found");
-    assert!(copy.reasons.iter().any(|r| r == "a copy of another project: ranked below the source"), "{:?}", copy.reasons);
+    let copy =
+        found.files.iter().find(|f| f.file == "shop/extern/moneyparse/amounts.py").expect("the copy is still found");
+    assert!(
+        copy.reasons.iter().any(|r| r == "a copy of another project: ranked below the source"),
+        "{:?}",
+        copy.reasons
+    );
 }
 
 #[test]
