@@ -64,6 +64,38 @@ fn copied(lower: &str) -> bool {
         || (lower.ends_with(".py") && folders.iter().skip(1).any(|s| *s == "packages"))
 }
 
+/// Pairs of the report's words, next to each other, that together spell a
+/// file's stem the report does not write as one word: "man page" for
+/// `manpage.py`, "index entries" for `indexentries.py`. Each part is a word
+/// of three letters or more; only a space or a hyphen may stand between
+/// them. Once each, lower case, in order.
+fn spelled_stems(text: &str, is_stem: impl Fn(&str) -> bool) -> Vec<String> {
+    let written: std::collections::HashSet<String> =
+        text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
+    let joinable = |w: &str| w.len() >= 3 && w.chars().all(char::is_alphabetic);
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        // Each word with the one character before it, if a single one.
+        let mut previous: Option<&str> = None;
+        let mut rest = line;
+        while let Some(start) = rest.find(char::is_alphanumeric) {
+            let gap = &rest[..start];
+            let after = &rest[start..];
+            let end = after.find(|c: char| !c.is_alphanumeric()).unwrap_or(after.len());
+            let word = &after[..end];
+            if let Some(first) = previous.filter(|p| matches!(gap, " " | "-") && joinable(p) && joinable(word)) {
+                let joined = format!("{first}{word}").to_lowercase();
+                if !written.contains(&joined) && is_stem(&joined) && !out.contains(&joined) {
+                    out.push(joined);
+                }
+            }
+            previous = Some(word);
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
 pub fn role(path: &str) -> Role {
     // Test data and fixtures beside the code (`pydicom/data/test_files/`).
     let test_data = ["test_files", "testdata", "test_data", "fixtures"];
@@ -463,8 +495,23 @@ impl Retrieval {
             })
         }
 
-        // Words, and meaning where the chunks are embedded.
-        for (rank, f) in self.by_file(graph, self.lexical().search(text, WORD_DEPTH)).into_iter().enumerate() {
+        // Stems: `pydicom/filewriter.py` and `filewriter.py` name a file; so,
+        // more loosely, does the bare word `filewriter`, or `L031`, or the
+        // name written as two words (`man page` for `manpage.py`).
+        let mut stems: HashMap<String, Vec<&str>> = HashMap::new();
+        for f in graph.files() {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            let stem = name.split('.').next().unwrap_or(name).to_lowercase();
+            if stem.len() >= 3 && stem != "__init__" {
+                stems.entry(stem).or_default().push(&f.path);
+            }
+        }
+        let spelled = spelled_stems(text, |joined| stems.contains_key(joined));
+
+        // Words, and meaning where the chunks are embedded. A stem spelled
+        // as two words is searched as the one word the code writes.
+        let words = if spelled.is_empty() { text.to_owned() } else { format!("{text}\n\n{}", spelled.join(" ")) };
+        for (rank, f) in self.by_file(graph, self.lexical().search(&words, WORD_DEPTH)).into_iter().enumerate() {
             let file = entry(&mut files, f.path);
             (file.word_rank, file.word_score, file.word_chunk) = (Some(rank as u32 + 1), f.relative, Some(f.chunk));
             file.word_mass = f.mass / 3.0;
@@ -581,16 +628,7 @@ impl Retrieval {
             }
         }
 
-        // Paths and stems: `pydicom/filewriter.py` and `filewriter.py` name a
-        // file; so, more loosely, does the bare word `filewriter`, or `L031`.
-        let mut stems: HashMap<String, Vec<&str>> = HashMap::new();
-        for f in graph.files() {
-            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-            let stem = name.split('.').next().unwrap_or(name).to_lowercase();
-            if stem.len() >= 3 && stem != "__init__" {
-                stems.entry(stem).or_default().push(&f.path);
-            }
-        }
+        // Paths and the stems above.
         let mut seen = std::collections::HashSet::new();
         // A traceback's frames name their files as frames, by depth, below;
         // an import names a module, which only the module resolved counts
@@ -644,6 +682,13 @@ impl Retrieval {
                         file.stem_named = file.stem_named.max(specificity);
                     }
                 }
+            }
+        }
+        for joined in &spelled {
+            let paths = &stems[joined];
+            for path in paths {
+                let file = entry(&mut files, path);
+                file.stem_named = file.stem_named.max(1.0 / paths.len() as f64);
             }
         }
         // A report that lists many code-shaped file names (a linter's whole
@@ -867,6 +912,18 @@ impl Retrieval {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_files_stem_written_as_two_words_is_found() {
+        let stems = ["manpage", "indexentries", "dataset"];
+        let is_stem = |w: &str| stems.contains(&w);
+        let text = "Man page sections are wrong\nThe index entries (and the man-page) break; a data\nset, a data. Set, Data\u{2014}set.";
+        assert_eq!(spelled_stems(text, is_stem), ["manpage", "indexentries"]);
+        // Written as one word already: the word lane has it.
+        assert!(spelled_stems("The manpage builder: man page output", is_stem).is_empty());
+        // Short parts and numbers are not joined.
+        assert!(spelled_stems("the py test, L0 31", |_| true).iter().all(|w| w != "pytest" && w != "l031"));
+    }
 
     #[test]
     fn roles_by_path() {
