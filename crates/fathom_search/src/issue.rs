@@ -351,6 +351,34 @@ pub fn without_template(text: &str) -> String {
     out
 }
 
+/// A report whose tracebacks carry a tag on every line (pytest's
+/// `INTERNALERROR> `, a quoted reply's `> `) with the tag taken off, so that
+/// their frames read as frames rather than as paths written out. A tag is
+/// what stands before `Traceback (most recent call last)` on its line when
+/// the next line starts with it too; it is taken off as long as the lines
+/// that follow start with it.
+pub fn untagged(text: &str) -> String {
+    const HEADER: &str = "Traceback (most recent call last)";
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut tag: Option<&str> = None;
+    for (at, line) in lines.iter().enumerate() {
+        tag = tag.filter(|t| line.starts_with(t));
+        if tag.is_none()
+            && let Some(start) = line.find(HEADER)
+        {
+            let before = &line[..start];
+            let next = lines.get(at + 1).copied().unwrap_or_default();
+            if !before.trim().is_empty() && next.starts_with(before) {
+                tag = Some(before);
+            }
+        }
+        out.push_str(tag.map_or(*line, |t| &line[t.len()..]));
+        out.push('\n');
+    }
+    out
+}
+
 /// How many lines in a row make a listing of installed versions.
 const LISTING_LINES: usize = 4;
 
@@ -626,5 +654,35 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
         assert!(is_import("import os, sys") && is_import("from . import utils"));
         assert!(!is_import("the import fails") && !is_import("from the docs, import is slow"));
         assert!(!is_import("import is slow since 2.0"));
+    }
+
+    #[test]
+    fn a_tagged_traceback_reads_as_a_traceback() {
+        let report = "INTERNALERROR when exception in __repr__\n\
+INTERNALERROR> Traceback (most recent call last):\n\
+INTERNALERROR>   File \"/usr/lib/python3.8/site-packages/_pytest/main.py\", line 191, in wrap_session\n\
+INTERNALERROR>     session.exitstatus = doit(config, session) or 0\n\
+INTERNALERROR>   File \"/usr/lib/python3.8/site-packages/_pytest/_io/saferepr.py\", line 47, in repr\n\
+INTERNALERROR>     s = super().repr(x)\n\
+INTERNALERROR> RuntimeError: No active exception to reraise\n\
+After it: INTERNALERROR> is only a word.\n";
+        let text = untagged(report);
+        assert!(text.contains("\nTraceback (most recent call last):\n  File \"/usr/lib"), "{text}");
+        assert!(
+            text.ends_with("RuntimeError: No active exception to reraise\nAfter it: INTERNALERROR> is only a word.\n")
+        );
+        let frames = Issue::read(&text).frames;
+        let innermost = frames.iter().find(|f| f.depth == 0).expect("frames");
+        assert_eq!(innermost.path, "/usr/lib/python3.8/site-packages/_pytest/_io/saferepr.py");
+        assert_eq!(innermost.function.as_deref(), Some("repr"));
+        let tagged = Issue::read(report).frames;
+        assert!(
+            !tagged.iter().any(|f| f.function.as_deref() == Some("repr")),
+            "tagged, the frames are not read: {tagged:?}"
+        );
+        // IPython's header has the exception's name before it, and its next
+        // line does not start with it: nothing is taken off.
+        let notebook = "TypeError                  Traceback (most recent call last)\nCell In[1], line 3\n";
+        assert_eq!(untagged(notebook), notebook);
     }
 }

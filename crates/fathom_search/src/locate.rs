@@ -484,7 +484,7 @@ impl Retrieval {
     /// [`Retrieval::evidence`], with the dense lane already chosen.
     pub(crate) fn evidence_by(&self, sources: &dyn Sources, text: &str, lane: Option<&Lane<'_>>) -> Evidence {
         let graph = sources.graph();
-        let text = &crate::issue::without_template(text);
+        let text = &crate::issue::without_template(&crate::issue::untagged(text));
         let issue = Issue::read(text);
         let mut files: HashMap<&str, FileEvidence> = HashMap::new();
         fn entry<'a, 'p>(files: &'a mut HashMap<&'p str, FileEvidence>, path: &'p str) -> &'a mut FileEvidence {
