@@ -21,6 +21,7 @@
 //! Metrics: MRR, Recall@1/5/10 and nDCG@10 with binary relevance (gain
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
 
+mod fit;
 mod history;
 mod locate;
 mod resolver;

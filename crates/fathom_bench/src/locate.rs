@@ -243,6 +243,7 @@ pub fn evaluate(
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     let mut ms: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut cases = Vec::new();
     // `FATHOM_EVAL_DUMP=DIR`: every instance's evidence, file by file, for
     // studying how to weigh it offline.
     let dump = std::env::var_os("FATHOM_EVAL_DUMP").map(|dir| {
@@ -312,6 +313,9 @@ pub fn evaluate(
         };
         let gold: HashSet<String> =
             instance["gold_files"].as_array().unwrap().iter().map(|g| g.as_str().unwrap().to_owned()).collect();
+        // The lexical reading's evidence, kept for the held-out figures.
+        let evidence = index.retrieval().evidence(&index.sources(), query, None, false);
+        cases.push(crate::fit::Case { repo: repo.clone(), gold: gold.clone(), files: evidence.files });
         if let Some(dump) = &dump {
             let evidence = index.retrieval().evidence(&index.sources(), query, vector.as_deref(), true);
             let line =
@@ -382,6 +386,7 @@ pub fn evaluate(
         "median_ms_per_question": ms_per_query,
         "tests_for": {"overall": tests.json(),
             "repos": tests_by_repo.iter().map(|(r, t)| (r.clone(), t.json())).collect::<serde_json::Map<_, _>>()},
+        "leave_one_repository_out": crate::fit::leave_one_repository_out(&cases),
         "skipped": skipped,
         "instances": rows,
     })
@@ -402,6 +407,24 @@ pub fn print_table(report: &Value) {
             let c = |k: &str| a[k].as_f64().unwrap_or(f64::NAN);
             println!(
                 "{label:<34} {mode:<14} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
+                c("acc_at_1"),
+                c("acc_at_3"),
+                c("acc_at_5"),
+                c("acc_at_10"),
+                c("mrr")
+            );
+        }
+    }
+    // The weights fitted again without each repository, that repository
+    // ranked with them: how much of the figures above is fit.
+    let loro = &report["leave_one_repository_out"];
+    for (label, part) in [("overall", "overall"), ("hard (pydicom, astroid, sqlfluff)", "hard")] {
+        for (mode, key) in [("shipped", "shipped"), ("held out", "held_out")] {
+            let a = &loro[key][part];
+            let c = |k: &str| a[k].as_f64().unwrap_or(f64::NAN);
+            println!(
+                "{label:<34} {:<14} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
+                format!("fit {mode}"),
                 c("acc_at_1"),
                 c("acc_at_3"),
                 c("acc_at_5"),

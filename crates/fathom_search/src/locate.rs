@@ -259,9 +259,9 @@ pub struct Evidence {
 }
 
 /// How each kind of evidence counts. Fitted on `make eval`'s localisation
-/// set by `scripts/dev/locate-fit.py` (coordinate search over a coarse grid),
-/// which reports leave-one-repository-out figures beside the fitted ones;
-/// see bench/PERFORMANCE.md. Every answer records them.
+/// set (coordinate search over a coarse grid: `scripts/dev/locate-fit.py`
+/// offline); `make eval` reports leave-one-repository-out figures beside the
+/// fitted ones; see bench/PERFORMANCE.md. Every answer records them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Weights {
     /// The whole report's words: `word × (k + 1) / (k + rank) × score^exponent`.
