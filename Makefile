@@ -88,7 +88,7 @@ bench: build
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
 
 ## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask, bug
-## localisation on shared/data/swe-dev, test recommendation against BM25 on requests' and Flask's release history,
+## localisation on shared/data/swe-dev (with leave-one-repository-out figures), test recommendation against BM25 on requests' and Flask's release history,
 ## and the resolver's CALLS and IMPORTS against SCIP indexes of 5 pinned projects; writes bench/eval.json.
 eval: corpora model
 	@scripts/corpora.sh --history
