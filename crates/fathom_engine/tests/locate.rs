@@ -95,6 +95,12 @@ fails when the line is priced: the price should become whole cents, 125050,
 as a price without a thousands separator does.
 "#;
 
+const TWO_WORDS: &str = "Gift cards are taxed twice
+
+Paying with a gift card adds the VAT to what the card pays, and the VAT is
+then added again to the total of the order.
+";
+
 fn files(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 10, None).files.into_iter().map(|f| f.file).collect()
 }
@@ -209,6 +215,19 @@ fn a_copy_of_another_project_ranks_below_the_projects_own_code() {
         copy.reasons.iter().any(|r| r == "a copy of another project: ranked below the source"),
         "{:?}",
         copy.reasons
+    );
+}
+
+#[test]
+fn a_files_name_written_as_two_words_points_at_that_file() {
+    // `giftcards.py` never writes "gift"; the VAT's words are `tax.py`'s.
+    let index = index();
+    let found = index.locate(TWO_WORDS, 10, None);
+    assert_eq!(found.files[0].file, "shop/giftcards.py", "{:?}", files(&index, TWO_WORDS));
+    assert!(
+        found.files[0].reasons.iter().any(|r| r == "its name is a word of the report"),
+        "{:?}",
+        found.files[0].reasons
     );
 }
 

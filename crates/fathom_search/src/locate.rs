@@ -75,7 +75,7 @@ fn spelled_stems(text: &str, is_stem: impl Fn(&str) -> bool) -> Vec<String> {
     let joinable = |w: &str| w.len() >= 3 && w.chars().all(char::is_alphabetic);
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
-        // Each word with the one character before it, if a single one.
+        // A word joins the one before it when one space or hyphen parts them.
         let mut previous: Option<&str> = None;
         let mut rest = line;
         while let Some(start) = rest.find(char::is_alphanumeric) {
