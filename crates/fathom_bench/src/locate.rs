@@ -401,36 +401,30 @@ pub fn print_table(report: &Value) {
         report["repos"].as_object().into_iter().flatten().map(|(r, v)| (r.clone(), v)).collect();
     rows.push(("hard (pydicom, astroid, sqlfluff)".into(), &report["hard"]));
     rows.push(("overall".into(), &report["overall"]));
+    let row = |label: &str, mode: &str, a: &Value| {
+        let c = |k: &str| a[k].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "{label:<34} {mode:<14} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
+            c("acc_at_1"),
+            c("acc_at_3"),
+            c("acc_at_5"),
+            c("acc_at_10"),
+            c("mrr")
+        );
+    };
     for (label, accs) in rows {
         for (_, _, _, mode) in MODES {
-            let Some(a) = accs.get(mode) else { continue };
-            let c = |k: &str| a[k].as_f64().unwrap_or(f64::NAN);
-            println!(
-                "{label:<34} {mode:<14} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
-                c("acc_at_1"),
-                c("acc_at_3"),
-                c("acc_at_5"),
-                c("acc_at_10"),
-                c("mrr")
-            );
+            if let Some(a) = accs.get(mode) {
+                row(&label, mode, a);
+            }
         }
     }
     // The weights fitted again without each repository, that repository
     // ranked with them: how much of the figures above is fit.
     let loro = &report["leave_one_repository_out"];
     for (label, part) in [("overall", "overall"), ("hard (pydicom, astroid, sqlfluff)", "hard")] {
-        for (mode, key) in [("shipped", "shipped"), ("held out", "held_out")] {
-            let a = &loro[key][part];
-            let c = |k: &str| a[k].as_f64().unwrap_or(f64::NAN);
-            println!(
-                "{label:<34} {:<14} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.4}",
-                format!("fit {mode}"),
-                c("acc_at_1"),
-                c("acc_at_3"),
-                c("acc_at_5"),
-                c("acc_at_10"),
-                c("mrr")
-            );
+        for (mode, key) in [("fit shipped", "shipped"), ("fit held out", "held_out")] {
+            row(label, mode, &loro[key][part]);
         }
     }
     let t = &report["tests_for"]["overall"];

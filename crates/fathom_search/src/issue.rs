@@ -56,7 +56,7 @@ impl Issue {
     /// a traceback or a code block, or a long sentence.
     pub fn is_report(query: &str) -> bool {
         query.contains("```")
-            || query.contains("Traceback (most recent call last)")
+            || query.contains(TRACEBACK_HEADER)
             || query.lines().filter(|l| !l.trim().is_empty()).count() >= 3
             || query.split_whitespace().count() >= 30
     }
@@ -80,7 +80,7 @@ impl Issue {
             }
             // `Traceback (most recent call last):`, or IPython's `TypeError
             // Traceback (most recent call last)`.
-            if trimmed.contains("Traceback (most recent call last)") {
+            if trimmed.contains(TRACEBACK_HEADER) {
                 issue.close_traceback(&mut traceback, &mut under);
                 in_traceback = true;
                 ipython = !trimmed.starts_with("Traceback");
@@ -351,6 +351,10 @@ pub fn without_template(text: &str) -> String {
     out
 }
 
+/// What a Python traceback starts with, after IPython's exception name if
+/// any (`TypeError   Traceback (most recent call last)`).
+const TRACEBACK_HEADER: &str = "Traceback (most recent call last)";
+
 /// A report whose tracebacks carry a tag on every line (pytest's
 /// `INTERNALERROR> `, a quoted reply's `> `) with the tag taken off, so that
 /// their frames read as frames rather than as paths written out. A tag is
@@ -358,14 +362,13 @@ pub fn without_template(text: &str) -> String {
 /// the next line starts with it too; it is taken off as long as the lines
 /// that follow start with it.
 pub fn untagged(text: &str) -> String {
-    const HEADER: &str = "Traceback (most recent call last)";
     let lines: Vec<&str> = text.lines().collect();
     let mut out = String::with_capacity(text.len());
     let mut tag: Option<&str> = None;
     for (at, line) in lines.iter().enumerate() {
         tag = tag.filter(|t| line.starts_with(t));
         if tag.is_none()
-            && let Some(start) = line.find(HEADER)
+            && let Some(start) = line.find(TRACEBACK_HEADER)
         {
             let before = &line[..start];
             let next = lines.get(at + 1).copied().unwrap_or_default();
