@@ -7,6 +7,13 @@ scores the file rankings that a weighting gives, fits the weights by
 coordinate search on all instances, and reports leave-one-repository-out
 figures beside the fitted ones (fit on five repositories, score the sixth).
 
+`make eval`'s own leave-one-repository-out rows come from
+`crates/fathom_bench/src/fit.rs`, the same search in Rust over the weights
+`fathom_search::locate::Weights` has; this script also tries evidence the
+engine does not weigh (`title`, `name_max`, `name_title`, `name_error`) and
+the static lane (`statics`), for study. A change to the search belongs in
+both.
+
     python3 scripts/dev/locate-fit.py DIR/locate.jsonl [--fit]
 """
 import json
