@@ -11,7 +11,8 @@
 //! - A repository-level set written for Flask 3.0.3
 //!   (`tests/eval/flask-3.0.3.queries.json`): questions with the files and
 //!   symbols that answer them, scored on the symbol and the file rankings.
-//! - Real bug reports (`../shared/data/swe-dev`): see `locate`.
+//! - Real bug reports (`../shared/data/swe-dev`, Python, and
+//!   `../shared/data/swe-poly`, six more languages): see `locate`.
 //! - Real release history of requests and Flask (`tests/eval/history.json`):
 //!   each release pair's code diff is a change, and the test files it touched
 //!   are its relevant tests; see `history`.
@@ -114,8 +115,12 @@ fn main() {
     // machine the first time: FATHOM_EVAL_DENSE=0 skips MiniLM's modes (the
     // static lane's, a table lookup, always run).
     let minilm = std::env::var("FATHOM_EVAL_DENSE").map_or(true, |v| v != "0");
-    let statics = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
-    report["static_table"] = json!(statics.id());
+    // The static table: every set but localisation needs it; localisation
+    // runs without it (its modes that read it are then left out), so that
+    // `fathom-eval locate` works before `make model` has.
+    let loaded_static = fathom_engine::embed::load_static(&asset::default_dir());
+    let statics = || loaded_static.as_ref().map(Arc::clone).expect("the static table: run `make model`");
+    report["static_table"] = json!(loaded_static.as_ref().ok().map(|s| s.id().to_owned()));
     if wants("search") {
         let loaded = minilm.then(|| {
             let (weights, tokenizer) =
@@ -127,7 +132,7 @@ fn main() {
         });
         let mut loaded = loaded;
         let mut models =
-            Models { statics: Arc::clone(&statics), minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())) };
+            Models { statics: statics(), minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())) };
         let cosqa = root.join("../shared/data/cosqa");
         report["cosqa"] = if cosqa.join("cosqa-retrieval-dev-500.json").is_file() {
             cosqa_eval(&cosqa, &root, &mut models)
@@ -139,12 +144,16 @@ fn main() {
         print_table(&report);
     }
     if wants("locate") {
-        // `FATHOM_EVAL_LOCATE_SET=DIR`: another set in the same format (an
-        // `instances.jsonl`), for checking that what was tuned on the
-        // development set holds elsewhere; `make eval` reads swe-dev.
-        let data = std::env::var_os("FATHOM_EVAL_LOCATE_SET")
-            .map_or_else(|| root.join("../shared/data/swe-dev"), PathBuf::from);
-        report["localisation"] = if data.join("instances.jsonl").is_file() {
+        // `FATHOM_EVAL_LOCATE_SET=DIR[:DIR…]`: other sets in the same format
+        // (an `instances.jsonl` each), for checking that what was tuned on
+        // the development sets holds elsewhere; `make eval` reads swe-dev
+        // and swe-poly together.
+        let sets: Vec<PathBuf> = match std::env::var_os("FATHOM_EVAL_LOCATE_SET") {
+            Some(dirs) => std::env::split_paths(&dirs).collect(),
+            None => ["swe-dev", "swe-poly"].iter().map(|s| root.join("../shared/data").join(s)).collect(),
+        };
+        let instances = locate::instances(&sets);
+        report["localisation"] = if !instances.is_empty() {
             let loaded = minilm.then(|| {
                 let (weights, tokenizer) =
                     asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
@@ -155,12 +164,13 @@ fn main() {
             });
             let mut loaded = loaded;
             let embedder = loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut()));
-            let report = locate::evaluate(&data, &corpora_dir().join("swe-dev"), Some(Arc::clone(&statics)), embedder);
+            let report =
+                locate::evaluate(&instances, &corpora_dir().join("swe-dev"), loaded_static.as_ref().ok().cloned(), embedder);
             locate::print_table(&report);
             report
         } else {
-            eprintln!("eval: {} is absent; skipping localisation", data.display());
-            json!({"skipped": format!("{} is absent", data.display())})
+            eprintln!("eval: no localisation set in {sets:?}; skipping localisation");
+            json!({"skipped": format!("no localisation set in {sets:?}")})
         };
     }
     if wants("resolver") {

@@ -1,23 +1,24 @@
 //! Leave-one-repository-out figures for localisation's weights.
 //!
-//! The shipped [`WEIGHTS`] were fitted on all of swe-dev. To say how much of
-//! their score is fit, each repository is held out in turn: the weights are
+//! The shipped [`WEIGHTS`] were fitted on the development sets. To say how
+//! much of their score is fit, each repository is held out in turn: the weights are
 //! fitted again on the other repositories' evidence (a coordinate search
 //! over a coarse grid, as `scripts/dev/locate-fit.py` does, from the shipped
 //! weights, keeping any gain of the objective Acc@1 + Acc@5 + 50 × MRR) and
 //! the held-out repository's reports are ranked with them. The figures are
-//! pooled over the folds.
+//! pooled over the folds, overall and per language: the headline figures.
 
 use std::collections::{BTreeMap, HashSet};
 
 use fathom_search::locate::{FileEvidence, WEIGHTS, Weights};
 use serde_json::{Value, json};
 
-use crate::locate::{Acc, HARD};
+use crate::locate::Acc;
 
 /// One report's evidence, kept for refitting.
 pub struct Case {
     pub repo: String,
+    pub language: String,
     pub gold: HashSet<String>,
     pub files: Vec<FileEvidence>,
 }
@@ -52,15 +53,25 @@ const GRID: &[(Setter, &[f64])] = &[
     (|w, v| w.aside = v, &[0.05, 0.1, 0.3, 0.6, 1.0]),
 ];
 
-/// The files of a case, best first, under `weights`.
-fn ranking(case: &Case, weights: &Weights) -> Vec<String> {
-    weights.rank(case.files.clone()).into_iter().map(|l| l.evidence.file).collect()
+/// The 1-based rank of each gold file under `weights` (`None`: not ranked,
+/// its score 0), as [`Weights::rank`] would place it, without sorting.
+fn gold_ranks(case: &Case, weights: &Weights) -> Vec<Option<usize>> {
+    let scored: Vec<(f64, &str)> = case.files.iter().map(|f| (weights.score(f), f.file.as_str())).collect();
+    case.gold
+        .iter()
+        .map(|g| {
+            let &(score, file) = scored.iter().find(|(_, f)| f == g)?;
+            (score > 0.0).then(|| {
+                1 + scored.iter().filter(|&&(s, f)| s > score || (s == score && f < file)).count()
+            })
+        })
+        .collect()
 }
 
 fn score(cases: &[&Case], weights: &Weights) -> Acc {
     let mut acc = Acc::default();
     for case in cases {
-        acc.add(&ranking(case, weights), &case.gold);
+        acc.add_ranks(&gold_ranks(case, weights));
     }
     acc
 }
@@ -94,33 +105,56 @@ fn fit(cases: &[&Case]) -> Weights {
     best
 }
 
-/// The shipped weights' figures and the held-out ones, overall, on the hard
-/// three and per repository, with the weights each fold chose.
+/// The shipped weights' figures and the held-out ones, overall, per
+/// language and per repository, with the weights each fold chose. The
+/// folds are fitted on every core.
 pub fn leave_one_repository_out(cases: &[Case]) -> Value {
     let repos: Vec<&str> =
         cases.iter().map(|c| c.repo.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let all: Vec<&Case> = cases.iter().collect();
-    let (mut pooled, mut hard) = (Acc::default(), Acc::default());
+    let fitted: Vec<Weights> = std::thread::scope(|scope| {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let chunks: Vec<Vec<&str>> =
+            (0..threads).map(|t| repos.iter().copied().skip(t).step_by(threads).collect()).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|mine| {
+                let all = &all;
+                scope.spawn(move || {
+                    mine.iter()
+                        .map(|repo| {
+                            let train: Vec<&Case> = all.iter().copied().filter(|c| c.repo != *repo).collect();
+                            (repo.to_string(), if train.is_empty() { WEIGHTS } else { fit(&train) })
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut by_repo: BTreeMap<String, Weights> =
+            handles.into_iter().flat_map(|h| h.join().expect("a fold fits")).collect();
+        repos.iter().map(|r| by_repo.remove(*r).expect("every fold fitted")).collect()
+    });
+    let mut pooled = Acc::default();
+    let mut languages: BTreeMap<&str, Acc> = BTreeMap::new();
+    let mut shipped_languages: BTreeMap<&str, Acc> = BTreeMap::new();
     let mut folds = BTreeMap::new();
-    for repo in &repos {
-        let train: Vec<&Case> = all.iter().copied().filter(|c| c.repo != *repo).collect();
-        let test: Vec<&Case> = all.iter().copied().filter(|c| c.repo == *repo).collect();
-        let weights = if train.is_empty() { WEIGHTS } else { fit(&train) };
+    for (repo, weights) in repos.iter().zip(&fitted) {
         let mut fold = Acc::default();
-        for case in &test {
-            let ranked = ranking(case, &weights);
-            fold.add(&ranked, &case.gold);
-            pooled.add(&ranked, &case.gold);
-            if HARD.contains(&case.repo.as_str()) {
-                hard.add(&ranked, &case.gold);
-            }
+        for case in all.iter().filter(|c| c.repo == *repo) {
+            let ranks = gold_ranks(case, weights);
+            fold.add_ranks(&ranks);
+            pooled.add_ranks(&ranks);
+            languages.entry(&case.language).or_default().add_ranks(&ranks);
+            shipped_languages.entry(&case.language).or_default().add_ranks(&gold_ranks(case, &WEIGHTS));
         }
         folds.insert(repo.to_string(), json!({"held_out": fold.json(), "weights": weights}));
     }
-    let shipped_hard: Vec<&Case> = all.iter().copied().filter(|c| HARD.contains(&c.repo.as_str())).collect();
+    let by = |m: &BTreeMap<&str, Acc>| -> Value {
+        m.iter().map(|(l, a)| (l.to_string(), a.json())).collect::<serde_json::Map<_, _>>().into()
+    };
     json!({
-        "shipped": {"overall": score(&all, &WEIGHTS).json(), "hard": score(&shipped_hard, &WEIGHTS).json()},
-        "held_out": {"overall": pooled.json(), "hard": hard.json()},
+        "shipped": {"overall": score(&all, &WEIGHTS).json(), "languages": by(&shipped_languages)},
+        "held_out": {"overall": pooled.json(), "languages": by(&languages)},
         "repos": folds,
     })
 }
@@ -140,7 +174,7 @@ mod tests {
                 ..FileEvidence::default()
             })
             .collect();
-        Case { repo: repo.into(), gold: HashSet::from([gold.to_owned()]), files }
+        Case { repo: repo.into(), language: "python".into(), gold: HashSet::from([gold.to_owned()]), files }
     }
 
     #[test]
