@@ -5,6 +5,7 @@
 //! says something different about where the fault is, so each is kept apart.
 
 use crate::hints;
+pub use crate::traces::Kind;
 
 /// Where a name was written: in code (a fenced or indented block, a
 /// traceback, an inline code span) or in prose.
@@ -35,6 +36,10 @@ pub struct Frame {
     /// 0 for the innermost frame of its traceback (where it raised), 1 for
     /// its caller, and so on.
     pub depth: u32,
+    /// Which traceback of the report it is in.
+    pub trace: u32,
+    /// A frame of a trace, or a location a diagnostic or a log line names.
+    pub kind: Kind,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -52,12 +57,14 @@ pub struct Issue {
 }
 
 impl Issue {
-    /// Whether a query reads as a report rather than a search: several lines,
-    /// a traceback or a code block, or a long sentence.
+    /// Whether a query reads as a report rather than a search: a title
+    /// with a line below it (a short report is one too: "Spanish days and
+    /// months should be lowercase" and why), a traceback or a code block, or
+    /// a long sentence. A question typed into the search box is one line.
     pub fn is_report(query: &str) -> bool {
         query.contains("```")
             || query.contains(TRACEBACK_HEADER)
-            || query.lines().filter(|l| !l.trim().is_empty()).count() >= 3
+            || query.lines().filter(|l| !l.trim().is_empty()).count() >= 2
             || query.split_whitespace().count() >= 30
     }
 
@@ -149,11 +156,24 @@ impl Issue {
             }
         }
         issue.close_traceback(&mut traceback, &mut under);
-        // Other languages' locations (`app.ts:12:3`, `(Foo.java:42)`).
-        for location in hints::analyze(text).locations {
-            if !issue.frames.iter().any(|f| f.path == location.path && f.line == location.line) {
-                issue.frames.push(Frame { path: location.path, line: location.line, function: None, depth: 0 });
+        // Other languages' traces, diagnostics and logged locations.
+        let python = issue.frames.iter().map(|f| f.trace + 1).max().unwrap_or(0);
+        for located in crate::traces::read(text) {
+            if issue.frames.iter().any(|f| f.path == located.path && f.line == located.line) {
+                continue;
             }
+            if let Some(function) = &located.function {
+                issue.mention(function, Place::Code, false);
+            }
+            let trace = if located.kind == Kind::Raised { python + located.trace } else { located.trace };
+            issue.frames.push(Frame {
+                path: located.path,
+                line: located.line,
+                function: located.function,
+                depth: located.depth,
+                trace,
+                kind: located.kind,
+            });
         }
         issue
     }
@@ -170,8 +190,10 @@ impl Issue {
     fn close_traceback(&mut self, traceback: &mut Vec<Frame>, under: &mut Vec<(usize, String)>) {
         let n = traceback.len();
         self.quoted.extend(under.drain(..).filter(|(frames, _)| *frames < n).map(|(_, line)| line));
+        let trace = self.frames.iter().map(|f| f.trace + 1).max().unwrap_or(0);
         for (i, mut frame) in traceback.drain(..).enumerate() {
             frame.depth = (n - 1 - i) as u32;
+            frame.trace = trace;
             if let Some(function) = &frame.function {
                 self.mention(function, Place::Code, false);
             }
@@ -478,7 +500,7 @@ fn python_frame_plain(line: &str) -> Option<Frame> {
     let line = digits.parse().ok()?;
     let function =
         rest.split_once(" in ").map(|(_, f)| f.trim().to_owned()).filter(|f| !f.starts_with('<') && !f.is_empty());
-    Some(Frame { path: path.to_owned(), line, function, depth: 0 })
+    Some(Frame { path: path.to_owned(), line, function, depth: 0, trace: 0, kind: Kind::Raised })
 }
 
 fn ipython_frame(line: &str) -> Option<Frame> {
@@ -497,12 +519,21 @@ fn ipython_frame(line: &str) -> Option<Frame> {
             line,
             function: function(rest),
             depth: 0,
+            trace: 0,
+            kind: Kind::Raised,
         });
     }
     let (path, rest) = line.split_once(".py in ")?;
     let path = format!("{path}.py");
     let plain = !path.contains(char::is_whitespace) && (path.contains('/') || path.contains('\\'));
-    (plain && rest.contains('(')).then(|| Frame { path, line: 0, function: function(rest), depth: 0 })
+    (plain && rest.contains('(')).then(|| Frame {
+        path,
+        line: 0,
+        function: function(rest),
+        depth: 0,
+        trace: 0,
+        kind: Kind::Raised,
+    })
 }
 
 /// A header of IPython's for the notebook cell or input that ran:
@@ -583,6 +614,8 @@ AttributeError: 'FileDataset' object has no attribute 'RedPaletteColorLookupTabl
         let issue = Issue::read(REPORT);
         assert!(Issue::is_report(REPORT));
         assert!(!Issue::is_report("where is the session saved"));
+        assert!(Issue::is_report("Add support for missing VRs\nMissing: OV, SV, UV"), "a title and a line");
+        assert!(!Issue::is_report("  how are dates serialized to JSON?\n"), "one line, with its blank");
         let frames: Vec<(&str, u32, Option<&str>, u32)> =
             issue.frames.iter().map(|f| (f.path.as_str(), f.line, f.function.as_deref(), f.depth)).collect();
         assert_eq!(

@@ -20,8 +20,10 @@ pub mod lexical;
 pub mod locate;
 pub mod parallel;
 pub mod retrieval;
+pub mod roles;
 pub mod snippet;
 pub mod tokens;
+pub mod traces;
 
 use std::cmp::Ordering;
 
