@@ -104,6 +104,7 @@ test: setup test-native build test-e2e
 
 test-native: corpora model
 	scripts/disk-guard.sh
+	scripts/linguist.sh --check
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-features --all-targets -- -D warnings
 	cargo test --locked --workspace --all-features

@@ -131,8 +131,7 @@ fn main() {
             (embedder, DiskCache::open(&DiskCache::default_dir()).ok())
         });
         let mut loaded = loaded;
-        let mut models =
-            Models { statics: statics(), minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())) };
+        let mut models = Models { statics: statics(), minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())) };
         let cosqa = root.join("../shared/data/cosqa");
         report["cosqa"] = if cosqa.join("cosqa-retrieval-dev-500.json").is_file() {
             cosqa_eval(&cosqa, &root, &mut models)
@@ -164,8 +163,12 @@ fn main() {
             });
             let mut loaded = loaded;
             let embedder = loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut()));
-            let report =
-                locate::evaluate(&instances, &corpora_dir().join("swe-dev"), loaded_static.as_ref().ok().cloned(), embedder);
+            let report = locate::evaluate(
+                &instances,
+                &corpora_dir().join("swe-dev"),
+                loaded_static.as_ref().ok().cloned(),
+                embedder,
+            );
             locate::print_table(&report);
             report
         } else {

@@ -48,22 +48,24 @@ const GRID: &[(Setter, &[f64])] = &[
     (|w, v| w.phrase_cap = v, &[0.5, 1.0, 2.0, 5.0]),
     (|w, v| w.frame = v, &[0.0, 0.5, 1.0, 2.0]),
     (|w, v| w.frame_decay = v, &[0.3, 0.5, 0.8, 1.0]),
+    (|w, v| w.logged = v, &[0.0, 0.25, 0.5, 1.0, 2.0]),
     (|w, v| w.neighbour = v, &[0.0, 0.1, 0.2, 0.5, 1.0]),
     (|w, v| w.test = v, &[0.05, 0.1, 0.3, 0.6, 1.0]),
     (|w, v| w.aside = v, &[0.05, 0.1, 0.3, 0.6, 1.0]),
+    (|w, v| w.foreign = v, &[0.01, 0.05, 0.1, 0.3, 1.0]),
+    (|w, v| w.companion = v, &[0.0, 0.5, 0.9, 0.99]),
 ];
 
 /// The 1-based rank of each gold file under `weights` (`None`: not ranked,
 /// its score 0), as [`Weights::rank`] would place it, without sorting.
 fn gold_ranks(case: &Case, weights: &Weights) -> Vec<Option<usize>> {
-    let scored: Vec<(f64, &str)> = case.files.iter().map(|f| (weights.score(f), f.file.as_str())).collect();
+    let scored: Vec<(f64, &str)> =
+        weights.scores(&case.files).into_iter().zip(case.files.iter().map(|f| f.file.as_str())).collect();
     case.gold
         .iter()
         .map(|g| {
             let &(score, file) = scored.iter().find(|(_, f)| f == g)?;
-            (score > 0.0).then(|| {
-                1 + scored.iter().filter(|&&(s, f)| s > score || (s == score && f < file)).count()
-            })
+            (score > 0.0).then(|| 1 + scored.iter().filter(|&&(s, f)| s > score || (s == score && f < file)).count())
         })
         .collect()
 }

@@ -212,7 +212,7 @@ fn a_copy_of_another_project_ranks_below_the_projects_own_code() {
     let copy =
         found.files.iter().find(|f| f.file == "shop/extern/moneyparse/amounts.py").expect("the copy is still found");
     assert!(
-        copy.reasons.iter().any(|r| r == "a copy of another project: ranked below the source"),
+        copy.reasons.iter().any(|r| r == "vendored, by GitHub Linguist's rules: ranked below the project's own source"),
         "{:?}",
         copy.reasons
     );

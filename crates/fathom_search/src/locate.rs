@@ -26,42 +26,15 @@ use serde::Serialize;
 
 use crate::chunks::Sources;
 use crate::issue::{Issue, Place};
-use crate::retrieval::{Lane, Meaning, Retrieval, is_test_path};
+use crate::retrieval::{Lane, Meaning, Retrieval};
+use crate::roles::Family;
+pub use crate::roles::Role;
 use crate::{MatchKind, NameIndex};
 
 /// How many chunks the word lane reads.
 const WORD_DEPTH: usize = 400;
 /// A phrase found in more files than this is a common one.
 const MAX_PHRASE_FILES: usize = 5;
-
-/// What a file is, for the prior.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Source,
-    Test,
-    /// Docs, examples, benchmarks, build and packaging scripts.
-    Aside,
-    /// A copy of another project kept in the tree; ranked as `Aside` is.
-    Copied,
-}
-
-/// Folders that hold copies of other projects (GitHub Linguist's vendored
-/// `extern(al)/`, astropy's `cextern/`), which the archive keeps because the
-/// names are also used for a project's own code elsewhere. A fix lands
-/// there rarely; a report's words match them often (`cextern/wcslib/C/wcs.c`
-/// for a report about `astropy/wcs/wcs.py`).
-const COPIED_DIRS: &[&str] = &["extern", "external", "externals", "cextern", "thirdparty", "3rdparty"];
-
-/// A copy of another project kept in the tree, by its folders (outermost
-/// first) and its file's name: under one of `COPIED_DIRS`, or a Python file
-/// under a `packages` folder inside a package (`requests/packages/urllib3/`,
-/// `urllib3/packages/six.py`); a top-level `packages/` is a monorepo's own
-/// code.
-fn copied(folders: &[&str], file: &str) -> bool {
-    folders.iter().any(|s| COPIED_DIRS.contains(s))
-        || (file.ends_with(".py") && folders.iter().skip(1).any(|s| *s == "packages"))
-}
 
 /// Pairs of the report's words, next to each other, that together spell a
 /// file's stem the report does not write as one word: "man page" for
@@ -95,30 +68,6 @@ fn spelled_stems(text: &str, is_stem: impl Fn(&str) -> bool) -> Vec<String> {
     out
 }
 
-pub fn role(path: &str) -> Role {
-    // Test data and fixtures beside the code (`pydicom/data/test_files/`).
-    let test_data = ["test_files", "testdata", "test_data", "fixtures"];
-    let mut folders = path.split('/').rev().skip(1);
-    if is_test_path(path) || path.rsplit('/').next() == Some("conftest.py") || folders.any(|s| test_data.contains(&s)) {
-        return Role::Test;
-    }
-    let lower = path.to_ascii_lowercase();
-    let aside_dirs = ["doc", "docs", "example", "examples", "benchmarks", "bench", "scripts", "tools", "ci", ".github"];
-    let (folders, file) = lower.rsplit_once('/').unwrap_or(("", &lower));
-    let folders: Vec<&str> = folders.split('/').collect();
-    if folders.iter().any(|s| aside_dirs.contains(s)) {
-        return Role::Aside;
-    }
-    if copied(&folders, file) {
-        return Role::Copied;
-    }
-    let stem = file.split('.').next().unwrap_or_default();
-    if matches!(stem, "setup" | "noxfile" | "tasks" | "versioneer" | "conf" | "fabfile") {
-        return Role::Aside;
-    }
-    Role::Source
-}
-
 /// A definition the report names, as found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Named {
@@ -136,6 +85,12 @@ pub struct Named {
 pub struct FileEvidence {
     pub file: String,
     pub role: Option<Role>,
+    /// Why the file has its role, where it is not plain source.
+    pub role_why: Option<String>,
+    /// The files it is generated from (an amalgamation's): it is ranked
+    /// as their companion, right below the best of them.
+    #[serde(skip)]
+    pub follows: Vec<String>,
     /// 1-based rank of the file by its best chunk's BM25 score.
     pub word_rank: Option<u32>,
     /// Its best chunk's score over the best file's.
@@ -188,6 +143,9 @@ pub struct FileEvidence {
     pub frame_depth: Option<u32>,
     /// The lines its frames name, each with the frame's function.
     pub frame_lines: Vec<(u32, Option<String>)>,
+    /// A compiler's diagnostic or a log line names a line of the file: 1
+    /// for the first such location of the report, 1/2 for the second, …
+    pub logged: f64,
     /// The best share reached through an edge from a named definition.
     pub neighbour: f64,
     pub neighbour_of: Option<(NodeId, EdgeKind)>,
@@ -307,10 +265,17 @@ pub struct Weights {
     /// A frame at depth `d` (0 where it raised) counts `frame × decay^d`.
     pub frame: f64,
     pub frame_decay: f64,
+    /// A location a diagnostic or a log line names ([`FileEvidence::logged`]).
+    pub logged: f64,
     pub neighbour: f64,
-    /// Factors for tests and for docs, examples and build scripts.
+    /// Factors for tests; for docs, examples and build scripts; and for
+    /// code that is not the project's own (vendored, generated).
     pub test: f64,
     pub aside: f64,
+    pub foreign: f64,
+    /// A generated file's companion score: this share of the best score
+    /// among the files it is generated from (0: none).
+    pub companion: f64,
 }
 
 pub const WEIGHTS: Weights = Weights {
@@ -337,9 +302,12 @@ pub const WEIGHTS: Weights = Weights {
     phrase_cap: 2.0,
     frame: 0.5,
     frame_decay: 0.5,
+    logged: 0.5,
     neighbour: 0.2,
     test: 0.05,
     aside: 0.05,
+    foreign: 0.05,
+    companion: 0.99,
 };
 
 impl Weights {
@@ -383,10 +351,12 @@ impl Weights {
         if let Some(depth) = f.frame_depth {
             s += self.frame * self.frame_decay.powi(depth as i32);
         }
+        s += self.logged * f.logged;
         s += self.neighbour * f.neighbour;
-        s * match f.role {
-            Some(Role::Test) => self.test,
-            Some(Role::Aside | Role::Copied) => self.aside,
+        s * match f.role.map(Role::family) {
+            Some(Family::Test) => self.test,
+            Some(Family::Aside) => self.aside,
+            Some(Family::Foreign) => self.foreign,
             _ => 1.0,
         }
     }
@@ -418,11 +388,28 @@ pub struct Explained {
 }
 
 impl Weights {
+    /// Every file's score, a generated file's raised to follow the best of
+    /// the files it is generated from.
+    pub fn scores(&self, files: &[FileEvidence]) -> Vec<f64> {
+        let mut scores: Vec<f64> = files.iter().map(|f| self.score(f)).collect();
+        if self.companion > 0.0 && files.iter().any(|f| !f.follows.is_empty()) {
+            let by_path: HashMap<&str, f64> =
+                files.iter().map(|f| f.file.as_str()).zip(scores.iter().copied()).collect();
+            for (at, f) in files.iter().enumerate() {
+                let best = f.follows.iter().filter_map(|p| by_path.get(p.as_str())).fold(0.0f64, |a, &b| a.max(b));
+                scores[at] = scores[at].max(self.companion * best);
+            }
+        }
+        scores
+    }
+
     /// The files, best first; files with no score are left out.
     pub fn rank(&self, files: Vec<FileEvidence>) -> Vec<Located> {
+        let scores = self.scores(&files);
         let mut located: Vec<Located> = files
             .into_iter()
-            .map(|evidence| Located { score: self.score(&evidence), evidence })
+            .zip(scores)
+            .map(|(evidence, score)| Located { score, evidence })
             .filter(|l| l.score > 0.0)
             .collect();
         located.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.evidence.file.cmp(&b.evidence.file)));
@@ -487,11 +474,7 @@ impl Retrieval {
         let issue = Issue::read(text);
         let mut files: HashMap<&str, FileEvidence> = HashMap::new();
         fn entry<'a, 'p>(files: &'a mut HashMap<&'p str, FileEvidence>, path: &'p str) -> &'a mut FileEvidence {
-            files.entry(path).or_insert_with(|| FileEvidence {
-                file: path.to_owned(),
-                role: Some(role(path)),
-                ..FileEvidence::default()
-            })
+            files.entry(path).or_insert_with(|| FileEvidence { file: path.to_owned(), ..FileEvidence::default() })
         }
 
         // Stems: `pydicom/filewriter.py` and `filewriter.py` name a file; so,
@@ -612,7 +595,7 @@ impl Retrieval {
                 // Tests are named for what they test: they spell the same.
                 let spread = holders
                     .iter()
-                    .filter(|h| role(h.0) != Role::Test)
+                    .filter(|h| self.roles().of(h.0).role != Role::Test)
                     .map(|h| h.0)
                     .collect::<std::collections::HashSet<_>>()
                     .len()
@@ -742,14 +725,26 @@ impl Retrieval {
             }
         }
 
-        // Frames.
-        for frame in &issue.frames {
+        // Frames, each trace's from its innermost: a frame's depth counts
+        // only the frames above it that lie in the repository, so that the
+        // call into a dependency (or the runtime) is where it raised.
+        let mut frames: Vec<&crate::issue::Frame> = issue.frames.iter().collect();
+        frames.sort_by_key(|f| (f.trace, f.depth));
+        let mut resolved_in: HashMap<u32, u32> = HashMap::new();
+        for frame in frames {
             let wanted = frame.path.replace('\\', "/");
             let wanted = wanted.trim_start_matches("./").trim_start_matches(".../");
             let Some(found) = crate::retrieval::file_named(graph, wanted) else { continue };
             let file = entry(&mut files, &found.path);
+            if frame.kind == crate::issue::Kind::Logged {
+                // Said there, not raised there: the earlier, the surer.
+                file.logged = file.logged.max(1.0 / f64::from(frame.depth + 1));
+                continue;
+            }
+            let depth = resolved_in.entry(frame.trace).or_default();
             file.frame_lines.push((frame.line, frame.function.clone()));
-            file.frame_depth = Some(file.frame_depth.map_or(frame.depth, |d| d.min(frame.depth)));
+            file.frame_depth = Some(file.frame_depth.map_or(*depth, |d| d.min(*depth)));
+            *depth += 1;
         }
 
         // One hop from named definitions.
@@ -782,6 +777,10 @@ impl Retrieval {
 
         let mut files: Vec<FileEvidence> = files.into_values().collect();
         for file in &mut files {
+            let judged = self.roles().of(&file.file);
+            file.role = Some(judged.role);
+            file.role_why = judged.why.clone();
+            file.follows = self.roles().sources_of(&file.file).to_vec();
             file.phrase_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
             file.phrase_texts.truncate(3);
         }
@@ -834,6 +833,9 @@ impl Retrieval {
         }
         if e.path_named > 0.0 {
             reasons.push("the report names this file".to_owned());
+        }
+        if e.logged > 0.0 {
+            reasons.push("a diagnostic or a log line of the report names a line of it".to_owned());
         }
         if let Some(mention) = e.title_mention.as_ref().filter(|_| e.title_named > 0.0) {
             reasons.push(format!("defines what the title names: `{mention}`"));
@@ -890,11 +892,14 @@ impl Retrieval {
         if let Some((from, edge)) = e.neighbour_of.filter(|_| e.neighbour > 0.0) {
             reasons.push(format!("one {} edge from `{}`", edge.label(), graph.node(from).qualified_name));
         }
-        match e.role {
-            Some(Role::Test) => reasons.push("a test: ranked below the source".to_owned()),
-            Some(Role::Aside) => reasons.push("docs, examples or build scripts: ranked below the source".to_owned()),
-            Some(Role::Copied) => reasons.push("a copy of another project: ranked below the source".to_owned()),
-            _ => {}
+        if let Some(best) = e.follows.first().filter(|_| e.follows.len() == 1) {
+            reasons.push(format!("generated from `{best}`: ranked as its companion"));
+        } else if !e.follows.is_empty() {
+            reasons
+                .push(format!("generated from {} files: ranked as a companion of the best of them", e.follows.len()));
+        }
+        if let Some(why) = e.role_why.as_ref().filter(|_| e.role != Some(Role::Source)) {
+            reasons.push(format!("{why}: ranked below the project's own source"));
         }
         symbols.retain(|s| graph.node(s.node).kind != SymbolKind::Module);
         symbols.truncate(5);
@@ -922,24 +927,5 @@ mod tests {
         assert!(spelled_stems("The manpage builder: man page output", is_stem).is_empty());
         // Short parts and numbers are not joined.
         assert!(spelled_stems("the py test, L0 31", |_| true).is_empty());
-    }
-
-    #[test]
-    fn roles_by_path() {
-        assert_eq!(role("pydicom/dataset.py"), Role::Source);
-        assert_eq!(role("pydicom/tests/test_dataset.py"), Role::Test);
-        assert_eq!(role("conftest.py"), Role::Test);
-        assert_eq!(role("pydicom/data/test_files/test.py"), Role::Test, "test data beside the code");
-        assert_eq!(role("pkg/testdata/gen.go"), Role::Test);
-        assert_eq!(role("docs/conf.py"), Role::Aside);
-        assert_eq!(role("setup.py"), Role::Aside);
-        assert_eq!(role("src/fixtures.py"), Role::Source, "a file named so is not a folder of them");
-        assert_eq!(role("cextern/wcslib/C/wcs.c"), Role::Copied, "a copied C library");
-        assert_eq!(role("astropy/extern/configobj/validate.py"), Role::Copied);
-        assert_eq!(role("seaborn/external/kde.py"), Role::Copied);
-        assert_eq!(role("requests/packages/urllib3/response.py"), Role::Copied, "Python's vendored packages");
-        assert_eq!(role("packages/core/src/index.py"), Role::Source, "a monorepo's own packages");
-        assert_eq!(role("web/packages/app/main.ts"), Role::Source, "only Python vendors under packages/");
-        assert_eq!(role("pkg/external.py"), Role::Source, "a file named so is not a folder of copies");
     }
 }

