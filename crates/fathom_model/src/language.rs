@@ -111,3 +111,40 @@ mod tests {
         }
     }
 }
+
+/// Languages that share their code: one project's files see each other's
+/// symbols across them (C with C++ through headers, the JavaScript family,
+/// Java with Kotlin), and they count as one language of the project.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    Python,
+    EcmaScript,
+    Jvm,
+    CSharp,
+    Go,
+    Rust,
+    C,
+    Ruby,
+    Php,
+}
+
+impl Family {
+    pub fn of(language: Language) -> Family {
+        match language {
+            Language::Python => Family::Python,
+            Language::JavaScript | Language::TypeScript | Language::Tsx => Family::EcmaScript,
+            Language::Java | Language::Kotlin => Family::Jvm,
+            Language::CSharp => Family::CSharp,
+            Language::Go => Family::Go,
+            Language::Rust => Family::Rust,
+            Language::C | Language::Cpp => Family::C,
+            Language::Ruby => Family::Ruby,
+            Language::Php => Family::Php,
+        }
+    }
+
+    /// Whether a bare name inside a method may mean a member of its class.
+    pub fn implicit_this(self) -> bool {
+        matches!(self, Family::Jvm | Family::CSharp | Family::C | Family::Ruby)
+    }
+}

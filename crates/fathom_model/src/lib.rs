@@ -12,6 +12,6 @@ pub use facts::{
     BaseKind, BaseRef, CallSite, Decorator, Definition, FileFacts, Implementation, Import, Local, LocalType, Name,
     Parameter, Synthesized, TypeAlias, Use,
 };
-pub use language::Language;
+pub use language::{Family, Language};
 pub use lines::{LineCount, LineStarts, count_lines};
 pub use symbol::{ClassKind, Span, SymbolKind, Visibility};

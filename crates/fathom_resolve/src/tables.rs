@@ -5,44 +5,10 @@
 use std::collections::HashMap;
 
 use fathom_graph::{CodeGraph, NodeId};
+pub(crate) use fathom_model::Family;
 use fathom_model::{Language, SymbolKind};
 
 use crate::SourceFile;
-
-/// Languages that can see each other's symbols.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Family {
-    Python,
-    EcmaScript,
-    Jvm,
-    CSharp,
-    Go,
-    Rust,
-    C,
-    Ruby,
-    Php,
-}
-
-impl Family {
-    pub(crate) fn of(language: Language) -> Family {
-        match language {
-            Language::Python => Family::Python,
-            Language::JavaScript | Language::TypeScript | Language::Tsx => Family::EcmaScript,
-            Language::Java | Language::Kotlin => Family::Jvm,
-            Language::CSharp => Family::CSharp,
-            Language::Go => Family::Go,
-            Language::Rust => Family::Rust,
-            Language::C | Language::Cpp => Family::C,
-            Language::Ruby => Family::Ruby,
-            Language::Php => Family::Php,
-        }
-    }
-
-    /// Whether a bare name inside a method may mean a member of its class.
-    pub(crate) fn implicit_this(self) -> bool {
-        matches!(self, Family::Jvm | Family::CSharp | Family::C | Family::Ruby)
-    }
-}
 
 /// The tables' maps. Most are keyed by what the archive spells (names,
 /// paths), and resolution asks them hundreds of thousands of times: ahash

@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use fathom_graph::CodeGraph;
-use fathom_model::{Language, SymbolKind};
+use fathom_model::{Family as LanguageFamily, Language, SymbolKind};
 use regex::RegexSet;
 use serde::Serialize;
 
@@ -218,7 +218,7 @@ impl FileRoles {
         let definitions = definitions_by_file(graph);
         // Definitions by language family, over the files not yet set aside
         // as tests, vendored or generated.
-        let mut by_family: HashMap<Family8, usize> = HashMap::new();
+        let mut by_family: HashMap<LanguageFamily, usize> = HashMap::new();
         for (at, f) in files.iter().enumerate() {
             if matches!(judged[at].role, Role::Source | Role::Build | Role::Docs) {
                 *by_family.entry(family(f.language)).or_default() += definitions[at].len().max(1);
@@ -226,7 +226,7 @@ impl FileRoles {
         }
         let total: usize = by_family.values().sum::<usize>().max(1);
         // Scripts folders that hold a large share of their language's code.
-        let mut under: HashMap<(String, Family8), usize> = HashMap::new();
+        let mut under: HashMap<(String, LanguageFamily), usize> = HashMap::new();
         for (at, f) in files.iter().enumerate() {
             if judged[at].role == Role::Build
                 && let Some(dir) = build_dir(&f.path)
@@ -330,7 +330,7 @@ impl FileRoles {
         // written with it: its companion, where one file answers to its name.
         let mut by_stem: HashMap<&str, Vec<usize>> = HashMap::new();
         for (at, f) in files.iter().enumerate() {
-            if judged[at].role == Role::Source && family(f.language) == Family8::Script {
+            if judged[at].role == Role::Source && family(f.language) == LanguageFamily::EcmaScript {
                 by_stem.entry(module_stem(&f.path)).or_default().push(at);
             }
         }
@@ -435,33 +435,8 @@ fn own_notices(
     found
 }
 
-/// Languages that share their code's files: C with C++ (headers), the
-/// JavaScript family, Java with Kotlin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Family8 {
-    Python,
-    Script,
-    Jvm,
-    CSharp,
-    Go,
-    Rust,
-    C,
-    Ruby,
-    Php,
-}
-
-fn family(language: Language) -> Family8 {
-    match language {
-        Language::Python => Family8::Python,
-        Language::JavaScript | Language::TypeScript | Language::Tsx => Family8::Script,
-        Language::Java | Language::Kotlin => Family8::Jvm,
-        Language::CSharp => Family8::CSharp,
-        Language::Go => Family8::Go,
-        Language::Rust => Family8::Rust,
-        Language::C | Language::Cpp => Family8::C,
-        Language::Ruby => Family8::Ruby,
-        Language::Php => Family8::Php,
-    }
+fn family(language: Language) -> LanguageFamily {
+    LanguageFamily::of(language)
 }
 
 fn same_kind(files: &[fathom_graph::FileEntry], a: usize, b: usize) -> bool {
