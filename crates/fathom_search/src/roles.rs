@@ -135,7 +135,14 @@ pub fn by_path(path: &str) -> Judged {
     let judged = |role: Role, why: String| Judged { role, why: Some(why) };
     let (folders, file) = path.rsplit_once('/').unwrap_or(("", path));
     let folders: Vec<&str> = if folders.is_empty() { Vec::new() } else { folders.split('/').collect() };
-    let lower: Vec<String> = folders.iter().map(|f| f.to_ascii_lowercase()).collect();
+    // Below a JVM source root (`src/main/java/`) folders are packages
+    // (`com/google/cloud/tools/jib`), not the project's layout.
+    let layout = folders
+        .iter()
+        .position(|f| matches!(*f, "java" | "kotlin" | "scala" | "groovy"))
+        .filter(|_| [".java", ".kt", ".kts", ".scala", ".groovy"].iter().any(|e| file.ends_with(e)))
+        .map_or(folders.len(), |root| root + 1);
+    let lower: Vec<String> = folders[..layout].iter().map(|f| f.to_ascii_lowercase()).collect();
     if crate::retrieval::is_test_path(path) || file == "conftest.py" {
         return judged(Role::Test, "a test".into());
     }
@@ -161,8 +168,9 @@ pub fn by_path(path: &str) -> Judged {
     if let Some(dir) = lower.iter().find(|f| BUILD_DIRS.contains(&f.as_str())) {
         return judged(Role::Build, format!("build, CI or tooling scripts (`{dir}/`)"));
     }
+    // Python's packaging and tooling scripts by name, and Cargo's build script.
     let stem = file.split('.').next().unwrap_or_default();
-    if BUILD_STEMS.contains(&stem) && !file.ends_with(".h") {
+    if (BUILD_STEMS.contains(&stem) && file.ends_with(".py")) || file == "build.rs" {
         return judged(Role::Build, format!("a build or packaging script (`{file}`)"));
     }
     // A tool's configuration written as code: `karma.conf.js`,
@@ -531,6 +539,13 @@ mod tests {
         assert_eq!(role("brew/jq.rb"), Role::Build);
         assert_eq!(role("src/builder.rs"), Role::Source);
         assert_eq!(role("tracing-subscriber/src/filter/env/mod.rs"), Role::Source, "a module named env");
+        assert_eq!(
+            role("jib-core/src/main/java/com/google/cloud/tools/jib/api/Jib.java"),
+            Role::Source,
+            "a Java package named tools"
+        );
+        assert_eq!(role("core/conf/conf.go"), Role::Source, "a Go package's conf.go");
+        assert_eq!(role("tokio/build.rs"), Role::Build);
         assert_eq!(role("include/nlohmann/detail/output/serializer.hpp"), Role::Source);
     }
 
