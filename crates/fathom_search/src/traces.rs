@@ -47,7 +47,8 @@ pub struct Located {
     pub function: Option<String>,
     pub kind: Kind,
     /// Which trace of the report (0, 1, …), and the frame's place in it from
-    /// the innermost.
+    /// the innermost; a logged location's trace is 0 and its depth its place
+    /// among the report's logged locations.
     pub trace: u32,
     pub depth: u32,
 }
@@ -103,7 +104,7 @@ impl Reader {
         if self.out.iter().any(|l| l.path == path && l.line == line) {
             return;
         }
-        self.out.push(Located { path, line, function: None, kind: Kind::Logged, trace: u32::MAX, depth: self.logged });
+        self.out.push(Located { path, line, function: None, kind: Kind::Logged, trace: 0, depth: self.logged });
         self.logged += 1;
     }
 
@@ -149,7 +150,7 @@ impl Reader {
                 self.start();
             }
             self.numbered = true;
-            if self.numbered_frame(rest, next) {
+            if self.numbered_frame(rest) {
                 return;
             }
             // A Rust backtrace's function line: its location follows.
@@ -284,7 +285,7 @@ impl Reader {
 
     /// A frame a trace numbers: gdb's and AddressSanitizer's `0x… in f
     /// src/x.c:12:3`, `f (x=1) at src/x.c:12`; PHP's `/x.php(12): f()`.
-    fn numbered_frame(&mut self, rest: &str, _next: Option<&str>) -> bool {
+    fn numbered_frame(&mut self, rest: &str) -> bool {
         let rest = rest.trim();
         let rest = rest.strip_prefix("0x").map_or(rest, |r| r.trim_start_matches(|c: char| c.is_ascii_hexdigit()));
         let rest = rest.trim_start().strip_prefix("in ").unwrap_or(rest).trim();
