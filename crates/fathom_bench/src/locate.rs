@@ -34,6 +34,7 @@ use fathom_embed::Embedder;
 use fathom_embed::cache::DiskCache;
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Options, SearchMode, SearchOptions};
+use fathom_search::locate::Localiser;
 use fathom_static::StaticModel;
 use serde_json::{Value, json};
 
@@ -373,7 +374,7 @@ pub fn evaluate(
         let gold: HashSet<String> =
             instance["gold_files"].as_array().unwrap().iter().map(|g| g.as_str().unwrap().to_owned()).collect();
         // The lexical reading's evidence, kept for the held-out figures.
-        let evidence = index.retrieval().evidence(&index.sources(), query, None, false);
+        let evidence = Localiser::new(index.retrieval(), &index.sources()).evidence(query, None, false);
         cases.push(crate::fit::Case {
             repo: repo.clone(),
             language: language.clone(),
@@ -381,7 +382,7 @@ pub fn evaluate(
             files: evidence.files,
         });
         if let Some(dump) = &dump {
-            let evidence = index.retrieval().evidence(&index.sources(), query, vector.as_deref(), true);
+            let evidence = Localiser::new(index.retrieval(), &index.sources()).evidence(query, vector.as_deref(), true);
             let line = json!({"instance": id, "repo": repo, "language": language, "gold": gold,
                 "issue": evidence.issue, "files": evidence.files});
             writeln!(dump.borrow_mut(), "{line}").unwrap();

@@ -23,6 +23,7 @@ use fathom_model::{Language, SymbolKind};
 use fathom_search::MatchKind;
 use fathom_search::chunks::Sources;
 use fathom_search::lexical::LineTerms;
+use fathom_search::locate::Localiser;
 use fathom_search::retrieval::{Ranking, Retrieval};
 use fathom_search::snippet::{self, Snippet};
 use serde::{Deserialize, Serialize};
@@ -433,7 +434,7 @@ impl Index {
     /// The ranking behind [`Index::search`], by node id, before citations
     /// and snippets: for callers inside the engine that work on nodes.
     fn rank(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> Ranking {
-        self.retrieval.search(&self.sources(), query, options, query_vector)
+        fathom_search::query::search(&self.retrieval, &self.sources(), query, options, query_vector)
     }
 
     pub fn search(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> SearchResults {
@@ -493,7 +494,8 @@ impl Index {
     /// `fathom_embed::Embedder::embed_query`), adds the dense lane.
     pub fn locate(&self, report: &str, k: usize, query_vector: Option<&[f32]>) -> Localisation {
         let vector = query_vector.filter(|_| self.embedding_status().dense_ready);
-        let (issue, meaning, explained) = self.retrieval.locate(&self.sources(), report, vector, k);
+        let sources = self.sources();
+        let (issue, meaning, explained) = Localiser::new(&self.retrieval, &sources).locate(report, vector, k);
         let files = explained
             .into_iter()
             .map(|e| LocatedFile {

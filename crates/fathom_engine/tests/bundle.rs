@@ -246,8 +246,8 @@ fn postings_of_other_terms_are_rebuilt_from_the_text() {
     let restored = Retrieval::restore(&sources, parts).unwrap();
     let options = SearchOptions { mode: SearchMode::Lexical, ..SearchOptions::default() };
     for query in QUERIES {
-        let want = index.retrieval().search(&sources, query, &options, None);
-        let got = restored.search(&sources, query, &options, None);
+        let want = fathom_search::query::search(index.retrieval(), &sources, query, &options, None);
+        let got = fathom_search::query::search(&restored, &sources, query, &options, None);
         assert_eq!((want.hits, want.files), (got.hits, got.files), "`{query}`");
     }
 }

@@ -19,6 +19,7 @@ pub mod issue;
 pub mod lexical;
 pub mod locate;
 pub mod parallel;
+pub mod query;
 pub mod retrieval;
 pub mod roles;
 pub mod snippet;

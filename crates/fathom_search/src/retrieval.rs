@@ -12,9 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::chunks::{self, Chunk, Piece, Sources};
 use crate::dense::{Dense, HnswParams, StaticVectors, Vector};
 use crate::hints::{self, Hints};
-use crate::issue::Issue;
 use crate::lexical::{Bm25Params, Input, Lexical, LineTerms, NAME_BOOST, Splitter, StoredLexical};
-use crate::locate;
 use crate::{MatchKind, NameIndex};
 use fathom_static::{Frequencies, StaticModel};
 
@@ -180,7 +178,7 @@ pub enum TestFilter {
 }
 
 /// A [`Filter`] made ready to test nodes.
-struct Accept {
+pub(crate) struct Accept {
     filter: Filter,
     path: PathMatch,
 }
@@ -193,7 +191,7 @@ enum PathMatch {
 
 impl Accept {
     /// Fails with the cause when the path glob does not parse.
-    fn new(filter: &Filter) -> Result<Accept, String> {
+    pub(crate) fn new(filter: &Filter) -> Result<Accept, String> {
         let path = match filter.path.as_deref().map(str::trim) {
             None | Some("") => PathMatch::Any,
             Some(p) if p.contains(['*', '?', '[', '{']) => {
@@ -208,7 +206,7 @@ impl Accept {
         Ok(Accept { filter: filter.clone(), path })
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         let f = &self.filter;
         f.languages.is_empty()
             && f.kinds.is_empty()
@@ -224,7 +222,7 @@ impl Accept {
         }
     }
 
-    fn node(&self, graph: &CodeGraph, id: NodeId) -> bool {
+    pub(crate) fn node(&self, graph: &CodeGraph, id: NodeId) -> bool {
         let node = graph.node(id);
         let f = &self.filter;
         let path = graph.path_of(id).unwrap_or_default();
@@ -426,7 +424,7 @@ impl Lane<'_> {
         }
     }
 
-    fn fusion(&self) -> Fusion {
+    pub(crate) fn fusion(&self) -> Fusion {
         match self {
             Lane::Minilm(..) => FUSION,
             Lane::Static(..) => STATIC_FUSION,
@@ -449,6 +447,19 @@ pub struct Ranking {
     pub hits: Vec<RankedHit>,
     pub files: Vec<FileRank>,
     pub params: Params,
+}
+
+/// Symbols ranked by the lanes, before files are ranked: what
+/// [`crate::query::search`] builds its answer from.
+pub(crate) struct Symbols<'r> {
+    pub mode: Mode,
+    pub note: Option<String>,
+    /// Every hit, fused, expanded and filtered, best first.
+    pub hits: Vec<RankedHit>,
+    /// The dense lane the query had, where it had one.
+    pub lane: Option<Lane<'r>>,
+    /// Each lexical hit's best chunk.
+    pub best_chunk: HashMap<NodeId, usize>,
 }
 
 /// A retrieval index as an index bundle holds it, read back. The name index
@@ -712,15 +723,16 @@ impl Retrieval {
         }
     }
 
-    /// Ranks symbols for `query`. `query_vector` is the query's embedding,
-    /// needed by the dense lane.
-    pub fn search(
-        &self,
+    /// Ranks symbols for `query` by its lanes, fused, expanded and
+    /// filtered, all of them (the caller cuts them to `options.k`).
+    /// `query_vector` is the query's embedding, needed by the dense lane.
+    pub(crate) fn rank_symbols<'r>(
+        &'r self,
         sources: &dyn Sources,
         query: &str,
         options: &SearchOptions,
-        query_vector: Option<&[f32]>,
-    ) -> Ranking {
+        query_vector: Option<&'r [f32]>,
+    ) -> Symbols<'r> {
         let graph = sources.graph();
         let w = options.weights;
         let mut note = None;
@@ -833,33 +845,7 @@ impl Retrieval {
             Ok(_) => {}
             Err(why) => note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}"))),
         }
-        // A bug report ranks files by everything it says (see `locate`), and
-        // its symbols follow their files' order.
-        let files = if options.read_report && mode != Mode::Dense && Issue::is_report(query) {
-            let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
-            // The lane this search already embedded the report for, where its
-            // weight counts.
-            let lane = Self::weighed(lane.as_ref().filter(|_| mode == Mode::Hybrid));
-            let evidence = self.evidence_by(sources, query, lane);
-            let files = located_files(graph, locate::WEIGHTS.rank(evidence.files), &hits, accept.as_ref());
-            let order: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.file.as_str(), i)).collect();
-            hits.sort_by_key(|h| graph.path_of(h.node).and_then(|p| order.get(p)).copied().unwrap_or(usize::MAX));
-            files
-        } else {
-            rank_files(graph, &hits)
-        };
-        hits.truncate(options.k);
-        for hit in &mut hits {
-            if let Some(&chunk) = best_chunk.get(&hit.node) {
-                hit.explain.matched_terms = self.matched_terms(sources, query, chunk);
-            }
-        }
-        let mut params = self.params(w);
-        if mode != Mode::Lexical {
-            params.meaning = lane.as_ref().map(Lane::meaning);
-            params.fusion = lane.as_ref().map_or(FUSION, Lane::fusion);
-        }
-        Ranking { mode, note, hits, files, params }
+        Symbols { mode, note, hits, lane, best_chunk }
     }
 
     /// Names in the query: exact and prefix matches of its code-shaped
@@ -1162,53 +1148,6 @@ fn expand(graph: &CodeGraph, hits: &mut Vec<RankedHit>, damping: f64) {
             }),
         }
     }
-}
-
-/// Located files as a ranking, each with its best symbols: the definitions
-/// the report names, then its best hits there.
-fn located_files(
-    graph: &CodeGraph,
-    located: Vec<locate::Located>,
-    hits: &[RankedHit],
-    accept: Option<&Accept>,
-) -> Vec<FileRank> {
-    let modules: HashMap<&str, NodeId> = graph.files().iter().map(|f| (f.path.as_str(), f.module)).collect();
-    located
-        .into_iter()
-        .filter(|l| accept.is_none_or(|a| modules.get(l.evidence.file.as_str()).is_some_and(|&m| a.node(graph, m))))
-        .map(|l| {
-            let mut named: Vec<&locate::Named> = l.evidence.named.iter().collect();
-            named.sort_by(|a, b| b.specificity.total_cmp(&a.specificity));
-            let mut symbols: Vec<NodeId> = Vec::new();
-            let in_file = hits.iter().filter(|h| graph.path_of(h.node) == Some(l.evidence.file.as_str()));
-            for node in named.iter().map(|n| n.node).chain(in_file.map(|h| h.node)) {
-                if symbols.len() < 3 && !symbols.contains(&node) {
-                    symbols.push(node);
-                }
-            }
-            FileRank { file: l.evidence.file, score: l.score, symbols }
-        })
-        .collect()
-}
-
-/// Files by their best symbol (MaxP), with a small share of their next two
-/// (a hundredth each) to order files whose best symbols tie. Fused scores are
-/// flat (1/61 and 1/62 are ranks 1 and 2), so a larger share would let two
-/// middling hits outrank one excellent one.
-fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
-    let mut files: HashMap<&str, FileRank> = HashMap::new();
-    for hit in hits {
-        let Some(path) = graph.path_of(hit.node) else { continue };
-        let file =
-            files.entry(path).or_insert_with(|| FileRank { file: path.to_owned(), score: 0.0, symbols: Vec::new() });
-        if file.symbols.len() < 3 {
-            file.score += hit.score * if file.symbols.is_empty() { 1.0 } else { 0.01 };
-            file.symbols.push(hit.node);
-        }
-    }
-    let mut files: Vec<FileRank> = files.into_values().collect();
-    files.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.file.cmp(&b.file)));
-    files
 }
 
 #[cfg(test)]

@@ -1,22 +1,5 @@
-//! "Where is the code this bug report is about?": files, best first, each
-//! with the evidence that put it there.
-//!
-//! A report is read apart ([`Issue`]) and each part becomes evidence about
-//! files:
-//! - the words, by BM25 over the chunks, grouped to files by their best
-//!   chunk, with a little of the next ones;
-//! - the names the report uses, resolved to definitions: a name defined in
-//!   one place says more than one defined in twenty (`specificity`), and a
-//!   name written in code or imported more than one that only looks like
-//!   code in prose;
-//! - the modules and files it names (`from a.b import c`, `a/b.py`, the
-//!   word `L031` for `rules/L031.py`);
-//! - the frames of its tracebacks that lie in the repository;
-//! - the graph: a file one call, import or inheritance away from a named
-//!   definition gets a damped share of that definition's evidence (fixes
-//!   often land one hop from the name the report gives);
-//! - a prior: tests, docs, examples and build scripts are rarely where a
-//!   fix lands; they stay findable, below the source.
+//! Evidence lanes: what a report says about each file, gathered apart
+//! and unranked ([`crate::locate::rank`] weighs it).
 
 use std::collections::HashMap;
 
@@ -24,11 +7,10 @@ use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::SymbolKind;
 use serde::Serialize;
 
-use crate::chunks::Sources;
+use super::Localiser;
 use crate::issue::{Issue, Place};
-use crate::retrieval::{Lane, Meaning, Retrieval};
-use crate::roles::Family;
-pub use crate::roles::Role;
+use crate::retrieval::{Lane, Meaning};
+use crate::roles::Role;
 use crate::{MatchKind, NameIndex};
 
 /// How many chunks the word lane reads.
@@ -215,208 +197,6 @@ pub struct Evidence {
     pub files: Vec<FileEvidence>,
 }
 
-/// How each kind of evidence counts. Fitted on `make eval`'s localisation
-/// set (coordinate search over a coarse grid: `scripts/dev/locate-fit.py`
-/// offline); `make eval` reports leave-one-repository-out figures beside the
-/// fitted ones; see bench/PERFORMANCE.md. Every answer records them.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Weights {
-    /// The whole report's words: `word × (k + 1) / (k + rank) × score^exponent`.
-    pub word: f64,
-    pub word_exponent: f64,
-    pub rank_k: f64,
-    /// The file's share of the lane ([`FileEvidence::word_mass`]).
-    pub word_mass: f64,
-    /// The words of the report's code alone, and of its prose alone.
-    pub code: f64,
-    pub prose: f64,
-    /// The embeddings' lane, read like the others. MiniLM's mean over a
-    /// report's segments ties the lexical reading at 0.15 and less, and
-    /// costs Acc@1 from 0.25 on (83 of the set's reports, see
-    /// bench/PERFORMANCE.md): a tie-breaker.
-    pub dense: f64,
-    /// The static lane's, read the same way. It costs Acc@1 at every weight
-    /// tried (0.025 to 0.8, and sharper shapings of its scores): a report's
-    /// mean vector points at the repository's commonest topics, not at the
-    /// fix. Gathered, so it can be studied, and weighed at 0.
-    pub statics: f64,
-    /// Named definitions: the sum of their specificities, capped; a name
-    /// written in prose counts `name_prose` as much, an imported one
-    /// `1 + name_import` times, a dotted one `1 + name_dotted` times.
-    pub name: f64,
-    pub name_cap: f64,
-    pub name_prose: f64,
-    pub name_import: f64,
-    pub name_dotted: f64,
-    pub module: f64,
-    /// A definition the title names, by its specificity: after a path
-    /// written out, the surest sign (0.77 of such source files are fixed,
-    /// against 0.74 for paths and 0.35 for names anywhere).
-    pub title_named: f64,
-    /// The title's words spelling a definition's name ([`FileEvidence::title_run`]).
-    pub title_run: f64,
-    pub path: f64,
-    /// A file's stem as a word of the report; as a code-shaped word
-    /// (`LT12`, `brain_typing`), nearly as sure a sign as a path.
-    pub stem: f64,
-    pub stem_coded: f64,
-    pub phrase: f64,
-    pub phrase_cap: f64,
-    /// A frame at depth `d` (0 where it raised) counts `frame × decay^d`.
-    pub frame: f64,
-    pub frame_decay: f64,
-    /// A location a diagnostic or a log line names ([`FileEvidence::logged`]).
-    pub logged: f64,
-    pub neighbour: f64,
-    /// Factors for tests; for docs, examples and build scripts; and for
-    /// code that is not the project's own (vendored, generated).
-    pub test: f64,
-    pub aside: f64,
-    pub foreign: f64,
-    /// A generated file's companion score: this share of the best score
-    /// among the files it is generated from (0: none).
-    pub companion: f64,
-}
-
-pub const WEIGHTS: Weights = Weights {
-    word: 2.0,
-    word_exponent: 2.0,
-    rank_k: 30.0,
-    word_mass: 0.5,
-    code: 0.5,
-    prose: 0.0,
-    dense: 0.1,
-    statics: 0.0,
-    name: 0.1,
-    name_cap: 1.5,
-    name_prose: 0.3,
-    name_import: 1.0,
-    name_dotted: 0.5,
-    module: 0.0,
-    title_named: 4.0,
-    title_run: 2.5,
-    path: 8.0,
-    stem: 0.1,
-    stem_coded: 3.0,
-    phrase: 3.0,
-    phrase_cap: 2.0,
-    frame: 0.5,
-    frame_decay: 0.5,
-    logged: 0.5,
-    neighbour: 0.2,
-    test: 0.05,
-    aside: 0.05,
-    foreign: 0.05,
-    companion: 0.99,
-};
-
-impl Weights {
-    /// A file's score from its evidence.
-    pub fn score(&self, f: &FileEvidence) -> f64 {
-        let lane = |weight: f64, rank: Option<u32>, score: f64| {
-            rank.map_or(0.0, |r| {
-                weight * (self.rank_k + 1.0) / (self.rank_k + f64::from(r)) * score.powf(self.word_exponent)
-            })
-        };
-        let mut s = lane(self.word, f.word_rank, f.word_score)
-            + self.word_mass * f.word_mass
-            + lane(self.code, f.code_rank, f.code_score)
-            + lane(self.prose, f.prose_rank, f.prose_score)
-            + lane(self.dense, f.dense_rank, f.dense_score)
-            + lane(self.statics, f.static_rank, f.static_score);
-        let named: f64 = f
-            .named
-            .iter()
-            .map(|n| {
-                let mut v = n.specificity;
-                if n.place == Place::Prose {
-                    v *= self.name_prose;
-                }
-                if n.imported {
-                    v *= 1.0 + self.name_import;
-                }
-                if n.mention.contains('.') {
-                    v *= 1.0 + self.name_dotted;
-                }
-                v
-            })
-            .sum();
-        s += self.name * named.min(self.name_cap);
-        s += self.module * f.module_named
-            + self.title_named * f.title_named
-            + self.title_run * f.title_run
-            + self.path * f.path_named;
-        s += self.stem * f.stem_named + self.stem_coded * f.stem_coded;
-        s += self.phrase * f.phrases.min(self.phrase_cap);
-        if let Some(depth) = f.frame_depth {
-            s += self.frame * self.frame_decay.powi(depth as i32);
-        }
-        s += self.logged * f.logged;
-        s += self.neighbour * f.neighbour;
-        s * match f.role.map(Role::family) {
-            Some(Family::Test) => self.test,
-            Some(Family::Aside) => self.aside,
-            Some(Family::Foreign) => self.foreign,
-            _ => 1.0,
-        }
-    }
-}
-
-/// A file a report points at, with its score and evidence.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Located {
-    pub score: f64,
-    pub evidence: FileEvidence,
-}
-
-/// A definition inside a located file and why it is worth opening.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LocatedSymbol {
-    pub node: NodeId,
-    pub why: Vec<String>,
-}
-
-/// A located file, explained: what put it there, in words, and the
-/// definitions to open in it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Explained {
-    pub file: String,
-    pub score: f64,
-    pub reasons: Vec<String>,
-    pub symbols: Vec<LocatedSymbol>,
-    pub evidence: FileEvidence,
-}
-
-impl Weights {
-    /// Every file's score, a generated file's raised to follow the best of
-    /// the files it is generated from.
-    pub fn scores(&self, files: &[FileEvidence]) -> Vec<f64> {
-        let mut scores: Vec<f64> = files.iter().map(|f| self.score(f)).collect();
-        if self.companion > 0.0 && files.iter().any(|f| !f.follows.is_empty()) {
-            let by_path: HashMap<&str, f64> =
-                files.iter().map(|f| f.file.as_str()).zip(scores.iter().copied()).collect();
-            for (at, f) in files.iter().enumerate() {
-                let best = f.follows.iter().filter_map(|p| by_path.get(p.as_str())).fold(0.0f64, |a, &b| a.max(b));
-                scores[at] = scores[at].max(self.companion * best);
-            }
-        }
-        scores
-    }
-
-    /// The files, best first; files with no score are left out.
-    pub fn rank(&self, files: Vec<FileEvidence>) -> Vec<Located> {
-        let scores = self.scores(&files);
-        let mut located: Vec<Located> = files
-            .into_iter()
-            .zip(scores)
-            .map(|(evidence, score)| Located { score, evidence })
-            .filter(|l| l.score > 0.0)
-            .collect();
-        located.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.evidence.file.cmp(&b.evidence.file)));
-        located
-    }
-}
-
 /// A lane's file: its best chunk, that chunk's score over the lane's best,
 /// and the file's mass (the sum of its chunks' relative scores).
 struct LaneFile<'g> {
@@ -426,7 +206,7 @@ struct LaneFile<'g> {
     mass: f64,
 }
 
-impl Retrieval {
+impl Localiser<'_> {
     /// A lane's ranked chunks grouped into files, in the order of each
     /// file's best chunk.
     fn by_file<'g>(&self, graph: &'g CodeGraph, ranked: Vec<(u32, f32)>) -> Vec<LaneFile<'g>> {
@@ -434,7 +214,7 @@ impl Retrieval {
         let mut files: Vec<LaneFile<'g>> = Vec::new();
         let mut at: HashMap<&'g str, usize> = HashMap::new();
         for (chunk, score) in ranked {
-            let Some(path) = graph.path_of(self.chunks()[chunk as usize].node) else { continue };
+            let Some(path) = graph.path_of(self.index.chunks()[chunk as usize].node) else { continue };
             let relative = f64::from(score) / best;
             match at.get(path) {
                 Some(&i) => files[i].mass += relative,
@@ -447,29 +227,10 @@ impl Retrieval {
         files
     }
 
-    /// Gathers the evidence about every file a report points at. With
-    /// `meaning`, the dense lane adds its own: MiniLM's where
-    /// `query_vector`, the report's embedding, is given and the chunks are
-    /// embedded, else the static table's where it is built, even at weight
-    /// 0 (for studying it, as `make eval`'s dump does).
-    pub fn evidence(&self, sources: &dyn Sources, text: &str, query_vector: Option<&[f32]>, meaning: bool) -> Evidence {
-        let lane = if meaning { self.lane(text, query_vector) } else { None };
-        self.evidence_by(sources, text, lane.as_ref())
-    }
-
-    /// The lane a report's ranking reads, of the lane a search has: none
-    /// where [`WEIGHTS`] gives it no weight, so that no report is embedded
-    /// or scanned for nothing.
-    pub(crate) fn weighed<'l, 'r>(lane: Option<&'l Lane<'r>>) -> Option<&'l Lane<'r>> {
-        lane.filter(|l| match l.meaning() {
-            Meaning::Minilm => WEIGHTS.dense > 0.0,
-            Meaning::Static => WEIGHTS.statics > 0.0,
-        })
-    }
-
-    /// [`Retrieval::evidence`], with the dense lane already chosen.
-    pub(crate) fn evidence_by(&self, sources: &dyn Sources, text: &str, lane: Option<&Lane<'_>>) -> Evidence {
-        let graph = sources.graph();
+    /// The evidence about every file a report points at, with the dense
+    /// lane already chosen.
+    pub(crate) fn gather(&self, text: &str, lane: Option<&Lane<'_>>) -> Evidence {
+        let (graph, sources) = (self.sources.graph(), self.sources);
         let text = &crate::issue::without_template(&crate::issue::untagged(text));
         let issue = Issue::read(text);
         let mut files: HashMap<&str, FileEvidence> = HashMap::new();
@@ -493,7 +254,7 @@ impl Retrieval {
         // Words, and meaning where the chunks are embedded. A stem spelled
         // as two words is searched as the one word the code writes.
         let words = if spelled.is_empty() { text.to_owned() } else { format!("{text}\n\n{}", spelled.join(" ")) };
-        for (rank, f) in self.by_file(graph, self.lexical().search(&words, WORD_DEPTH)).into_iter().enumerate() {
+        for (rank, f) in self.by_file(graph, self.index.lexical().search(&words, WORD_DEPTH)).into_iter().enumerate() {
             let file = entry(&mut files, f.path);
             (file.word_rank, file.word_score, file.word_chunk) = (Some(rank as u32 + 1), f.relative, Some(f.chunk));
             file.word_mass = f.mass / 3.0;
@@ -517,7 +278,7 @@ impl Retrieval {
         let title = report_title(text);
         let titled: Vec<String> =
             title.map(|t| Issue::read(t).mentions.into_iter().map(|m| m.text).collect()).unwrap_or_default();
-        let resolver = Resolver { graph, names: self.names() };
+        let resolver = Resolver { graph, names: self.index.names() };
         for mention in &issue.mentions {
             let nodes = resolver.resolve(&mention.text);
             if nodes.is_empty() {
@@ -595,7 +356,7 @@ impl Retrieval {
                 // Tests are named for what they test: they spell the same.
                 let spread = holders
                     .iter()
-                    .filter(|h| self.roles().of(h.0).role != Role::Test)
+                    .filter(|h| self.index.roles().of(h.0).role != Role::Test)
                     .map(|h| h.0)
                     .collect::<std::collections::HashSet<_>>()
                     .len()
@@ -714,7 +475,8 @@ impl Retrieval {
             if words.trim().is_empty() {
                 continue;
             }
-            for (rank, f) in self.by_file(graph, self.lexical().search(words, WORD_DEPTH)).into_iter().enumerate() {
+            for (rank, f) in self.by_file(graph, self.index.lexical().search(words, WORD_DEPTH)).into_iter().enumerate()
+            {
                 let file = entry(&mut files, f.path);
                 let found = (Some(rank as u32 + 1), f.relative);
                 if part == 0 {
@@ -777,139 +539,15 @@ impl Retrieval {
 
         let mut files: Vec<FileEvidence> = files.into_values().collect();
         for file in &mut files {
-            let judged = self.roles().of(&file.file);
+            let judged = self.index.roles().of(&file.file);
             file.role = Some(judged.role);
             file.role_why = judged.why.clone();
-            file.follows = self.roles().sources_of(&file.file).to_vec();
+            file.follows = self.index.roles().sources_of(&file.file).to_vec();
             file.phrase_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
             file.phrase_texts.truncate(3);
         }
         files.sort_by(|a, b| a.file.cmp(&b.file));
         Evidence { issue, files }
-    }
-}
-
-impl Retrieval {
-    /// Files for a bug report, best first, at most `k`, each explained; the
-    /// report as it was read; and whose embeddings took part, if any did.
-    pub fn locate(
-        &self,
-        sources: &dyn Sources,
-        text: &str,
-        query_vector: Option<&[f32]>,
-        k: usize,
-    ) -> (Issue, Option<Meaning>, Vec<Explained>) {
-        let lane = self.lane(text, query_vector);
-        let lane = Self::weighed(lane.as_ref());
-        let Evidence { issue, files } = self.evidence_by(sources, text, lane);
-        let located = WEIGHTS.rank(files);
-        (issue, lane.map(Lane::meaning), located.into_iter().take(k).map(|l| self.explain(sources, text, l)).collect())
-    }
-
-    fn explain(&self, sources: &dyn Sources, text: &str, located: Located) -> Explained {
-        let graph = sources.graph();
-        let e = &located.evidence;
-        let mut reasons = Vec::new();
-        let mut symbols: Vec<LocatedSymbol> = Vec::new();
-        let add = |symbols: &mut Vec<LocatedSymbol>, node: NodeId, why: String| match symbols
-            .iter_mut()
-            .find(|s| s.node == node)
-        {
-            Some(s) if !s.why.contains(&why) => s.why.push(why),
-            Some(_) => {}
-            None => symbols.push(LocatedSymbol { node, why: vec![why] }),
-        };
-        if let Some(depth) = e.frame_depth {
-            reasons.push(match depth {
-                0 => "a traceback frame, where it raised".to_owned(),
-                1 => "a traceback frame, one call above where it raised".to_owned(),
-                d => format!("a traceback frame, {d} calls above where it raised"),
-            });
-            for (line, function) in &e.frame_lines {
-                if let Some(node) = crate::retrieval::frame_symbol(graph, &e.file, *line, function.as_deref()) {
-                    add(&mut symbols, node, format!("traceback line {line}"));
-                }
-            }
-        }
-        if e.path_named > 0.0 {
-            reasons.push("the report names this file".to_owned());
-        }
-        if e.logged > 0.0 {
-            reasons.push("a diagnostic or a log line of the report names a line of it".to_owned());
-        }
-        if let Some(mention) = e.title_mention.as_ref().filter(|_| e.title_named > 0.0) {
-            reasons.push(format!("defines what the title names: `{mention}`"));
-        }
-        if let Some(name) = e.title_run_name.as_ref().filter(|_| e.title_run >= 0.25) {
-            reasons.push(format!("the title's words spell `{name}`"));
-        }
-        let mut named: Vec<&Named> = e.named.iter().collect();
-        named.sort_by(|a, b| b.specificity.total_cmp(&a.specificity));
-        if !named.is_empty() {
-            let mentions: Vec<String> = named.iter().take(4).map(|n| format!("`{}`", n.mention)).collect();
-            let mut unique = mentions.clone();
-            unique.dedup();
-            reasons.push(format!("defines what the report names: {}", unique.join(", ")));
-            for n in named.iter().take(5) {
-                let how = if n.imported {
-                    "imported in the report"
-                } else if n.place == Place::Code {
-                    "named in the report's code"
-                } else {
-                    "named in the report"
-                };
-                add(&mut symbols, n.node, format!("{how} as `{}`", n.mention));
-            }
-        }
-        if e.module_named > 0.0 {
-            reasons.push("the report imports or names this module".to_owned());
-        }
-        if !e.phrase_texts.is_empty() {
-            let quoted: Vec<String> = e.phrase_texts.iter().map(|p| format!("\"{p}\"")).collect();
-            reasons.push(format!("holds the report's words as they are: {}", quoted.join(", ")));
-        }
-        if let Some(rank) = e.word_rank {
-            let terms = e.word_chunk.map(|c| self.matched_terms(sources, text, c)).unwrap_or_default();
-            let shown: Vec<&str> = terms.iter().take(8).map(String::as_str).collect();
-            reasons.push(format!("by its words, #{rank}: {}", shown.join(", ")));
-            if let Some(chunk) = e.word_chunk {
-                add(
-                    &mut symbols,
-                    self.chunks()[chunk].node,
-                    format!("best match for the words ({})", shown.join(", ")),
-                );
-            }
-        }
-        if e.code_rank == Some(1) {
-            reasons.push("first by the words of the report's code".to_owned());
-        }
-        if let Some(rank) = e.dense_rank.or(e.static_rank).filter(|&r| r <= 3) {
-            reasons.push(format!("#{rank} by meaning"));
-        }
-        if e.stem_named > 0.0 || e.stem_coded > 0.0 {
-            reasons.push("its name is a word of the report".to_owned());
-        }
-        if let Some((from, edge)) = e.neighbour_of.filter(|_| e.neighbour > 0.0) {
-            reasons.push(format!("one {} edge from `{}`", edge.label(), graph.node(from).qualified_name));
-        }
-        if let Some(best) = e.follows.first().filter(|_| e.follows.len() == 1) {
-            reasons.push(format!("generated from `{best}`: ranked as its companion"));
-        } else if !e.follows.is_empty() {
-            reasons
-                .push(format!("generated from {} files: ranked as a companion of the best of them", e.follows.len()));
-        }
-        if let Some(why) = e.role_why.as_ref().filter(|_| e.role != Some(Role::Source)) {
-            reasons.push(format!("{why}: ranked below the project's own source"));
-        }
-        symbols.retain(|s| graph.node(s.node).kind != SymbolKind::Module);
-        symbols.truncate(5);
-        Explained {
-            file: located.evidence.file.clone(),
-            score: located.score,
-            reasons,
-            symbols,
-            evidence: located.evidence,
-        }
     }
 }
 
