@@ -16,6 +16,7 @@ mod errors;
 pub mod highlight;
 mod identifier;
 mod lang;
+mod macro_tests;
 mod metrics;
 mod order;
 mod profile;
@@ -235,6 +236,7 @@ impl Parsers {
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
+        macro_tests::add(text, loaded.profile.test_macros, &mut facts.definitions);
         // Where each function, method and class is: complexity and
         // references both ask which one encloses an offset.
         let scopes = references::Scopes::new(&facts.definitions);

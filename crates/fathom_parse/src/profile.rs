@@ -50,6 +50,9 @@ pub(crate) struct Profile {
     /// accessors and constructors), marked with `synthesized`. They are
     /// appended after the parsed definitions.
     pub synthesize: fn(&mut Vec<Definition>),
+    /// Macros that declare a test with its body after them
+    /// (`TEST_CASE("name") { ... }`): see [`crate::macro_tests`].
+    pub test_macros: &'static [&'static str],
 }
 
 /// For languages that generate nothing.

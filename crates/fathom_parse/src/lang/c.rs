@@ -24,6 +24,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |_, _| false,
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &["Test", "ParameterizedTest", "UTEST", "UTEST_F"],
 };
 
 /// `static` gives a name internal linkage: private to its file.
@@ -31,7 +32,8 @@ fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
     Some(if modifiers.iter().any(|m| m == "static") { Visibility::Private } else { Visibility::Public })
 }
 
-/// Unity, CMocka and Check conventions: `test_*` functions in test files
+/// Criterion's and utest.h's test macros are read from the text (see
+/// `crate::macro_tests`). Unity, CMocka and Check conventions: `test_*` functions in test files
 /// (`test_*.c`, `*_test.c`, or under a test directory).
 fn is_test(c: &TestContext<'_>) -> bool {
     let file = file_name(c.path);

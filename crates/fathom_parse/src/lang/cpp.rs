@@ -17,7 +17,34 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |name, class| name == class,
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: TEST_MACROS,
 };
+
+/// Catch2's, doctest's and Boost.Test's test cases, each followed by its
+/// body (GoogleTest's `TEST(...)` parses as a function: the queries mark
+/// it), and Criterion's and utest.h's, which C++ files use too.
+pub(super) const TEST_MACROS: &[&str] = &[
+    "TEST_CASE",
+    "TEST_CASE_METHOD",
+    "TEST_CASE_FIXTURE",
+    "TEST_CASE_TEMPLATE",
+    "TEST_CASE_TEMPLATE_DEFINE",
+    "TEMPLATE_TEST_CASE",
+    "TEMPLATE_TEST_CASE_SIG",
+    "TEMPLATE_TEST_CASE_METHOD",
+    "TEMPLATE_PRODUCT_TEST_CASE",
+    "TEMPLATE_LIST_TEST_CASE",
+    "SCENARIO",
+    "SCENARIO_METHOD",
+    "BOOST_AUTO_TEST_CASE",
+    "BOOST_AUTO_TEST_CASE_TEMPLATE",
+    "BOOST_FIXTURE_TEST_CASE",
+    "BOOST_DATA_TEST_CASE",
+    "Test",
+    "ParameterizedTest",
+    "UTEST",
+    "UTEST_F",
+];
 
 /// C and C++ share their statements.
 pub(super) const BRANCHES: &[&str] = &[

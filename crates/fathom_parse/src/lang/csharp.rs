@@ -28,6 +28,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |_, _| false,
     is_test,
     synthesize: |definitions| corrections(definitions),
+    test_macros: &[],
 };
 
 /// Keywords, else private (the default for members); [`corrections`]

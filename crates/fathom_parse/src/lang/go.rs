@@ -17,6 +17,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |_, _| false,
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &[],
 };
 
 /// Go has no keywords for it: a name that starts with an upper-case letter

@@ -27,6 +27,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |_, _| false,
     is_test,
     synthesize,
+    test_macros: &[],
 };
 
 /// Keywords, else package-private. Members of interfaces and annotation

@@ -20,6 +20,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |name, _| name == "constructor",
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &[],
 };
 
 const BRANCHES: &[&str] = &[

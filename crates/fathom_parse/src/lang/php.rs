@@ -28,6 +28,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |name, _| name.eq_ignore_ascii_case("__construct"),
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &[],
 };
 
 /// Members without a visibility keyword are public, and so is everything

@@ -28,6 +28,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |name, _| name == "__init__" || name == "__new__",
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &[],
 };
 
 /// Python has no keywords for it: a leading underscore marks a private name,

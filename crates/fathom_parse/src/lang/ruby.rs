@@ -33,6 +33,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |name, _| name == "initialize",
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &[],
 };
 
 /// Ruby sets visibility with `private`/`protected`/`public` calls, which the

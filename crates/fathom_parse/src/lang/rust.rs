@@ -17,6 +17,7 @@ pub(crate) static PROFILE: Profile = Profile {
     is_constructor: |_, _| false,
     is_test,
     synthesize: synthesize_nothing,
+    test_macros: &[],
 };
 
 /// `pub` is public; `pub(crate)`, `pub(super)`, `pub(self)` and
