@@ -14,8 +14,15 @@ engine does not weigh (`title`, `name_max`, `name_title`, `name_error`) and
 the static lane (`statics`), for study. A change to the search belongs in
 both.
 
-    python3 scripts/dev/locate-fit.py DIR/locate.jsonl [--fit]
+    python3 scripts/dev/locate-fit.py DIR/locate.jsonl [--fit] [--study]
+
+`--study` measures two levers of issue 49 with the shipped weights: a hub
+discount (a file's word evidence scaled down by the share of the same
+repository's other reports that put it in the word lane's first five: an
+oracle, since no report's neighbours are known when it is asked) and the
+phrase weight.
 """
+import collections
 import json
 import math
 import sys
@@ -27,8 +34,12 @@ DEFAULTS = dict(
     word=2.0, word_exp=2.0, word_mass=0.5, rrf_k=30, code=0.5, prose=0.0,
     name=0.1, name_max=0.0, name_dotted=0.5, name_title=0.0, name_error=0.0, title=0.0, name_prose=0.3, name_import=1.0, name_cap=1.5,
     module=0.0, path=8.0, stem=0.1, stem_coded=3.0, phrase=3.0, phrase_cap=2.0,
-    frame=0.5, frame_decay=0.5, neighbour=0.2, test=0.05, aside=0.05, statics=0.0, title_named=4.0, title_run=2.5,
+    frame=0.5, frame_decay=0.5, logged=0.5, neighbour=0.2, test=0.05, aside=0.05, foreign=0.05, companion=0.99,
+    statics=0.0, title_named=4.0, title_run=2.5,
 )
+
+# Roles by the family the ranking weighs them in (fathom_search::roles::Role::family).
+FAMILY = {"test": "test", "docs": "aside", "build": "aside", "vendored": "foreign", "generated": "foreign"}
 
 
 def file_score(f, w):
@@ -67,18 +78,22 @@ def file_score(f, w):
         s += w["prose"] * (w["rrf_k"] + 1) / (w["rrf_k"] + f["prose_rank"]) * (f["prose_score"] ** w["word_exp"])
     if f.get("frame_depth") is not None:
         s += w["frame"] * (w["frame_decay"] ** f["frame_depth"])
+    s += w["logged"] * f.get("logged", 0.0)
     s += w["neighbour"] * f["neighbour"]
-    role = f.get("role")
-    if role == "test":
-        s *= w["test"]
-    elif role in ("aside", "copied"):
-        s *= w["aside"]
+    family = FAMILY.get(f.get("role"))
+    if family:
+        s *= w[family]
     return s
 
 
 def ranking(inst, w):
-    scored = [(file_score(f, w), f["file"]) for f in inst["files"]]
-    scored.sort(key=lambda x: (-x[0], x[1]))
+    scores = {f["file"]: file_score(f, w) for f in inst["files"]}
+    # A generated file follows the best of the files it is generated from.
+    if w["companion"] > 0:
+        for f in inst["files"]:
+            best = max((scores.get(p, 0.0) for p in f.get("follows", [])), default=0.0)
+            scores[f["file"]] = max(scores[f["file"]], w["companion"] * best)
+    scored = sorted(((s, f) for f, s in scores.items()), key=lambda x: (-x[0], x[1]))
     return [f for s, f in scored if s > 0]
 
 
@@ -108,8 +123,8 @@ GRID = dict(
     name_cap=[0.5, 1.0, 1.5, 3.0, 10.0], module=[0.0, 0.25, 0.5, 1.0, 2.0], path=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0, 4.0, 8.0, 16.0],
     stem=[0.0, 0.05, 0.1, 0.3, 0.6], stem_coded=[0.0, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0], phrase=[0.0, 0.15, 0.3, 0.6, 1.0, 2.0, 3.0, 4.0],
     phrase_cap=[0.5, 1.0, 2.0, 5.0], code=[0.0, 0.25, 0.5, 1.0], prose=[0.0, 0.25, 0.5, 1.0],
-    frame=[0.0, 0.5, 1.0, 2.0], frame_decay=[0.3, 0.5, 0.8, 1.0], neighbour=[0.0, 0.1, 0.2, 0.5, 1.0],
-    test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0], statics=[0.0, 0.05, 0.1, 0.2, 0.4], title_named=[0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0], title_run=[0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0],
+    frame=[0.0, 0.5, 1.0, 2.0], frame_decay=[0.3, 0.5, 0.8, 1.0], logged=[0.0, 0.25, 0.5, 1.0, 2.0], neighbour=[0.0, 0.1, 0.2, 0.5, 1.0],
+    test=[0.05, 0.1, 0.3, 0.6, 1.0], aside=[0.05, 0.1, 0.3, 0.6, 1.0], foreign=[0.05, 0.1, 0.3, 0.6, 1.0], companion=[0.0, 0.5, 0.9, 0.99], statics=[0.0, 0.05, 0.1, 0.2, 0.4], title_named=[0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0], title_run=[0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0],
 )
 
 
@@ -133,8 +148,32 @@ def report(label, insts, w):
     print(f"{label:<36}", metrics(insts, w))
 
 
+def study(insts, w):
+    """The hub discount (an oracle: see the module's doc) and the phrase weight."""
+    by_repo = collections.defaultdict(list)
+    for inst in insts:
+        by_repo[inst["repo"]].append(inst)
+    top5 = {i["instance"]: {f["file"] for f in i["files"] if f.get("word_rank") and f["word_rank"] <= 5} for i in insts}
+    for alpha in [0.0, 0.3, 0.6, 0.9]:
+        discounted = []
+        for inst in insts:
+            others = [o for o in by_repo[inst["repo"]] if o is not inst]
+            seen = collections.Counter(f for o in others for f in top5[o["instance"]])
+            files = []
+            for f in inst["files"]:
+                hub = seen[f["file"]] / max(len(others), 1)
+                files.append(dict(f, word_score=f["word_score"] * (1 - alpha * hub), word_mass=f["word_mass"] * (1 - alpha * hub)))
+            discounted.append(dict(inst, files=files))
+        report(f"hub discount {alpha}", discounted, w)
+    for phrase in [0.0, 1.5, 3.0, 6.0]:
+        report(f"phrase {phrase}", insts, dict(w, phrase=phrase))
+
+
 def main():
     insts = [json.loads(l) for l in open(sys.argv[1])]
+    if "--study" in sys.argv:
+        study(insts, dict(DEFAULTS))
+        return
     repos = sorted({i["repo"] for i in insts})
     w = dict(DEFAULTS)
     lexical = dict(DEFAULTS, name=0, module=0, path=0, title_named=0, title_run=0, frame=0, neighbour=0, test=1, aside=1, word_exp=0, rrf_k=60)

@@ -31,6 +31,14 @@ describe('demo archive', () => {
       expect((await highlighted(page)).text).toContain('class FathomClient');
       await screenshot(page, 'demo-fathom-client');
 
+      // A hit in a test file says what its file is; the project's own code says nothing.
+      await searchFor(page, 'a_folder_with_its_own_copyright_notice_is_another_projects_code');
+      const first = page.getByTestId('search-result').first();
+      expect(await first.getAttribute('data-symbol')).toMatch(/a_folder_with_its_own_copyright_notice/);
+      expect(await first.locator('.lane-role').textContent()).toBe('test');
+      await searchFor(page, 'FathomClient');
+      expect(await page.getByTestId('search-result').first().locator('.lane-role').count()).toBe(0);
+
       expect(app.foreignRequests()).toEqual([]);
       expect(app.pageErrors).toEqual([]);
     } finally {

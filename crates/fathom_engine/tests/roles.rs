@@ -62,6 +62,16 @@ fn an_amalgamation_follows_the_header_it_copies() {
     assert!(located.files[1].reasons.iter().any(|r| r.contains("companion")), "{:?}", located.files[1].reasons);
 }
 
+/// Three files of another project copied into `src/decnum/`, each under
+/// that project's copyright notice, with the code `body` gives for its name.
+fn copied_library(files: &mut Vec<(&str, String)>, body: impl Fn(&str) -> String) {
+    for name in ["decimal", "context", "rounding"] {
+        let path: &'static str = Box::leak(format!("src/decnum/{name}.c").into_boxed_str());
+        let notice = "/* ------------------------------------------------------------------ */\n/* Copyright (c) IBM Corporation, 2000, 2009.  All rights reserved.   */\n/* ------------------------------------------------------------------ */\n";
+        files.push((path, format!("{notice}{}", body(name))));
+    }
+}
+
 #[test]
 fn a_folder_with_its_own_copyright_notice_is_another_projects_code() {
     let mut files: Vec<(&str, String)> = vec![
@@ -70,15 +80,7 @@ fn a_folder_with_its_own_copyright_notice_is_another_projects_code() {
         ("src/print.c", "int print_number(int n) { return n; }\n".into()),
         ("src/value.c", "int value_kind(int v) { return v & 3; }\n".into()),
     ];
-    for name in ["decimal", "context", "rounding"] {
-        let path: &'static str = Box::leak(format!("src/decnum/{name}.c").into_boxed_str());
-        files.push((
-            path,
-            format!(
-                "/* ------------------------------------------------------------------ */\n/* Copyright (c) IBM Corporation, 2000, 2009.  All rights reserved.   */\n/* ------------------------------------------------------------------ */\nint decimal_{name}_number(const char *text) {{ return text[0]; }}\n"
-            ),
-        ));
-    }
+    copied_library(&mut files, |name| format!("int decimal_{name}_number(const char *text) {{ return text[0]; }}\n"));
     files.push(("src/decnum/decimal.h", "int decimal_from_string(const char *text);\n".into()));
     let index = project(&files);
     assert_eq!(role(&index, "src/decnum/decimal.c"), Role::Vendored);
@@ -130,4 +132,34 @@ fn other_languages_traces_name_their_frames_and_logs_are_not_frames() {
     let request = located.files.iter().find(|f| f.file == "lib/core/request.js").expect("the logged file");
     assert_eq!(request.evidence.frame_depth, None);
     assert!(request.evidence.logged > 0.0);
+}
+
+#[test]
+fn plain_search_ranks_a_vendored_copy_below_the_projects_own_code_and_says_why() {
+    // The project's decimal parser, and a vendored copy of a library that
+    // says the same words more often.
+    let mut files: Vec<(&str, String)> = vec![
+        (
+            "src/number.c",
+            "/* reads text */\nint parse_decimal_number(const char *text) { return text[0] - '0'; }\n".into(),
+        ),
+        ("src/print.c", "int print_value(int n) { return n; }\n".into()),
+        ("src/value.c", "int value_kind(int v) { return v & 3; }\n".into()),
+    ];
+    copied_library(&mut files, |name| {
+        format!(
+            "/* parse a decimal number: parse each decimal number, decimal by decimal */\nint parse_decimal_number_{name}(const char *text) {{ return text[1]; }}\n"
+        )
+    });
+    let index = project(&files);
+    assert_eq!(role(&index, "src/decnum/decimal.c"), Role::Vendored);
+    let options = fathom_engine::SearchOptions { mode: fathom_engine::SearchMode::Lexical, ..Default::default() };
+    let results = index.search("parse decimal number", &options, None);
+    let order: Vec<&str> = results.files.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(order.first(), Some(&"src/number.c"), "{order:?}");
+    assert!(order.contains(&"src/decnum/decimal.c"), "still found: {order:?}");
+    let copy = results.hits.iter().find(|h| h.file == "src/decnum/decimal.c").expect("the copy's definition");
+    assert_eq!(copy.explain.role, Some(Role::Vendored));
+    let own = results.hits.iter().find(|h| h.file == "src/number.c").expect("the project's definition");
+    assert_eq!(own.explain.role, None);
 }

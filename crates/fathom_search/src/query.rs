@@ -10,6 +10,7 @@ use crate::chunks::Sources;
 use crate::issue::Issue;
 use crate::locate::{Localiser, Located, Named, WEIGHTS};
 use crate::retrieval::{Accept, FUSION, FileRank, Lane, Mode, RankedHit, Ranking, Retrieval, SearchOptions, Symbols};
+use crate::roles::FileRoles;
 
 /// Ranks symbols and files for `query` over `index`. `query_vector` is the
 /// query's embedding, needed by the dense lane.
@@ -33,7 +34,7 @@ pub fn search(
         hits.sort_by_key(|h| graph.path_of(h.node).and_then(|p| order.get(p)).copied().unwrap_or(usize::MAX));
         files
     } else {
-        rank_files(graph, &hits)
+        rank_files(graph, index.roles(), &hits)
     };
     hits.truncate(options.k);
     for hit in &mut hits {
@@ -79,8 +80,10 @@ fn located_files(
 /// Files by their best symbol (MaxP), with a small share of their next two
 /// (a hundredth each) to order files whose best symbols tie. Fused scores are
 /// flat (1/61 and 1/62 are ranks 1 and 2), so a larger share would let two
-/// middling hits outrank one excellent one.
-fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
+/// middling hits outrank one excellent one. A file generated from the
+/// project's own (an amalgamation) follows the best of its sources, as the
+/// localiser ranks it ([`crate::locate::Weights::companion`]).
+fn rank_files(graph: &CodeGraph, roles: &FileRoles, hits: &[RankedHit]) -> Vec<FileRank> {
     let mut files: HashMap<&str, FileRank> = HashMap::new();
     for hit in hits {
         let Some(path) = graph.path_of(hit.node) else { continue };
@@ -90,6 +93,11 @@ fn rank_files(graph: &CodeGraph, hits: &[RankedHit]) -> Vec<FileRank> {
             file.score += hit.score * if file.symbols.is_empty() { 1.0 } else { 0.01 };
             file.symbols.push(hit.node);
         }
+    }
+    let scores: HashMap<&str, f64> = files.iter().map(|(&path, f)| (path, f.score)).collect();
+    for (path, file) in &mut files {
+        let best = roles.sources_of(path).iter().filter_map(|p| scores.get(p.as_str())).fold(0.0f64, |a, &b| a.max(b));
+        file.score = file.score.max(WEIGHTS.companion * best);
     }
     let mut files: Vec<FileRank> = files.into_values().collect();
     files.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.file.cmp(&b.file)));

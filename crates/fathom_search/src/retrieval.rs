@@ -13,9 +13,14 @@ use crate::chunks::{self, Chunk, Piece, Sources};
 use crate::dense::{Dense, HnswParams, StaticVectors, Vector};
 use crate::hints::{self, Hints};
 use crate::lexical::{Bm25Params, Input, Lexical, LineTerms, NAME_BOOST, Splitter, StoredLexical};
+use crate::roles::{Family, Role};
 use crate::{MatchKind, NameIndex};
 use fathom_static::{Frequencies, StaticModel};
 
+/// The factor on a hit in code that is not the project's own (vendored,
+/// generated; an amalgamation's file then follows its best source, see
+/// `query`): bench/PERFORMANCE.md, *Localisation → Every language*.
+const FOREIGN: f64 = 0.5;
 /// Reciprocal rank fusion's constant (Cormack et al.).
 pub const RRF_K: f64 = 60.0;
 /// How many chunks each lane reads before grouping them into symbols.
@@ -291,6 +296,9 @@ pub struct Explain {
     pub graph: Option<GraphContribution>,
     /// The lines of the chunk that matched best (a window of a long body).
     pub chunk_lines: Option<[u32; 2]>,
+    /// The hit's file's role, where it is not the project's own source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -835,6 +843,19 @@ impl Retrieval {
         }
 
         let mut hits: Vec<RankedHit> = fused.into_values().collect();
+        // A file's role is evidence here too: code that is not the
+        // project's own (vendored, generated) ranks below it, and every hit
+        // outside the project's source says what its file is.
+        for hit in &mut hits {
+            let Some(path) = graph.path_of(hit.node) else { continue };
+            let role = self.roles.of(path).role;
+            if role != Role::Source {
+                hit.explain.role = Some(role);
+            }
+            if role.family() == Family::Foreign {
+                hit.score *= FOREIGN;
+            }
+        }
         sort(graph, &mut hits);
         if options.expand && w.graph > 0.0 {
             expand(graph, &mut hits, w.graph);

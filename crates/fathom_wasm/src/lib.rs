@@ -184,7 +184,11 @@ export interface Explain {
   graph: { from: string; edge: string; outgoing: boolean; confidence: number; score: number } | null;
   /** Lines of the chunk that matched best (a window of a long body). */
   chunk_lines: [number, number] | null;
+  /** The hit's file's role, where it is not the project's own source. */
+  role?: FileRole;
 }
+/** What a file is: `fathom_search::roles::Role`, beside source. */
+export type FileRole = 'test' | 'docs' | 'build' | 'vendored' | 'generated';
 export interface Citation { symbol: string; kind: SymbolKind; start_line: number; end_line: number; }
 export interface FileHit { file: string; language: string | null; score: number; symbols: Citation[]; }
 export interface SearchParams {

@@ -250,7 +250,7 @@ export class SearchPanel {
 /** The dense lane that took part in a search, as the status line names it. */
 const MEANING: Record<Meaning, string> = { minilm: 'MiniLM', static: 'static lane' };
 
-/** The lanes that found a hit, as short chips: `bm25 #2`, `dense #1 (0.61)`, `name`, `trace`, `via CALLS`. */
+/** The lanes that found a hit, as short chips: `bm25 #2`, `dense #1 (0.61)`, `name`, `trace`, `via CALLS`, and its file's role where it is not source (`vendored`). */
 function why(hit: SearchHit): HTMLElement[] {
   const e = hit.explain;
   const chips: [string, string][] = [];
@@ -259,6 +259,7 @@ function why(hit: SearchHit): HTMLElement[] {
   if (e.name_rank !== null) chips.push(['name', `name ${hit.match ?? ''}`.trim()]);
   if (e.trace_rank !== null) chips.push(['trace', `trace #${e.trace_rank}`]);
   if (e.graph) chips.push(['graph', `via ${e.graph.edge}`]);
+  if (e.role) chips.push(['role', e.role]);
   return chips.map(([lane, text]) => h('span', { class: `lane lane-${lane}`, 'data-lane': lane }, text));
 }
 

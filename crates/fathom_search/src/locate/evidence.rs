@@ -71,7 +71,7 @@ pub struct FileEvidence {
     pub role_why: Option<String>,
     /// The files it is generated from (an amalgamation's): it is ranked
     /// as their companion, right below the best of them.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub follows: Vec<String>,
     /// 1-based rank of the file by its best chunk's BM25 score.
     pub word_rank: Option<u32>,
