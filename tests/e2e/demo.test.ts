@@ -36,6 +36,10 @@ describe('demo archive', () => {
       const first = page.getByTestId('search-result').first();
       expect(await first.getAttribute('data-symbol')).toMatch(/a_folder_with_its_own_copyright_notice/);
       expect(await first.locator('.lane-role').textContent()).toBe('test');
+      await screenshot(page, 'demo-role-chip');
+      await page.setViewportSize({ width: 420, height: 860 });
+      await screenshot(page, 'demo-role-chip-narrow');
+      await page.setViewportSize({ width: 1440, height: 900 });
       await searchFor(page, 'FathomClient');
       expect(await page.getByTestId('search-result').first().locator('.lane-role').count()).toBe(0);
 

@@ -242,7 +242,7 @@ impl Issue {
             return;
         }
         for word in dotted_words(line) {
-            self.mention(word, Place::Code, false);
+            self.mention(&word, Place::Code, false);
         }
     }
 
@@ -255,8 +255,8 @@ impl Issue {
                 self.scan_code(span.trim());
             } else {
                 for word in dotted_words(span) {
-                    if hints::looks_like_code(word) {
-                        self.mention(word, Place::Prose, false);
+                    if hints::looks_like_code(&word) {
+                        self.mention(&word, Place::Prose, false);
                     }
                 }
             }
@@ -556,15 +556,61 @@ fn numbered_source(line: &str) -> Option<(bool, u32, &str)> {
 }
 
 /// Words of code, dots kept: `ds.pixel_array.shape`, `L031`, `__init__`.
-fn dotted_words(text: &str) -> impl Iterator<Item = &str> {
+fn dotted_words(text: &str) -> Vec<String> {
+    let text = qualified_as_dotted(text);
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
         .map(|w| w.trim_matches('.'))
         .filter(|w| !w.is_empty() && !w.contains(".."))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Qualified names in each language's own syntax written with dots, as
+/// names are resolved: `tokio::sync::Mutex` and `ns::C::m` (Rust, C++,
+/// PHP), `com.x.Y#m` and `Array#map` (Javadoc, Ruby) between two name
+/// characters; `#123` and `a :: b` are left as they are.
+fn qualified_as_dotted(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("::") && !text.contains('#') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let name = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let before = out.chars().next_back();
+        let (separator, len) = if rest.starts_with("::") { (true, 2) } else { (c == '#', 1) };
+        if separator && name(before) && name(rest[len..].chars().next()) {
+            out.push('.');
+            rest = &rest[len..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qualified_names_in_each_languages_syntax_are_read_as_dotted_names() {
+        let issue = Issue::read(
+            "Deadlock in `tokio::sync::Mutex::lock`\n\nSee com.fasterxml.jackson.core.JsonParser#nextToken and\n`nlohmann::basic_json::parse`, also Array#map (#4512); a :: b.\n",
+        );
+        let texts: Vec<&str> = issue.mentions.iter().map(|m| m.text.as_str()).collect();
+        for name in [
+            "tokio.sync.Mutex.lock",
+            "com.fasterxml.jackson.core.JsonParser.nextToken",
+            "nlohmann.basic_json.parse",
+            "Array.map",
+        ] {
+            assert!(texts.contains(&name), "{name}: {texts:?}");
+        }
+        assert!(!texts.iter().any(|t| t.contains("4512")), "{texts:?}");
+        assert_eq!(qualified_as_dotted("a :: b, #1, x#"), "a :: b, #1, x#");
+    }
 
     #[test]
     fn listings_of_installed_versions_are_template_not_the_report() {

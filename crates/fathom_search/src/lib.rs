@@ -6,7 +6,8 @@
 //!
 //! [`NameIndex`], below, finds symbols by name.
 //! A query matches a symbol's name, or its qualified name when the query
-//! holds a dot (`Calculator.add`). Matches fall into tiers: exact beats
+//! holds a dot or `::` (`Calculator.add`, `calc::Calculator::add`, either
+//! way for either language). Matches fall into tiers: exact beats
 //! prefix beats substring. Within a tier, closer matches (the query covers
 //! more of the name, the case agrees) rank first; ties break on kind, then
 //! on the shorter qualified name, then on file and line, so results are
@@ -68,7 +69,7 @@ struct Entry {
 
 impl Entry {
     fn new(node: NodeId, name: &str, qualified: &str) -> Entry {
-        let (name, qualified) = (name.to_lowercase(), qualified.to_lowercase());
+        let (name, qualified) = (name.to_lowercase(), dotted(&qualified.to_lowercase()).into_owned());
         match qualified.strip_suffix(name.as_str()) {
             Some(head) => Entry { node, name_at: head.len() as u32, qualified: qualified.into(), apart: None },
             None => Entry { node, name_at: u32::MAX, qualified: qualified.into(), apart: Some(name.into()) },
@@ -95,22 +96,25 @@ impl NameIndex {
 
     /// The best `limit` matches for `query`, best first.
     pub fn search(&self, graph: &CodeGraph, query: &str, limit: usize) -> Vec<NameHit> {
-        let query = query.trim();
+        let query = dotted(query.trim());
         if query.is_empty() || limit == 0 {
             return Vec::new();
         }
         let lowered = query.to_lowercase();
-        let dotted = query.contains('.');
+        let is_dotted = query.contains('.');
         let mut hits: Vec<NameHit> = self
             .entries
             .iter()
             .filter_map(|entry| {
                 let node = graph.node(entry.node);
-                let (haystack, original) =
-                    if dotted { (&*entry.qualified, &node.qualified_name) } else { (entry.name(), &node.name) };
-                let match_kind = match_kind(haystack, &lowered, dotted)?;
+                let (haystack, original) = if is_dotted {
+                    (&*entry.qualified, dotted(&node.qualified_name))
+                } else {
+                    (entry.name(), node.name.as_str().into())
+                };
+                let match_kind = match_kind(haystack, &lowered, is_dotted)?;
                 let coverage = lowered.len() as f64 / haystack.len().max(1) as f64;
-                let same_case = if original.contains(query) { 1.0 } else { 0.0 };
+                let same_case = if original.contains(&*query) { 1.0 } else { 0.0 };
                 let closeness = 0.8 * coverage.min(1.0) + 0.19 * same_case;
                 Some(NameHit { node: entry.node, match_kind, score: tier(match_kind) + closeness })
             })
@@ -130,6 +134,12 @@ impl NameIndex {
             .then_with(|| a.file.cmp(&b.file))
             .then_with(|| a.span.start_line.cmp(&b.span.start_line))
     }
+}
+
+/// A qualified name with `::` (Rust, C++, PHP) written as a dot, as
+/// queries and reports may write it either way.
+fn dotted(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains("::") { name.replace("::", ".").into() } else { name.into() }
 }
 
 fn match_kind(haystack: &str, query: &str, dotted: bool) -> Option<MatchKind> {
@@ -226,6 +236,16 @@ mod tests {
         let names = ranked(&graph(), "Calculator.add");
         assert_eq!(names[0], ("calc.Calculator.add".into(), MatchKind::Exact));
         assert_eq!(names[1], ("calc.Calculator.add_all".into(), MatchKind::Substring));
+    }
+
+    #[test]
+    fn a_path_written_with_colons_matches_either_way() {
+        let node = NodeId::new(0);
+        let rust = Entry::new(node, "lock", "tokio/src/sync/mutex::Mutex::lock");
+        assert_eq!((&*rust.qualified, rust.name()), ("tokio/src/sync/mutex.mutex.lock", "lock"));
+        assert_eq!(match_kind(&rust.qualified, &dotted("mutex::lock"), true), Some(MatchKind::Exact));
+        assert_eq!(match_kind(&rust.qualified, "mutex.lock", true), Some(MatchKind::Exact));
+        assert_eq!(ranked(&graph(), "Calculator::add")[0], ("calc.Calculator.add".into(), MatchKind::Exact));
     }
 
     #[test]
