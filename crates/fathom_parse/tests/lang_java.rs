@@ -74,3 +74,20 @@ fn inherited_constants_are_read_by_bare_name() {
     let uses = render_bare_uses(&parsed.facts);
     assert!(uses.lines().any(|l| l == "area: PI"), "{uses}");
 }
+
+#[test]
+fn junit3_suites_on_a_project_base_are_tests() {
+    let suite = "package a.util;\n\npublic class TestTextBuffer extends a.BaseTest {\n    public void testSimple() { check(); }\n    public void test_long() { }\n    private void testerHelper() { }\n    private void check() { }\n}\n";
+    let tests = |path: &str| -> Vec<String> {
+        common::parse(fathom_model::Language::Java, path, suite)
+            .facts
+            .definitions
+            .iter()
+            .filter(|d| d.is_test)
+            .map(|d| d.name.clone())
+            .collect()
+    };
+    assert_eq!(tests("src/test/java/a/util/TestTextBuffer.java"), ["TestTextBuffer", "testSimple", "test_long"]);
+    // Outside a test folder a `Test…` class on an unknown base is not a suite.
+    assert!(tests("src/main/java/a/util/TestTextBuffer.java").is_empty());
+}

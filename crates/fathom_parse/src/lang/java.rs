@@ -1,6 +1,6 @@
-use fathom_model::{ClassKind, Decorator, Definition, Parameter, Span, SymbolKind, Visibility};
+use fathom_model::{BaseRef, ClassKind, Decorator, Definition, Parameter, Span, SymbolKind, Visibility};
 
-use crate::profile::{Docstrings, Profile, TestContext, has_decorator, keyword_visibility};
+use crate::profile::{Docstrings, Profile, TestContext, has_decorator, in_test_dir, keyword_visibility};
 
 pub(crate) static PROFILE: Profile = Profile {
     grammar: || tree_sitter_java::LANGUAGE.into(),
@@ -41,24 +41,43 @@ fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
 pub(super) const JVM_TEST_ANNOTATIONS: &[&str] =
     &["Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate", "Property", "Theory"];
 
-/// JUnit 4/5 (and TestNG) annotations; `*Test`/`*Tests` classes; JUnit 3's
-/// `test*` methods of `TestCase` subclasses.
+/// JUnit 4/5 (and TestNG) annotations; test classes; JUnit 3's `testX`
+/// methods of test classes.
 fn is_test(c: &TestContext<'_>) -> bool {
     match c.kind {
         SymbolKind::Method => {
             has_decorator(c.decorators, JVM_TEST_ANNOTATIONS)
-                || (c.name.starts_with("test")
-                    && c.class.is_some_and(|(_, bases)| {
-                        bases.iter().any(|b| b.name == "TestCase" || b.name.ends_with(".TestCase"))
-                    }))
+                || (junit3_name(c.name) && c.class.is_some_and(|(class, bases)| test_class(class, bases, c.path)))
         }
-        SymbolKind::Class => {
-            c.name.ends_with("Test")
-                || c.name.ends_with("Tests")
-                || c.bases.iter().any(|b| b.name.ends_with("TestCase"))
-        }
+        SymbolKind::Class => test_class(c.name, c.bases, c.path),
         _ => false,
     }
+}
+
+/// `test`, `testParse`, `test_parse`, `test2`: JUnit 3 runs them by name.
+fn junit3_name(name: &str) -> bool {
+    name.strip_prefix("test").is_some_and(|rest| {
+        rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit() || c == '_')
+    })
+}
+
+/// `FooTest`, `FooTests`, a `TestCase` subclass; in a test folder also
+/// `TestFoo` and a subclass of the project's own test base (`BaseTest`,
+/// `AbstractFooTest`, `FooTestBase`), as JUnit 3 suites are written.
+fn test_class(name: &str, bases: &[BaseRef], path: &str) -> bool {
+    let base_named = |suffixes: &[&str]| {
+        bases.iter().any(|b| {
+            let simple = b.name.rsplit(['.', '$']).next().unwrap_or(&b.name);
+            let simple = simple.split('<').next().unwrap_or(simple);
+            suffixes.iter().any(|s| simple.ends_with(s))
+        })
+    };
+    name.ends_with("Test")
+        || name.ends_with("Tests")
+        || base_named(&["TestCase"])
+        || (in_test_dir(path)
+            && (name.strip_prefix("Test").is_some_and(|rest| rest.starts_with(char::is_uppercase))
+                || base_named(&["Test", "TestBase"])))
 }
 
 /// Corrections the queries cannot express, then Lombok's generated members.
