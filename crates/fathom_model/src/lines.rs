@@ -59,6 +59,11 @@ impl LineStarts {
         self.0.is_empty()
     }
 
+    /// The line (0-based) that byte `at` of the text is on.
+    pub fn line_of(&self, at: u32) -> u32 {
+        self.0.partition_point(|&start| start <= at).saturating_sub(1) as u32
+    }
+
     /// Line `at` (0-based) of `text`, the text these are the starts of,
     /// without its `\n` or `\r\n`: `text.lines().nth(at)`.
     pub fn line<'t>(&self, text: &'t str, at: u32) -> Option<&'t str> {
@@ -129,6 +134,10 @@ mod tests {
             let cut: Vec<&str> = (0..starts.len()).map(|at| starts.line(text, at).expect("a line")).collect();
             assert_eq!(cut, lines, "{text:?}");
             assert_eq!(starts.line(text, starts.len()), None, "{text:?}");
+            for at in 0..text.len() {
+                let newlines = text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u32;
+                assert_eq!(starts.line_of(at as u32), newlines, "{text:?} at {at}");
+            }
         }
     }
 }

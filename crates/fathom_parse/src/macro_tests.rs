@@ -12,7 +12,7 @@
 //! else its first argument, and spans the macro and its body, so that the
 //! calls in the body are the test's.
 
-use fathom_model::{Definition, Span, SymbolKind};
+use fathom_model::{Definition, LineStarts, Span, SymbolKind, count_lines};
 
 /// One test found: its name, the span of the macro and body, and the span
 /// of the name as written.
@@ -231,7 +231,8 @@ pub(crate) fn add(text: &str, macros: &[&str], definitions: &mut Vec<Definition>
     if tests.is_empty() {
         return;
     }
-    let line_of = |byte: usize| text.as_bytes()[..byte].iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+    let starts = LineStarts::of(text);
+    let line_of = |byte: usize| starts.line_of(byte as u32) + 1;
     let span_of = |(a, b): (usize, usize)| Span {
         start_line: line_of(a),
         end_line: line_of(b.saturating_sub(1).max(a)),
@@ -260,7 +261,7 @@ pub(crate) fn add(text: &str, macros: &[&str], definitions: &mut Vec<Definition>
         d.name_span = span_of(test.name_span);
         d.signature = Some(signature);
         d.is_test = true;
-        d.loc = text[test.span.0..test.span.1].lines().filter(|l| !l.trim().is_empty()).count() as u32;
+        d.loc = count_lines(&text[test.span.0..test.span.1]).code;
         added.push(at);
     }
     // Back in source order, enclosing definitions first; parents follow

@@ -107,13 +107,10 @@ impl NameIndex {
             .iter()
             .filter_map(|entry| {
                 let node = graph.node(entry.node);
-                let (haystack, original) = if is_dotted {
-                    (&*entry.qualified, dotted(&node.qualified_name))
-                } else {
-                    (entry.name(), node.name.as_str().into())
-                };
+                let haystack = if is_dotted { &*entry.qualified } else { entry.name() };
                 let match_kind = match_kind(haystack, &lowered, is_dotted)?;
                 let coverage = lowered.len() as f64 / haystack.len().max(1) as f64;
+                let original = if is_dotted { dotted(&node.qualified_name) } else { node.name.as_str().into() };
                 let same_case = if original.contains(&*query) { 1.0 } else { 0.0 };
                 let closeness = 0.8 * coverage.min(1.0) + 0.19 * same_case;
                 Some(NameHit { node: entry.node, match_kind, score: tier(match_kind) + closeness })

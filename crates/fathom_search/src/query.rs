@@ -96,8 +96,7 @@ fn rank_files(graph: &CodeGraph, roles: &FileRoles, hits: &[RankedHit]) -> Vec<F
     }
     let scores: HashMap<&str, f64> = files.iter().map(|(&path, f)| (path, f.score)).collect();
     for (path, file) in &mut files {
-        let best = roles.sources_of(path).iter().filter_map(|p| scores.get(p.as_str())).fold(0.0f64, |a, &b| a.max(b));
-        file.score = file.score.max(WEIGHTS.companion * best);
+        file.score = WEIGHTS.as_companion(file.score, roles.sources_of(path), &scores);
     }
     let mut files: Vec<FileRank> = files.into_values().collect();
     files.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.file.cmp(&b.file)));

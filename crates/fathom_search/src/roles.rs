@@ -343,8 +343,8 @@ impl FileRoles {
             }
             let mut others: HashSet<usize> = HashSet::new();
             let mut again = 0;
+            let language = LanguageFamily::of(files[at].language);
             for name in names {
-                let language = LanguageFamily::of(files[at].language);
                 let elsewhere: Vec<usize> = definers[name.as_str()]
                     .iter()
                     .copied()

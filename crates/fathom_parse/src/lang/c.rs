@@ -32,9 +32,9 @@ fn visibility(_name: &str, modifiers: &[String]) -> Option<Visibility> {
     Some(if modifiers.iter().any(|m| m == "static") { Visibility::Private } else { Visibility::Public })
 }
 
-/// Criterion's and utest.h's test macros are read from the text (see
-/// `crate::macro_tests`). Unity, CMocka and Check conventions: `test_*` functions in test files
-/// (`test_*.c`, `*_test.c`, or under a test directory).
+/// Unity, CMocka and Check conventions: `test_*` functions in test files
+/// (`test_*.c`, `*_test.c`, or under a test directory). Criterion's and
+/// utest.h's test macros are read from the text (`crate::macro_tests`).
 fn is_test(c: &TestContext<'_>) -> bool {
     let file = file_name(c.path);
     let test_file = file.starts_with("test_") || file.ends_with("_test.c") || in_test_dir(c.path);

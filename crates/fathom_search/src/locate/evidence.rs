@@ -69,8 +69,9 @@ pub struct FileEvidence {
     pub role: Option<Role>,
     /// Why the file has its role, where it is not plain source.
     pub role_why: Option<String>,
-    /// The files it is generated from (an amalgamation's): it is ranked
-    /// as their companion, right below the best of them.
+    /// The files it is generated from (an amalgamation's, a declaration
+    /// file's): it is ranked as their companion, right below the best of
+    /// them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub follows: Vec<String>,
     /// 1-based rank of the file by its best chunk's BM25 score.

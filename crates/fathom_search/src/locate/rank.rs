@@ -171,11 +171,18 @@ impl Weights {
             let by_path: HashMap<&str, f64> =
                 files.iter().map(|f| f.file.as_str()).zip(scores.iter().copied()).collect();
             for (at, f) in files.iter().enumerate() {
-                let best = f.follows.iter().filter_map(|p| by_path.get(p.as_str())).fold(0.0f64, |a, &b| a.max(b));
-                scores[at] = scores[at].max(self.companion * best);
+                scores[at] = self.as_companion(scores[at], &f.follows, &by_path);
             }
         }
         scores
+    }
+
+    /// A generated file's score, raised to `companion` of the best score
+    /// among the files it is generated from (`sources`, scored in
+    /// `scores`); any other file's as it is.
+    pub(crate) fn as_companion(&self, own: f64, sources: &[String], scores: &HashMap<&str, f64>) -> f64 {
+        let best = sources.iter().filter_map(|p| scores.get(p.as_str())).fold(0.0f64, |a, &b| a.max(b));
+        own.max(self.companion * best)
     }
 
     /// The files, best first; files with no score are left out.
