@@ -384,6 +384,11 @@ impl Index {
             .collect()
     }
 
+    /// The language the file at `path` was read as, if it is indexed.
+    pub fn language_of(&self, path: &str) -> Option<Language> {
+        self.by_path.get(path).and_then(|&at| self.graph.files().get(at as usize)).map(|f| f.language)
+    }
+
     /// The text of an indexed file.
     pub fn file_text(&self, path: &str) -> Option<&str> {
         self.by_path.get(path).map(|&at| self.texts[at as usize].as_str())
@@ -467,7 +472,7 @@ impl Index {
             .into_iter()
             .take(options.k)
             .map(|f| FileHit {
-                language: Language::from_path(&f.file),
+                language: self.language_of(&f.file),
                 file: f.file,
                 score: round5(f.score),
                 symbols: f
@@ -499,7 +504,7 @@ impl Index {
         let files = explained
             .into_iter()
             .map(|e| LocatedFile {
-                language: Language::from_path(&e.file),
+                language: self.language_of(&e.file),
                 symbols: e
                     .symbols
                     .into_iter()

@@ -176,10 +176,17 @@ fn read_options(options: &Options) -> ReadOptions<'_> {
     ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude }
 }
 
-/// Source files in a supported language, and the project files that tell
-/// how their imports resolve.
+/// Source files in a supported language, the project files that tell how
+/// their imports resolve, and the files beside a test folder's scripts,
+/// which may be tests ([`fathom_tests::scripts`]).
 fn accept(path: &str) -> bool {
-    Language::from_path(path).is_some() || is_config_file(path)
+    Language::from_path(path).is_some() || is_config_file(path) || fathom_tests::scripts::may_be_text_test(path)
+}
+
+/// The language a staged file is read as: its path's, or, for the test
+/// scripts and case files that staging keeps beside the source, text.
+fn staged_language(path: &str) -> Language {
+    Language::from_path(path).unwrap_or(Language::Text)
 }
 
 /// Parses one share of a repository's files, in order. A file the parser
@@ -204,7 +211,7 @@ fn parse_one(file: &SourceFile) -> Parsed {
 
 /// A file's parse, then its lines' and its definitions' names' terms.
 fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile) -> Parsed {
-    let language = Language::from_path(&file.path).expect("a staged repository keeps only files with a language");
+    let language = staged_language(&file.path);
     let mut errors = Vec::new();
     if file.lossy {
         errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
@@ -287,7 +294,7 @@ fn answered<'f>(files: &'f [SourceFile], positions: &[u32], parsed: &[Parsed]) -
         .zip(parsed)
         .map(|(&at, parse)| {
             let file = files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
-            if Language::from_path(&file.path) != Some(parse.language) {
+            if staged_language(&file.path) != parse.language {
                 return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
             }
             if !parse.terms.fits(&file.text, parse.facts.definitions.len()) {
@@ -350,6 +357,17 @@ fn read_scip_or_skip(
         .ok()
 }
 
+/// Splits files without a language into the test scripts and case files
+/// among them ([`fathom_tests::scripts`]) and the rest.
+fn text_tests(files: Vec<SourceFile>) -> (Vec<SourceFile>, Vec<SourceFile>) {
+    let candidate = |f: &SourceFile| !f.lossy && fathom_tests::scripts::may_be_text_test(&f.path);
+    let candidates: Vec<(&str, &str)> =
+        files.iter().filter(|f| candidate(f)).map(|f| (f.path.as_str(), f.text.as_str())).collect();
+    let mut verdicts = fathom_tests::scripts::text_tests(&candidates).into_iter();
+    drop(candidates);
+    files.into_iter().partition(|f| candidate(f) && verdicts.next().unwrap_or(false))
+}
+
 /// Files parsed (per thread) between two progress reports when parsing here.
 const PARSE_BATCH: usize = 256;
 
@@ -384,8 +402,17 @@ impl Staged {
         // SCIP indexes found in the archive: read now, so a damaged one is
         // named with the files left out and the graph stays Fathom's own.
         let scip = attached.iter().filter_map(|a| read_scip_or_skip(&a.path, &a.bytes, &mut skipped)).collect();
-        let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) =
+        let (others, mut files): (Vec<SourceFile>, Vec<SourceFile>) =
             files.into_iter().partition(|f| Language::from_path(&f.path).is_none());
+        let (tests, others): (Vec<SourceFile>, Vec<SourceFile>) = text_tests(others);
+        files.extend(tests);
+        let (configs, others): (Vec<SourceFile>, Vec<SourceFile>) =
+            others.into_iter().partition(|f| is_config_file(&f.path));
+        skipped.extend(others.into_iter().map(|f| fathom_archive::Skipped {
+            path: f.path,
+            reason: fathom_archive::SkipReason::Unsupported,
+            detail: "no supported language for this file, and no test script runs it".into(),
+        }));
         let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
         let parsed = vec![None; files.len()];
         let name = name.to_owned();

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fathom_graph::NodeId;
-use fathom_model::SymbolKind;
+use fathom_model::{Language, SymbolKind};
 use fathom_query::{Hop, NodeRef, Reached};
 use fathom_search::retrieval::{RankedHit, is_test_path};
 use fathom_search::tokens::Terms;
@@ -34,6 +34,10 @@ pub const RRF_K: f32 = 60.0;
 const TEXT_LANE_DEPTH: usize = 50;
 /// How many tests of one test file the naming lane offers.
 const TESTS_PER_NAMED_FILE: usize = 5;
+/// How much of one changed definition's text the scripts lane reads, and
+/// of all of them, in bytes.
+const SCRIPT_WORDS_PER_DEFINITION: usize = 8 * 1024;
+const SCRIPT_WORDS: usize = 16 * 1024;
 /// A description whose known words cover less than this is not understood.
 const MIN_COVERAGE: f32 = 0.5;
 
@@ -200,6 +204,13 @@ impl Index {
             _ => Vec::new(),
         };
 
+        // The scripts lane: a test script or case file runs the program as a
+        // whole, so no call links it to what changed; it spells the changed
+        // code's words in its cases (`@uri` for the function that formats
+        // URIs). It reads the changed definitions' text, not only the
+        // changed lines.
+        let scripts = self.scripts_lane(&changed, &diff_words);
+
         // Where no test is linked to what changed, the tests of files named
         // like the changed files (`test_fields.py` for `fields.py`,
         // `unittest_brain_builtin.py` for `brain_builtin_inference.py`)
@@ -210,7 +221,7 @@ impl Index {
             Some("the description names nothing this repository holds".to_owned())
         } else if changed.is_empty() {
             Some("nothing in the change was found in this repository".to_owned())
-        } else if graph_hits.is_empty() && named_like.is_empty() && lexical.is_empty() {
+        } else if graph_hits.is_empty() && named_like.is_empty() && lexical.is_empty() && scripts.is_empty() {
             let names: Vec<&str> = changed.iter().map(|c| c.symbol.qualified_name.as_str()).collect();
             Some(format!("no test is linked to what changed ({}), and none shares its name or words", names.join(", ")))
         } else {
@@ -228,8 +239,43 @@ impl Index {
             notes.push(why);
             return Ok(TestsFor { changed, tests: Vec::new(), impact, abstained: true, notes });
         }
-        let tests = self.fuse(&graph_hits, &named_like, &lexical, &dense, k);
+        let tests = self.fuse(&graph_hits, &named_like, &lexical, &scripts, &dense, k);
         Ok(TestsFor { changed, tests, impact, abstained: false, notes })
+    }
+
+    /// The project's test scripts and case files ([`Language::Text`]) that
+    /// share the changed definitions' words, best first; none where the
+    /// project has none.
+    fn scripts_lane(&self, changed: &[Changed], diff_words: &str) -> Vec<RankedHit> {
+        if changed.is_empty() || !self.graph.files().iter().any(|f| f.language == Language::Text) {
+            return Vec::new();
+        }
+        let mut words = diff_words.to_owned();
+        for c in changed {
+            let node = self.graph.node(NodeId::new(c.symbol.id as usize));
+            let Some(text) = node.file.and_then(|f| self.texts.get(f.0 as usize)) else { continue };
+            let (start, end) = (node.span.start_byte as usize, node.span.end_byte as usize);
+            let body = text.get(start..end.min(text.len())).unwrap_or_default();
+            let cut = body.floor_char_boundary(SCRIPT_WORDS_PER_DEFINITION);
+            words.push('\n');
+            words.push_str(&body[..cut]);
+            if words.len() > SCRIPT_WORDS {
+                break;
+            }
+        }
+        let options = SearchOptions {
+            k: TEXT_LANE_DEPTH,
+            mode: SearchMode::Lexical,
+            expand: false,
+            filter: crate::SearchFilter {
+                tests: TestFilter::Only,
+                languages: vec![Language::Text.name().to_owned()],
+                ..Default::default()
+            },
+            read_report: false,
+            ..SearchOptions::default()
+        };
+        self.rank(&words[..words.floor_char_boundary(SCRIPT_WORDS)], &options, None).hits
     }
 
     /// The innermost definitions holding the changed lines of one file.
@@ -347,6 +393,7 @@ impl Index {
         graph: &[GraphHit],
         named_like: &[NodeId],
         lexical: &[RankedHit],
+        scripts: &[RankedHit],
         dense: &[RankedHit],
         k: usize,
     ) -> Vec<RecommendedTest> {
@@ -363,7 +410,7 @@ impl Index {
             t.graph_score = Some((hit.score * 1000.0).round() / 1000.0);
             t.path = hit.path.clone();
         }
-        for (lane, hits) in [("lexical", lexical), ("dense", dense)] {
+        for (lane, hits) in [("lexical", lexical), ("lexical", scripts), ("dense", dense)] {
             for (rank, hit) in hits.iter().enumerate() {
                 let id = hit.node;
                 // Test code that is not a test (a helper, a fixture, the
@@ -375,8 +422,12 @@ impl Index {
                 *fused.entry(id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
                 let t = by_test.entry(id).or_insert_with(|| RecommendedTest::unranked(&self.graph, id));
                 if lane == "lexical" {
-                    t.lexical_rank = Some(rank as u32 + 1);
-                    t.matched_terms = hit.explain.matched_terms.clone();
+                    // A script found by both word lanes shows its better rank.
+                    let rank = t.lexical_rank.map_or(rank as u32 + 1, |r| r.min(rank as u32 + 1));
+                    t.lexical_rank = Some(rank);
+                    if t.matched_terms.is_empty() {
+                        t.matched_terms = hit.explain.matched_terms.clone();
+                    }
                 } else {
                     t.dense_rank = Some(rank as u32 + 1);
                     t.similarity = hit.explain.similarity.map(|s| s as f32);

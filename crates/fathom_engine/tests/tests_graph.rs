@@ -226,3 +226,79 @@ fn symbols_and_descriptions_work_and_weak_evidence_abstains() {
     let error = index.tests_for(&Change { diff: Some("not a diff".into()), ..Change::default() }, None).unwrap_err();
     assert!(error.to_string().contains("no hunk"));
 }
+
+/// A command-line tool tested as jq is: scripts in `tests/` run the built
+/// program, one of them on a file of cases.
+fn cli_tool_index() -> Index {
+    index(&[
+        (
+            "src/builtin.c",
+            "static int f_ltrimstr(int input, int prefix) {\n  return input - prefix;\n}\n\nstatic int f_ascii_downcase(int input) {\n  return input + 32;\n}\n",
+        ),
+        ("src/main.c", "int main(int argc, char **argv) {\n  int seq = argc > 1;\n  return seq;\n}\n"),
+        ("tests/jqtest", "#!/bin/sh\n. \"${0%/*}/setup\" \"$@\"\n$VALGRIND $JQ --run-tests $JQTESTDIR/jq.test\n"),
+        (
+            "tests/jq.test",
+            "# Tests are groups of three lines: program, input, expected output\n\n[.[]|ltrimstr(\"foo\")]\n[\"fo\", \"foo\", \"foobar\"]\n[\"fo\",\"\",\"bar\"]\n\nascii_downcase\n\"OK\"\n\"ok\"\n",
+        ),
+        ("tests/shtest", "#!/bin/sh -x\n# Options of the command line\nif $JQ --seq . < /dev/null; then echo ok; fi\n"),
+        ("tests/CMakeLists.txt", "add_test(NAME cases COMMAND jq --run-tests)\n"),
+        ("tests/data/input.json", "{\"ltrimstr\": 1}\n"),
+    ])
+}
+
+#[test]
+fn a_test_folders_scripts_and_the_case_files_they_run_are_tests() {
+    let index = cli_tool_index();
+    let tests: Vec<(&str, &str)> = index
+        .graph()
+        .nodes()
+        .filter(|(_, n)| n.details.as_ref().is_some_and(|d| d.is_test))
+        .map(|(_, n)| (n.name.as_str(), n.file.map_or("", |f| index.graph().files()[f.0 as usize].path.as_str())))
+        .collect();
+    assert_eq!(tests.len(), 3, "{tests:?}");
+    for file in ["tests/jqtest", "tests/jq.test", "tests/shtest"] {
+        assert!(tests.iter().any(|(_, f)| *f == file), "{file} in {tests:?}");
+    }
+    // Neither a script nor a file a script names: left out, and said so.
+    let skipped = &index.summary().skipped;
+    let why = skipped.iter().find(|s| s.path == "tests/CMakeLists.txt").map(|s| s.detail.as_str());
+    assert_eq!(why, Some("no supported language for this file, and no test script runs it"));
+    assert!(index.file_text("tests/data/input.json").is_none());
+
+    // A change to a builtin: its cases are the tests to run, by their words.
+    let diff = "--- a/src/builtin.c\n+++ b/src/builtin.c\n@@ -1,3 +1,3 @@\n static int f_ltrimstr(int input, int prefix) {\n-  return input - prefix;\n+  return prefix > input ? input : input - prefix;\n }\n";
+    let found = index.tests_for(&Change { diff: Some(diff.into()), ..Change::default() }, None).unwrap();
+    assert!(!found.abstained, "{:?}", found.notes);
+    let first = &found.tests[0];
+    assert_eq!(first.test.file.as_deref(), Some("tests/jq.test"), "{:?}", found.tests);
+    assert!(first.matched_terms.iter().any(|t| t == "ltrimstr"), "{:?}", first.matched_terms);
+
+    // A change to the command line: the script that passes options.
+    let diff = "--- a/src/main.c\n+++ b/src/main.c\n@@ -1,3 +1,3 @@\n int main(int argc, char **argv) {\n-  int seq = argc > 1;\n+  int seq = argc > 2;\n   return seq;\n";
+    let found = index.tests_for(&Change { diff: Some(diff.into()), ..Change::default() }, None).unwrap();
+    assert_eq!(found.tests.first().and_then(|t| t.test.file.as_deref()), Some("tests/shtest"), "{:?}", found.tests);
+}
+
+#[test]
+fn a_cpp_type_alias_carries_its_receivers_calls_to_the_class() {
+    let index = index(&[
+        (
+            "include/json.hpp",
+            "template<typename T = int>\nclass basic_json {\n  public:\n    void push_back(T value) {\n        size_ += 1;\n    }\n    int size_ = 0;\n};\n\nusing json = basic_json<>;\n",
+        ),
+        // Another class's method of the same name: the name alone does not tell.
+        ("include/ordered_map.hpp", "class ordered_map {\n  public:\n    void push_back(int value) {}\n};\n"),
+        // The same alias again, in a single-header copy, stands for the same.
+        ("single_include/json.hpp", "template<typename T = int>\nclass basic_json {};\nusing json = basic_json<>;\n"),
+        (
+            "tests/unit-modifiers.cpp",
+            "#include \"doctest.h\"\n#include \"json.hpp\"\n\nTEST_CASE(\"modifiers\")\n{\n    json j;\n    j.push_back(1);\n    CHECK(j.size_ == 1);\n}\n",
+        ),
+    ]);
+    let edges = tests_edges(&index);
+    let targets: Vec<&str> =
+        edges.keys().filter(|(test, _)| test.contains("modifiers")).map(|(_, target)| target.as_str()).collect();
+    assert!(targets.contains(&"include/json::basic_json::push_back"), "{edges:?}");
+    assert!(!targets.iter().any(|t| t.contains("ordered_map")), "{edges:?}");
+}

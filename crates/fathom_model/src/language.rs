@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A language Fathom can parse.
+/// A language Fathom can parse, or [`Language::Text`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
@@ -20,9 +20,16 @@ pub enum Language {
     Cpp,
     Ruby,
     Php,
+    /// A test folder's scripts and the case files they hand the program
+    /// (`tests/shtest`, `tests/jq.test`), read as lines, not parsed: each
+    /// such file is one test. No extension says a file is one; indexing
+    /// chooses them (`fathom_tests::scripts`), and every file it keeps
+    /// without a language by its path is one. Not in [`Language::ALL`].
+    Text,
 }
 
 impl Language {
+    /// The languages Fathom parses, each with its grammar.
     pub const ALL: [Language; 13] = [
         Language::Python,
         Language::JavaScript,
@@ -78,6 +85,7 @@ impl Language {
             Language::Cpp => "cpp",
             Language::Ruby => "ruby",
             Language::Php => "php",
+            Language::Text => "text",
         }
     }
 }
@@ -126,6 +134,7 @@ pub enum Family {
     C,
     Ruby,
     Php,
+    Text,
 }
 
 impl Family {
@@ -140,6 +149,7 @@ impl Family {
             Language::C | Language::Cpp => Family::C,
             Language::Ruby => Family::Ruby,
             Language::Php => Family::Php,
+            Language::Text => Family::Text,
         }
     }
 

@@ -110,6 +110,9 @@ const RECOGNISED: [(&str, usize); 35] = [
 /// configuration did not compile yields no spans, and an error part-way
 /// keeps the spans made so far and sets `truncated`.
 pub fn highlight(language: Language, text: &str) -> Highlights {
+    if language == Language::Text {
+        return Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false };
+    }
     with_configuration(language, |config| match config {
         Ok(config) => highlight_with(config, text),
         Err(_) => Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false },
@@ -248,6 +251,7 @@ fn queries(language: Language) -> (String, String) {
         Language::Cpp => (&[tree_sitter_c::HIGHLIGHT_QUERY, tree_sitter_cpp::HIGHLIGHT_QUERY], &[]),
         Language::Ruby => (&[tree_sitter_ruby::HIGHLIGHTS_QUERY], &[tree_sitter_ruby::LOCALS_QUERY]),
         Language::Php => (&[tree_sitter_php::HIGHLIGHTS_QUERY], &[]),
+        Language::Text => (&[], &[]),
     };
     (highlights.join("\n"), locals.join("\n"))
 }

@@ -37,6 +37,9 @@ pub fn identifier_at(language: Language, text: &str, line: u32, column: u32) -> 
         // The cursor sits right after a name.
         at = text[..at].char_indices().next_back().filter(|&(_, c)| word(c))?.0;
     }
+    if language == Language::Text {
+        return None;
+    }
     let mut parser = Parser::new();
     parser.set_language(&(crate::lang::profile(language).grammar)()).ok()?;
     let tree = parser.parse(text, None)?;

@@ -183,6 +183,29 @@ struct Loaded {
     profile: &'static profile::Profile,
 }
 
+/// A test script or case file ([`Language::Text`]): one test, the whole
+/// file, named by the file. Its first comment lines, if any, say what it is.
+fn text_test(path: &str, text: &str) -> FileFacts {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let count = fathom_model::count_lines(text);
+    let span =
+        fathom_model::Span { start_line: 1, end_line: count.lines.max(1), start_byte: 0, end_byte: text.len() as u32 };
+    let mut test = Definition::new(fathom_model::SymbolKind::Function, name, None, span);
+    let first_line_end = text.find('\n').unwrap_or(text.len());
+    test.name_span = fathom_model::Span { end_line: 1, end_byte: first_line_end as u32, ..span };
+    test.is_test = true;
+    test.loc = count.code;
+    let comment: Vec<&str> = text
+        .lines()
+        .skip_while(|line| line.starts_with("#!"))
+        .map_while(|line| line.trim_start().strip_prefix('#'))
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    test.docstring = (!comment.is_empty()).then(|| comment.join(" "));
+    FileFacts { definitions: vec![test], ..FileFacts::default() }
+}
+
 impl Parsers {
     pub fn new() -> Self {
         Parsers::default()
@@ -190,6 +213,9 @@ impl Parsers {
 
     /// Parses `text`, the contents of the file at `path`, as `language`.
     pub fn parse(&mut self, language: Language, path: &str, text: &str) -> Result<ParsedFile, ParseError> {
+        if language == Language::Text {
+            return Ok(ParsedFile { facts: text_test(path, text), syntax_errors: Vec::new() });
+        }
         let loaded = self.load(language)?;
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {

@@ -55,6 +55,8 @@ pub(crate) fn locate(tables: &Tables, config: &ProjectConfig, file: &SourceFile<
                 .or_else(|| by_suffix(tables, &with_ext))
                 .map(Place::Module)
         }
+        // A test script imports nothing that is read.
+        Language::Text => None,
     }
 }
 

@@ -92,7 +92,12 @@ impl Tables {
             }
         }
         for alias in &file.facts.aliases {
-            t.aliases.entry((family, alias.name.clone())).or_default().push(alias.written.clone());
+            // The same alias declared again (a header and its amalgamated
+            // copy) still stands for one thing.
+            let meanings = t.aliases.entry((family, alias.name.clone())).or_default();
+            if !meanings.contains(&alias.written) {
+                meanings.push(alias.written.clone());
+            }
         }
         t.package_of_file.push(package);
     }

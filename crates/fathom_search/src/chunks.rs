@@ -176,7 +176,15 @@ pub fn chunk_all(sources: &dyn Sources) -> Vec<Chunk> {
                 let file = file.0 as usize;
                 let budget = FILE_CHUNK_FACTOR * sources.file_text(file).len() + MIN_FILE_CHUNK_CHARS;
                 let used = used.entry(file).or_default();
-                let max_windows = if *used < budget { MAX_WINDOWS } else { 1 };
+                // A test script or case file is one test, and every line of
+                // it may be what a change's words meet.
+                let max_windows = if graph.files()[file].language == fathom_model::Language::Text {
+                    usize::from(u16::MAX)
+                } else if *used < budget {
+                    MAX_WINDOWS
+                } else {
+                    1
+                };
                 let (windows, chars) = body_windows(sources, id, max_windows);
                 *used += chars;
                 windows

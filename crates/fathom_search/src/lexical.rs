@@ -216,8 +216,15 @@ impl Lexical {
 
     /// Chunks by BM25 score, best first, at most `limit`.
     pub fn search(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
+        self.search_where(query, limit, |_| true)
+    }
+
+    /// [`Lexical::search`] over the chunks `keep` accepts: the best `limit`
+    /// of those, however many others score above them.
+    pub fn search_where(&self, query: &str, limit: usize, keep: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let query: Vec<u32> = dedup(self.embedder.embed(query)).0.iter().map(|t| t.index).collect();
-        let mut matches: Vec<(u32, f32)> = self.inverted.scores(&query).into_iter().collect();
+        let mut matches: Vec<(u32, f32)> =
+            self.inverted.scores(&query).into_iter().filter(|&(chunk, _)| keep(chunk)).collect();
         // Equal scores in chunk order, not hash order, which could differ
         // between two copies of one index.
         matches.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

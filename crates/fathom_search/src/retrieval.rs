@@ -774,8 +774,17 @@ impl Retrieval {
         let mut best_chunk: HashMap<NodeId, usize> = HashMap::new();
         if mode != Mode::Dense {
             // BM25, grouped to symbols by their best chunk.
-            let lexical: Vec<(NodeId, usize, f32)> =
-                by_symbol(&self.chunks, self.lexical.search(query, LANE_DEPTH)).collect();
+            // A filtered search takes the best chunks that pass the filter,
+            // not those that pass among the best of all: a search of tests
+            // is not crowded out by the code they share words with.
+            let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
+            let matches = match &accept {
+                Some(accept) => self
+                    .lexical
+                    .search_where(query, LANE_DEPTH, |chunk| accept.node(graph, self.chunks[chunk as usize].node)),
+                None => self.lexical.search(query, LANE_DEPTH),
+            };
+            let lexical: Vec<(NodeId, usize, f32)> = by_symbol(&self.chunks, matches).collect();
             // How much of the query the best lexical match holds. When the
             // words of a question are not the words of the code (a
             // description of behaviour), BM25's order is weak evidence, and

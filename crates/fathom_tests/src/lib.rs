@@ -20,6 +20,7 @@
 
 pub mod change;
 pub mod recommend;
+pub mod scripts;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -529,6 +530,7 @@ fn family(language: Language) -> u8 {
         Language::C | Language::Cpp => 6,
         Language::Ruby => 7,
         Language::Php => 8,
+        Language::Text => 9,
     }
 }
 

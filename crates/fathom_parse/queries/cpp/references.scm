@@ -121,3 +121,12 @@
           arguments: (template_argument_list . (type_descriptor type: (_) @local.type)))))))
   @local
   (#match? @_make "^make_(unique|shared)$"))
+
+; --- Type aliases ------------------------------------------------------------
+
+; `using json = basic_json<>;`, `typedef basic_json<> json;`: receivers of
+; the alias are receivers of what it stands for.
+(alias_declaration name: (type_identifier) @alias.name type: (type_descriptor) @alias.type) @alias
+(type_definition
+  type: [(type_identifier) (qualified_identifier) (template_type)] @alias.type
+  declarator: (type_identifier) @alias.name) @alias

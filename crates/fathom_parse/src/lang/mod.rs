@@ -17,6 +17,8 @@ use fathom_model::Language;
 
 use crate::profile::Profile;
 
+/// A parsed language's profile. [`Language::Text`] has none: it is read as
+/// lines (`crate::text_test`), and every caller checks for it first.
 pub(crate) fn profile(language: Language) -> &'static Profile {
     match language {
         Language::Python => &python::PROFILE,
@@ -32,5 +34,6 @@ pub(crate) fn profile(language: Language) -> &'static Profile {
         Language::Cpp => &cpp::PROFILE,
         Language::Ruby => &ruby::PROFILE,
         Language::Php => &php::PROFILE,
+        Language::Text => unreachable!("text is read as lines, with no grammar"),
     }
 }
