@@ -122,6 +122,14 @@ impl<'a> Collector<'a> {
         if !(self.options.accept)(&path) {
             return self.skip(path, SkipReason::Unsupported, "no supported language for this file".into());
         }
+        if let Some(cap) = (self.options.read_cap)(&path).filter(|&cap| entry.declared_size > cap) {
+            let detail = format!(
+                "no supported language for this file, and larger ({}) than a test script ({})",
+                human_bytes(entry.declared_size),
+                human_bytes(cap)
+            );
+            return self.skip(path, SkipReason::Unsupported, detail);
+        }
         if let Some(marker) = generated_marker(&path, "") {
             return self.skip(path, SkipReason::Generated, marker);
         }

@@ -63,8 +63,17 @@ pub struct ReadOptions<'a> {
     /// Whether the caller can analyse a file at this (root-relative) path.
     /// Files it refuses are reported as [`SkipReason::Unsupported`] unread.
     pub accept: &'a dyn Fn(&str) -> bool,
+    /// A smaller cap on the size of some accepted paths: files read only to
+    /// see whether they are wanted (a test folder's scripts). One larger is
+    /// reported as [`SkipReason::Unsupported`] unread. [`no_cap`] for none.
+    pub read_cap: &'a dyn Fn(&str) -> Option<u64>,
     /// Paths the user leaves out; they are reported as [`SkipReason::Excluded`].
     pub exclude: &'a Exclude,
+}
+
+/// No path has a cap of its own ([`ReadOptions::read_cap`]).
+pub fn no_cap(_: &str) -> Option<u64> {
+    None
 }
 
 /// One text file kept for analysis.

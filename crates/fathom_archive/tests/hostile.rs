@@ -11,7 +11,7 @@ fn accept(path: &str) -> bool {
 }
 
 fn options(limits: Limits) -> ReadOptions<'static> {
-    ReadOptions { limits, accept: &accept, exclude: &NO_EXCLUDE }
+    ReadOptions { limits, accept: &accept, read_cap: &fathom_archive::no_cap, exclude: &NO_EXCLUDE }
 }
 
 fn loose(files: &[(&str, &[u8])]) -> Vec<(String, Vec<u8>)> {

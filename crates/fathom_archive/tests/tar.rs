@@ -19,7 +19,7 @@ fn accept(path: &str) -> bool {
 }
 
 fn options() -> ReadOptions<'static> {
-    ReadOptions { limits: Limits::default(), accept: &accept, exclude: &NO_EXCLUDE }
+    ReadOptions { limits: Limits::default(), accept: &accept, read_cap: &fathom_archive::no_cap, exclude: &NO_EXCLUDE }
 }
 
 fn tar_bytes() -> Vec<u8> {
@@ -95,7 +95,7 @@ fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
 
     // A bomb, or damage, after an ordinary file costs only what follows it.
     let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
-    let small = ReadOptions { limits, accept: &accept, exclude: &NO_EXCLUDE };
+    let small = ReadOptions { limits, accept: &accept, read_cap: &fathom_archive::no_cap, exclude: &NO_EXCLUDE };
     let bomb_after = gzip(&ordinary_then(64 << 20, std::io::repeat(0).take(64 << 20)));
     let noise: Vec<u8> = (0..1u32 << 18).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let whole = gzip(&ordinary_then(noise.len() as u64, &noise[..]));
@@ -124,7 +124,7 @@ fn damaged_gzip_and_bombs_are_refused_with_the_cause() {
     let bomb = gzip(&builder.into_inner().unwrap());
     assert!(bomb.len() < 1 << 20);
     let limits = Limits { max_total_bytes: 1 << 20, ..Limits::default() };
-    let small = ReadOptions { limits, accept: &accept, exclude: &NO_EXCLUDE };
+    let small = ReadOptions { limits, accept: &accept, read_cap: &fathom_archive::no_cap, exclude: &NO_EXCLUDE };
     let err = read_archive("bomb.tar.gz", &bomb, &small, &mut |_, _| {}).unwrap_err().to_string();
     assert!(err.contains("decompresses to more than"), "{err}");
 

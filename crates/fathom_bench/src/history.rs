@@ -41,7 +41,12 @@ const IMAGINARY: &str = "render the quarterly invoice as a PDF with a barcode";
 /// (requests 2.32) reads as edits, not as deletions and additions.
 fn python_files(dir: &Path) -> BTreeMap<String, (String, String)> {
     let exclude = Exclude::new(&["docs/**".into(), "examples/**".into()]).expect("valid globs");
-    let options = ReadOptions { limits: Limits::default(), accept: &|p| p.ends_with(".py"), exclude: &exclude };
+    let options = ReadOptions {
+        limits: Limits::default(),
+        accept: &|p| p.ends_with(".py"),
+        read_cap: &fathom_archive::no_cap,
+        exclude: &exclude,
+    };
     let archive = fathom_archive::read_dir(dir, &options).expect("a release unpacks to a readable directory");
     archive
         .files

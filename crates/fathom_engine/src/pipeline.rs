@@ -173,7 +173,7 @@ pub fn plan_zip(name: &str, bytes: &[u8], options: &Options) -> Result<Plan, Eng
 /// How every input is read: the caller's limits and exclusions, keeping
 /// what [`accept`] takes.
 fn read_options(options: &Options) -> ReadOptions<'_> {
-    ReadOptions { limits: options.limits.clone(), accept: &accept, exclude: &options.exclude }
+    ReadOptions { limits: options.limits.clone(), accept: &accept, read_cap: &read_cap, exclude: &options.exclude }
 }
 
 /// Source files in a supported language, the project files that tell how
@@ -181,6 +181,13 @@ fn read_options(options: &Options) -> ReadOptions<'_> {
 /// which may be tests ([`fathom_tests::scripts`]).
 fn accept(path: &str) -> bool {
     Language::from_path(path).is_some() || is_config_file(path) || fathom_tests::scripts::may_be_text_test(path)
+}
+
+/// Files read only to see whether they are a test script or case file are
+/// read only when they could be one ([`fathom_tests::scripts::MAX_TEXT_TEST_BYTES`]).
+fn read_cap(path: &str) -> Option<u64> {
+    (Language::from_path(path).is_none() && !is_config_file(path))
+        .then_some(fathom_tests::scripts::MAX_TEXT_TEST_BYTES as u64)
 }
 
 /// The language a staged file is read as: its path's, or, for the test

@@ -236,7 +236,10 @@ fn cli_tool_index() -> Index {
             "static int f_ltrimstr(int input, int prefix) {\n  return input - prefix;\n}\n\nstatic int f_ascii_downcase(int input) {\n  return input + 32;\n}\n",
         ),
         ("src/main.c", "int main(int argc, char **argv) {\n  int seq = argc > 1;\n  return seq;\n}\n"),
-        ("tests/jqtest", "#!/bin/sh\n. \"${0%/*}/setup\" \"$@\"\n$VALGRIND $JQ --run-tests $JQTESTDIR/jq.test\n"),
+        (
+            "tests/jqtest",
+            "#!/bin/sh\n. \"${0%/*}/setup\" \"$@\"\n$VALGRIND $JQ --run-tests $JQTESTDIR/jq.test\n$JQ . $JQTESTDIR/corpus.json\n",
+        ),
         (
             "tests/jq.test",
             "# Tests are groups of three lines: program, input, expected output\n\n[.[]|ltrimstr(\"foo\")]\n[\"fo\", \"foo\", \"foobar\"]\n[\"fo\",\"\",\"bar\"]\n\nascii_downcase\n\"OK\"\n\"ok\"\n",
@@ -244,8 +247,13 @@ fn cli_tool_index() -> Index {
         ("tests/shtest", "#!/bin/sh -x\n# Options of the command line\nif $JQ --seq . < /dev/null; then echo ok; fi\n"),
         ("tests/CMakeLists.txt", "add_test(NAME cases COMMAND jq --run-tests)\n"),
         ("tests/data/input.json", "{\"ltrimstr\": 1}\n"),
+        // Too large to be a case a person writes: not read at all.
+        ("tests/corpus.json", HUGE_CASES.as_str()),
     ])
 }
+
+/// 300 KB, past the 256 KB a test script or case file may have.
+static HUGE_CASES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "[1, 2, 3]\n".repeat(30_000));
 
 #[test]
 fn a_test_folders_scripts_and_the_case_files_they_run_are_tests() {
@@ -265,6 +273,8 @@ fn a_test_folders_scripts_and_the_case_files_they_run_are_tests() {
     let why = skipped.iter().find(|s| s.path == "tests/CMakeLists.txt").map(|s| s.detail.as_str());
     assert_eq!(why, Some("no supported language for this file, and no test script runs it"));
     assert!(index.file_text("tests/data/input.json").is_none());
+    let why = skipped.iter().find(|s| s.path == "tests/corpus.json").map(|s| s.detail.as_str()).unwrap_or_default();
+    assert!(why.contains("larger") && why.contains("than a test script"), "{why}");
 
     // A change to a builtin: its cases are the tests to run, by their words.
     let diff = "--- a/src/builtin.c\n+++ b/src/builtin.c\n@@ -1,3 +1,3 @@\n static int f_ltrimstr(int input, int prefix) {\n-  return input - prefix;\n+  return prefix > input ? input : input - prefix;\n }\n";
