@@ -282,6 +282,7 @@ fn a_test_folders_scripts_and_the_case_files_they_run_are_tests() {
     assert!(!found.abstained, "{:?}", found.notes);
     let first = &found.tests[0];
     assert_eq!(first.test.file.as_deref(), Some("tests/jq.test"), "{:?}", found.tests);
+    assert_eq!(first.test.qualified_name, "tests/jq.test");
     assert!(first.matched_terms.iter().any(|t| t == "ltrimstr"), "{:?}", first.matched_terms);
 
     // A change to the command line: the script that passes options.

@@ -25,6 +25,8 @@ impl PythonPackages {
 pub fn separator(language: Language) -> &'static str {
     match language {
         Language::Rust | Language::Cpp | Language::Ruby => "::",
+        // A test script's one test is named by its path: `tests/jq.test`.
+        Language::Text => "/",
         _ => ".",
     }
 }
@@ -35,9 +37,11 @@ pub fn separator(language: Language) -> &'static str {
 /// - Java and Kotlin: the declared package and the file's stem (`a.b.User`);
 /// - Rust: the crate (the folder holding `src/`) and the module path
 ///   (`fathom_graph::naming`);
+/// - a test script or case file: its path (`tests/jq.test`);
 /// - others: the path without its extension.
 pub fn module_name(path: &str, language: Language, package: Option<&str>, packages: &PythonPackages) -> String {
     match language {
+        Language::Text => path.to_owned(),
         Language::Python => python_module(path, packages),
         Language::Java | Language::Kotlin => {
             let stem = file_stem(path);
@@ -60,6 +64,8 @@ pub(crate) fn qualified_root(language: Language, module: &str, package: Option<&
         }
         // Ruby constants are global: `Shop::Cart`.
         Language::Ruby => String::new(),
+        // Its folder: the one test, named by the file's name, is its path.
+        Language::Text => module.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned(),
         _ => module.to_owned(),
     }
 }
