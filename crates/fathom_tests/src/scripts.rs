@@ -29,7 +29,9 @@ pub fn may_be_text_test(path: &str) -> bool {
 
 /// Which of `files`, given as (path, text) and each let in by
 /// [`may_be_text_test`], are tests: scripts, and the files a script names
-/// by file name (`$DIR/jq.test`), at most [`MAX_TEXT_TEST_BYTES`] each.
+/// by file name (`$DIR/jq.test`), at most [`MAX_TEXT_TEST_BYTES`] each. A
+/// file that scripts source (`. "$DIR/setup"`) is their helper, not a test,
+/// even with a `#!` of its own.
 pub fn text_tests(files: &[(&str, &str)]) -> Vec<bool> {
     let fits = |text: &str| text.len() <= MAX_TEXT_TEST_BYTES && !text.contains('\0');
     let scripts: Vec<bool> = files.iter().map(|(_, text)| fits(text) && text.starts_with("#!")).collect();
@@ -38,23 +40,43 @@ pub fn text_tests(files: &[(&str, &str)]) -> Vec<bool> {
         .zip(&scripts)
         .map(|(&(path, text), &script)| {
             let name = path.rsplit('/').next().unwrap_or(path);
-            script
-                || fits(text)
-                    && files
-                        .iter()
-                        .zip(&scripts)
-                        .any(|(&(other, said), &runs)| runs && other != path && names(said, name))
+            let how: Vec<Naming> = files
+                .iter()
+                .zip(&scripts)
+                .filter(|&(&(other, _), &runs)| runs && other != path)
+                .map(|(&(_, said), _)| naming(said, name))
+                .collect();
+            !how.contains(&Naming::Sources) && (script || fits(text) && how.contains(&Naming::Names))
         })
         .collect()
 }
 
-/// Whether `text` names the file `name` as a word of its own: `jq.test` in
-/// `"$DIR/jq.test"`, not in `onig.test` or `jq.tests`.
-fn names(text: &str, name: &str) -> bool {
+/// How a script's text names a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Naming {
+    No,
+    /// As a word of its own: `jq.test` in `"$DIR/jq.test"`, not in
+    /// `onig.test` or `jq.tests`.
+    Names,
+    /// On a line that sources it (`. "$DIR/setup"`, `source setup`).
+    Sources,
+}
+
+fn naming(text: &str, name: &str) -> Naming {
     let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
-    text.match_indices(name).any(|(at, _)| {
-        !text[..at].chars().next_back().is_some_and(part) && !text[at + name.len()..].chars().next().is_some_and(part)
-    })
+    let mut found = Naming::No;
+    for (at, _) in text.match_indices(name) {
+        if text[..at].chars().next_back().is_some_and(part) || text[at + name.len()..].chars().next().is_some_and(part)
+        {
+            continue;
+        }
+        let line = text[..at].rsplit('\n').next().unwrap_or_default().trim_start();
+        if line.starts_with(". ") || line.starts_with("source ") {
+            return Naming::Sources;
+        }
+        found = Naming::Names;
+    }
+    found
 }
 
 #[cfg(test)]
@@ -79,10 +101,12 @@ mod tests {
             ("tests/jq.test", "# Tests are groups of three lines: program, input, expected output\n.\nnull\nnull\n"),
             ("tests/onig.test", "[match(\"( )*\"; \"g\")]\n\"abc\"\n[]\n"),
             ("tests/jq.tests", "not named: only jq.test is\n"),
-            ("tests/setup", "JQ=$JQBASEDIR/jq\n"),
+            ("tests/setup", "#!/bin/sh\nJQ=$JQBASEDIR/jq\n"),
+            ("tests/onigtest", "#!/bin/sh\nsource setup\n$JQ --run-tests onig.test\n"),
             ("tests/CMakeLists.txt", "add_test(NAME unit COMMAND unit)\n"),
         ];
-        assert_eq!(text_tests(&files), [true, true, false, false, true, false]);
+        // `setup` is sourced by the scripts: a helper, not a test.
+        assert_eq!(text_tests(&files), [true, true, true, false, false, true, false]);
     }
 
     #[test]
