@@ -252,10 +252,7 @@ impl Index {
         }
         let mut words = diff_words.to_owned();
         for c in changed {
-            let node = self.graph.node(NodeId::new(c.symbol.id as usize));
-            let Some(text) = node.file.and_then(|f| self.texts.get(f.0 as usize)) else { continue };
-            let (start, end) = (node.span.start_byte as usize, node.span.end_byte as usize);
-            let body = text.get(start..end.min(text.len())).unwrap_or_default();
+            let Some(body) = self.code(NodeId::new(c.symbol.id as usize)) else { continue };
             let cut = body.floor_char_boundary(SCRIPT_WORDS_PER_DEFINITION);
             words.push('\n');
             words.push_str(&body[..cut]);

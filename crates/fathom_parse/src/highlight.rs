@@ -110,12 +110,14 @@ const RECOGNISED: [(&str, usize); 35] = [
 /// configuration did not compile yields no spans, and an error part-way
 /// keeps the spans made so far and sets `truncated`.
 pub fn highlight(language: Language, text: &str) -> Highlights {
+    let plain = || Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false };
+    // A test script or case file has no grammar: it stays plain text.
     if language == Language::Text {
-        return Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false };
+        return plain();
     }
     with_configuration(language, |config| match config {
         Ok(config) => highlight_with(config, text),
-        Err(_) => Highlights { classes: CLASSES.to_vec(), spans: Vec::new(), truncated: false },
+        Err(_) => plain(),
     })
 }
 
@@ -251,7 +253,7 @@ fn queries(language: Language) -> (String, String) {
         Language::Cpp => (&[tree_sitter_c::HIGHLIGHT_QUERY, tree_sitter_cpp::HIGHLIGHT_QUERY], &[]),
         Language::Ruby => (&[tree_sitter_ruby::HIGHLIGHTS_QUERY], &[tree_sitter_ruby::LOCALS_QUERY]),
         Language::Php => (&[tree_sitter_php::HIGHLIGHTS_QUERY], &[]),
-        Language::Text => (&[], &[]),
+        Language::Text => unreachable!("text is never highlighted"),
     };
     (highlights.join("\n"), locals.join("\n"))
 }

@@ -31,14 +31,15 @@ const NOT_NAMES: [&str; 8] = ["comment", "string", "content", "fragment", "liter
 /// end) counts as on it. Keywords, comments, strings and numbers are not
 /// identifiers.
 pub fn identifier_at(language: Language, text: &str, line: u32, column: u32) -> Option<IdentifierAt> {
+    // A test script or case file has no grammar to tell names from text.
+    if language == Language::Text {
+        return None;
+    }
     let mut at = byte_offset(text, line, column)?;
     let word = |c: char| c.is_alphanumeric() || c == '_';
     if !text[at..].chars().next().is_some_and(|c| word(c) || c == '#') {
         // The cursor sits right after a name.
         at = text[..at].char_indices().next_back().filter(|&(_, c)| word(c))?.0;
-    }
-    if language == Language::Text {
-        return None;
     }
     let mut parser = Parser::new();
     parser.set_language(&(crate::lang::profile(language).grammar)()).ok()?;

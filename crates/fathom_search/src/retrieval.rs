@@ -772,12 +772,15 @@ impl Retrieval {
         }
 
         let mut best_chunk: HashMap<NodeId, usize> = HashMap::new();
+        // The filter, read once: BM25 searches within it, and every lane's
+        // hits are kept to it at the end.
+        let filter = Accept::new(&options.filter);
+        let accept = filter.as_ref().ok().filter(|a| !a.is_empty());
         if mode != Mode::Dense {
             // BM25, grouped to symbols by their best chunk.
             // A filtered search takes the best chunks that pass the filter,
             // not those that pass among the best of all: a search of tests
             // is not crowded out by the code they share words with.
-            let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
             let matches = match &accept {
                 Some(accept) => self
                     .lexical
@@ -870,10 +873,11 @@ impl Retrieval {
             expand(graph, &mut hits, w.graph);
             sort(graph, &mut hits);
         }
-        match Accept::new(&options.filter) {
-            Ok(accept) if !accept.is_empty() => hits.retain(|h| accept.node(graph, h.node)),
-            Ok(_) => {}
-            Err(why) => note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}"))),
+        if let Some(accept) = accept {
+            hits.retain(|h| accept.node(graph, h.node));
+        }
+        if let Err(why) = &filter {
+            note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}")));
         }
         Symbols { mode, note, hits, lane, best_chunk }
     }
