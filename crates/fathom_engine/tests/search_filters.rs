@@ -56,3 +56,26 @@ fn each_hit_carries_a_snippet_with_the_query_words_marked() {
     // `compute_total` holds both words: one mark over the whole identifier.
     assert!(s.marks.contains(&[0, 4, 17]), "{:?}", s.marks);
 }
+
+#[test]
+fn a_filtered_search_is_not_crowded_out_by_what_the_filter_leaves_out() {
+    // 300 functions say the query's words more often than the one test
+    // does: BM25's best 200 chunks overall are all code. A search of tests
+    // still finds the test, as the best of the chunks that pass.
+    let mut files: Vec<(String, Vec<u8>)> = (0..300)
+        .map(|i| {
+            let body =
+                format!("def f{i}(ledger):\n    ledger.balance(ledger.balance, ledger)\n    return ledger.balance\n");
+            (format!("src/m{i}.py"), body.into_bytes())
+        })
+        .collect();
+    files.push((
+        "tests/test_reconcile.py".into(),
+        b"def test_reconciles():\n    assert reconcile(make()) == 0  # the ledger's balance\n".to_vec(),
+    ));
+    let index = fathom_engine::index_files("crowd", files, &Options::default(), &mut Recorder::new());
+    let tests = search(&index, "ledger balance", SearchFilter { tests: TestFilter::Only, ..SearchFilter::default() });
+    let found: Vec<&str> = tests.hits.iter().map(|h| h.symbol.as_str()).collect();
+    assert_eq!(found.first(), Some(&"test_reconcile.test_reconciles"), "{found:?}");
+    assert!(tests.hits.iter().all(|h| h.file == "tests/test_reconcile.py"), "{found:?}");
+}
