@@ -189,7 +189,10 @@ impl Index {
             k: TEXT_LANE_DEPTH,
             mode,
             expand: false,
-            filter: crate::SearchFilter { tests: TestFilter::Only, ..Default::default() },
+            // The tests alone: a vendored test framework in the test folder
+            // shares every word of a change to the code it tests, and its
+            // chunks would fill the lane.
+            filter: crate::SearchFilter { tests: TestFilter::Runnable, ..Default::default() },
             // A diff's lines are many, but they are code to match, not a report.
             read_report: false,
             ..SearchOptions::default()
@@ -211,11 +214,13 @@ impl Index {
         // changed lines.
         let scripts = self.scripts_lane(&changed, &diff_words);
 
-        // Where no test is linked to what changed, the tests of files named
-        // like the changed files (`test_fields.py` for `fields.py`,
-        // `unittest_brain_builtin.py` for `brain_builtin_inference.py`)
-        // and the tests that share the change's words still reach it.
-        let named_like = if graph_hits.is_empty() { self.tests_named_like(&changed) } else { Vec::new() };
+        // The tests of files named like the changed files (`test_fields.py`
+        // for `fields.py`, `unittest_brain_builtin.py` for
+        // `brain_builtin_inference.py`, `unit-json_pointer.cpp` for
+        // `json_pointer.hpp`): a project's own convention for where a file's
+        // tests live, evidence beside the calls (which reach the tests of
+        // every caller too) and the only evidence where no call is linked.
+        let named_like = self.tests_named_like(&changed);
         let unknown_text = coverage.is_some_and(|c| c < MIN_COVERAGE);
         let abstain_why = if changed.is_empty() && unknown_text {
             Some("the description names nothing this repository holds".to_owned())
@@ -265,7 +270,7 @@ impl Index {
             mode: SearchMode::Lexical,
             expand: false,
             filter: crate::SearchFilter {
-                tests: TestFilter::Only,
+                tests: TestFilter::Runnable,
                 languages: vec![Language::Text.name().to_owned()],
                 ..Default::default()
             },

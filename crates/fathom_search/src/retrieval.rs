@@ -179,7 +179,14 @@ pub enum TestFilter {
     #[default]
     Include,
     Exclude,
+    /// Test code: tests, and the helpers, fixtures and frameworks in test
+    /// files.
     Only,
+    /// The tests alone: a definition the parser marked a test, or code
+    /// inside one. A test folder's helpers and the test framework a project
+    /// vendors there (`test/thirdparty/catch/catch.hpp`) are not, however
+    /// many of a change's words they hold.
+    Runnable,
 }
 
 /// A [`Filter`] made ready to test nodes.
@@ -238,6 +245,7 @@ impl Accept {
                 TestFilter::Include => true,
                 TestFilter::Exclude => !is_test(graph, id),
                 TestFilter::Only => is_test(graph, id),
+                TestFilter::Runnable => is_runnable_test(graph, id),
             }
     }
 }
@@ -245,6 +253,12 @@ impl Accept {
 /// A test, or inside one, or in a test file: the parser's own marks (pytest,
 /// JUnit, Jest... names and annotations), then the conventions of test paths.
 pub fn is_test(graph: &CodeGraph, id: NodeId) -> bool {
+    is_runnable_test(graph, id) || graph.path_of(id).is_some_and(is_test_path)
+}
+
+/// A test by the parser's own marks, or inside one (eight levels up at
+/// most), wherever its file is.
+pub fn is_runnable_test(graph: &CodeGraph, id: NodeId) -> bool {
     let mut at = Some(id);
     for _ in 0..8 {
         let Some(node) = at else { break };
@@ -253,7 +267,7 @@ pub fn is_test(graph: &CodeGraph, id: NodeId) -> bool {
         }
         at = graph.parent(node);
     }
-    graph.path_of(id).is_some_and(is_test_path)
+    false
 }
 
 /// Directory names that hold tests.

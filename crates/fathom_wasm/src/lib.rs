@@ -166,7 +166,7 @@ export interface SearchFilter {
   languages: string[];
   kinds: string[];
   path: string | null;
-  tests: "include" | "exclude" | "only";
+  tests: "include" | "exclude" | "only" | "runnable";
 }
 /** Why a hit ranks where it does. Ranks are 1-based, per lane. */
 export interface Explain {
