@@ -3,7 +3,8 @@
 //! resolver against SCIP indexes.
 //!
 //! The sets (`fathom-eval search` runs the first two, `locate` the third,
-//! `tests` the fourth, `resolver` the fifth; no argument runs all):
+//! `tests` the fourth, `questions` the fifth, `resolver` the sixth; no
+//! argument runs all):
 //! - CoSQA's development split (`../shared/data/cosqa`): 500 web queries, each
 //!   answered by one of 6,267 Python functions. The functions become files of
 //!   a synthetic repository, indexed by the same pipeline as any archive, and
@@ -16,6 +17,10 @@
 //! - Real release history of requests and Flask (`tests/eval/history.json`):
 //!   each release pair's code diff is a change, and the test files it touched
 //!   are its relevant tests; see `history`.
+//! - A newcomer's questions, generated from the guides of 19 projects of
+//!   those sets at pinned commits (`tests/eval/questions.json`): each
+//!   section heading a question, the files defining the API its code
+//!   mentions the gold; see `questions`.
 //! - Pinned projects indexed by pinned SCIP indexers
 //!   (`tests/eval/resolver.json`): see `resolver`.
 //!
@@ -25,6 +30,7 @@
 mod fit;
 mod history;
 mod locate;
+mod questions;
 mod resolver;
 mod root;
 
@@ -175,6 +181,11 @@ fn main() {
             eprintln!("eval: no localisation set in {sets:?}; skipping localisation");
             json!({"skipped": format!("no localisation set in {sets:?}")})
         };
+    }
+    if wants("questions") {
+        report["questions"] =
+            questions::evaluate(&root, &corpora_dir().join("swe-dev"), loaded_static.as_ref().ok().cloned());
+        questions::print_table(&report["questions"]);
     }
     if wants("resolver") {
         report["resolver"] = resolver::evaluate(&root, &corpora_dir());

@@ -143,7 +143,7 @@ impl TestHits {
 }
 
 /// A bare clone of `repo` (`owner/name`), found or made; `None` says why not.
-fn clone_of(repo: &str, cache: &Path) -> Result<PathBuf, String> {
+pub(crate) fn clone_of(repo: &str, cache: &Path) -> Result<PathBuf, String> {
     let key = repo.replace('/', "+");
     let mut places = Vec::new();
     if let Some(dir) = std::env::var_os("FATHOM_SWE_REPOS") {

@@ -1,0 +1,649 @@
+//! A newcomer's questions, taken from the projects' own guides (issue 50).
+//!
+//! Nobody here writes a question or its answer. For each project of
+//! `tests/eval/questions.json` (a repository of `swe-dev` or `swe-poly` and a
+//! pinned commit), the tree is read out of its bare clone, as `locate` reads
+//! it, and:
+//! - every guide the project ships is split into sections: Markdown and
+//!   reStructuredText files, and a Rust crate's module documentation
+//!   (`//!` in `lib.rs` and `mod.rs`), which is its guide. Changelogs,
+//!   contribution and conduct notes, issue templates and translations are
+//!   not guides;
+//! - a section's heading is the question ("Serializing Objects",
+//!   "Spawning tasks"), with its parent's where the heading alone is one word;
+//! - the API names the section's code mentions (code spans, code blocks,
+//!   reStructuredText roles, rustdoc links) are resolved to the files that
+//!   define them: the project's own source, by the index's roles, where a
+//!   name is defined in at most [`MAX_FILES_PER_NAME`] files. Those files are
+//!   the gold. A section whose names resolve to nothing, or to more than
+//!   [`MAX_GOLD`] files, asks nothing answerable and is left out.
+//!
+//! Each question goes to `Index::search` as a person's would (hybrid, the
+//! static table's meaning, the graph expansion: the product's default), and
+//! to plain BM25 over whole files in the same run. Scored: Acc@1 and Acc@5
+//! (a gold file in the top k), MRR, and the share of the first five places
+//! that tests hold. Per language, per repository and overall.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use fathom_engine::{Index, Options, SearchOptions};
+use fathom_model::SymbolKind;
+use fathom_search::roles::Role;
+use fathom_static::StaticModel;
+use regex::Regex;
+use serde_json::{Value, json};
+
+/// A name defined in more files than this is too common to say which file a
+/// section is about (`get`, `parse`, `format`).
+const MAX_FILES_PER_NAME: usize = 3;
+/// A section whose names resolve to more files than this is an overview.
+const MAX_GOLD: usize = 5;
+/// At most this many questions from one project, taken from its guides in
+/// turn, so that one large reference does not decide a language's figure.
+const MAX_PER_PROJECT: usize = 30;
+
+/// One question: where it comes from, its text and its gold files.
+#[derive(Clone, Debug)]
+pub struct Question {
+    pub repo: String,
+    pub language: String,
+    pub source: String,
+    pub question: String,
+    pub names: Vec<String>,
+    pub gold: BTreeSet<String>,
+}
+
+/// One section of a guide: its headings from the outermost, and its text.
+#[derive(Debug, PartialEq)]
+pub struct Section {
+    pub headings: Vec<String>,
+    pub body: String,
+}
+
+/// Whether `path` is a guide: prose a project writes for its users, in
+/// English. Changelogs, release notes, migration notes, contribution and
+/// conduct notes, security policies, issue templates and translations
+/// (`docs/ja/…`, `readme-cn.md`, `README.zh-CN.md`) are not.
+pub fn is_guide(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let Some(ext) = lower.rsplit_once('.').map(|(_, e)| e) else { return false };
+    if !matches!(ext, "md" | "markdown" | "rst") || lower.starts_with(".github/") {
+        return false;
+    }
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let stem = &file[..file.len() - ext.len() - 1];
+    const NOT_GUIDES: [&str; 10] = [
+        "change",
+        "history",
+        "news",
+        "release",
+        "migrat",
+        "contributing",
+        "code_of_conduct",
+        "code-of-conduct",
+        "security",
+        "authors",
+    ];
+    let folders = lower.split('/').rev().skip(1);
+    let named = |part: &str| {
+        NOT_GUIDES
+            .iter()
+            .any(|n| part.starts_with(n) || part.contains(&format!("-{n}")) || part.contains(&format!("_{n}")))
+    };
+    if named(stem) || folders.clone().any(named) {
+        return false;
+    }
+    // A translation: a locale tag ending the name, or a locale folder in docs.
+    let tag = Regex::new(r"[-.](?:[a-z]{2})(?:[-_][a-z]{2})?$").expect("the pattern compiles");
+    if tag.is_match(stem) {
+        return false;
+    }
+    let segments: Vec<&str> = lower.split('/').collect();
+    let locale = Regex::new(r"^[a-z]{2}(?:[-_][a-z]{2})?$").expect("the pattern compiles");
+    !segments.windows(2).any(|w| matches!(w[0], "doc" | "docs") && w[1] != "en" && locale.is_match(w[1]))
+}
+
+/// A Rust crate's module documentation (`//!` lines) in `lib.rs` or
+/// `mod.rs`, as Markdown; `None` for other files.
+pub fn rustdoc(path: &str, text: &str) -> Option<String> {
+    let file = path.rsplit('/').next()?;
+    if !matches!(file, "lib.rs" | "mod.rs") {
+        return None;
+    }
+    let doc: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect();
+    (doc.len() > 3).then(|| doc.join("\n"))
+}
+
+/// A Markdown or reStructuredText guide's sections, in order.
+pub fn sections(path: &str, text: &str) -> Vec<Section> {
+    let rst = path.to_ascii_lowercase().ends_with(".rst");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<Section> = Vec::new();
+    // The open headings, by level.
+    let mut open: Vec<(usize, String)> = Vec::new();
+    let mut body = String::new();
+    let mut fence: Option<&str> = None;
+    // reStructuredText levels: each underline character, in order of use.
+    let mut rst_levels: Vec<char> = Vec::new();
+    let mut i = 0;
+    let flush = |open: &Vec<(usize, String)>, body: &mut String, out: &mut Vec<Section>| {
+        if !open.is_empty() {
+            out.push(Section { headings: open.iter().map(|(_, h)| h.clone()).collect(), body: std::mem::take(body) });
+        }
+        body.clear();
+    };
+    while i < lines.len() {
+        let line = lines[i];
+        let trimmed = line.trim_start();
+        if !rst {
+            if let Some(f) = fence {
+                if trimmed.starts_with(f) {
+                    fence = None;
+                }
+                body.push_str(line);
+                body.push('\n');
+                i += 1;
+                continue;
+            }
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                fence = Some(&trimmed[..3]);
+                body.push_str(line);
+                body.push('\n');
+                i += 1;
+                continue;
+            }
+        }
+        let heading = if rst {
+            rst_heading(&lines, i).map(|(c, title, used)| {
+                let level = rst_levels.iter().position(|&l| l == c).unwrap_or_else(|| {
+                    rst_levels.push(c);
+                    rst_levels.len() - 1
+                });
+                (level, title, used)
+            })
+        } else {
+            md_heading(&lines, i)
+        };
+        match heading {
+            Some((level, title, used)) => {
+                flush(&open, &mut body, &mut out);
+                while open.last().is_some_and(|(l, _)| *l >= level) {
+                    open.pop();
+                }
+                open.push((level, title));
+                i += used;
+            }
+            None => {
+                body.push_str(line);
+                body.push('\n');
+                i += 1;
+            }
+        }
+    }
+    flush(&open, &mut body, &mut out);
+    out
+}
+
+/// A Markdown heading at line `i`: ATX (`## Title`) or setext (a line
+/// underlined with `===` or `---`): its level, title and lines used.
+fn md_heading(lines: &[&str], i: usize) -> Option<(usize, String, usize)> {
+    let line = lines[i].trim_end();
+    let hashes = line.len() - line.trim_start_matches('#').len();
+    if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') && !lines[i].starts_with(' ') {
+        return Some((hashes, line[hashes..].trim().trim_end_matches('#').trim().to_owned(), 1));
+    }
+    let next = lines.get(i + 1)?.trim_end();
+    if !line.trim().is_empty() && !line.starts_with(' ') && next.len() >= 3 {
+        if next.chars().all(|c| c == '=') {
+            return Some((1, line.trim().to_owned(), 2));
+        }
+        if next.chars().all(|c| c == '-') && !line.trim_start().starts_with(['-', '*', '|', '<']) {
+            return Some((2, line.trim().to_owned(), 2));
+        }
+    }
+    None
+}
+
+/// A reStructuredText title at line `i` (underlined, or over- and
+/// underlined): its underline character, title and lines used.
+fn rst_heading(lines: &[&str], i: usize) -> Option<(char, String, usize)> {
+    const MARKS: &str = "=-~^\"'`#*+:._";
+    let is_rule = |l: &str| {
+        let l = l.trim_end();
+        let c = l.chars().next()?;
+        (l.len() >= 3 && MARKS.contains(c) && l.chars().all(|x| x == c)).then_some(c)
+    };
+    let line = lines[i];
+    if let Some(c) = is_rule(line) {
+        // An overline: title, then the same rule.
+        let title = lines.get(i + 1)?;
+        let under = lines.get(i + 2)?;
+        return (is_rule(under) == Some(c) && !title.trim().is_empty()).then(|| (c, title.trim().to_owned(), 3));
+    }
+    let under = lines.get(i + 1)?;
+    let c = is_rule(under)?;
+    (!line.trim().is_empty() && !line.starts_with(' ') && under.trim_end().len() >= line.trim_end().len())
+        .then(|| (c, line.trim().to_owned(), 2))
+}
+
+/// The text of a heading as a person reads it: no markup, no links' targets.
+pub fn plain(heading: &str) -> String {
+    let link = Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("the pattern compiles");
+    let tag = Regex::new(r"</?[A-Za-z][^>]*>").expect("the pattern compiles");
+    let role = Regex::new(r":[a-z:]+:`~?([^`]*)`").expect("the pattern compiles");
+    let text = link.replace_all(heading, "$1");
+    let text = tag.replace_all(&text, "");
+    let text = role.replace_all(&text, "$1");
+    let text: String = text.chars().filter(|c| !matches!(c, '`' | '*' | '#')).collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The code a section's text holds: inline spans, fenced and indented
+/// blocks, reStructuredText roles and literals, rustdoc links.
+pub fn code_of(body: &str) -> Vec<String> {
+    let mut code = Vec::new();
+    let mut in_fence = false;
+    let mut skip_block = false;
+    let mut literal = false;
+    for line in body.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            if !in_fence {
+                let info = trimmed.trim_start_matches(['`', '~']).trim().to_ascii_lowercase();
+                let info = info.split([' ', ',', '{']).next().unwrap_or_default();
+                skip_block = NOT_CODE.contains(&info);
+            }
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            if !skip_block {
+                code.push(line.to_owned());
+            }
+            continue;
+        }
+        // reStructuredText: a paragraph ending in `::` or a code directive
+        // opens an indented literal block; `>>>` lines are examples.
+        if literal && (line.starts_with(' ') || line.starts_with('\t') || line.trim().is_empty()) {
+            code.push(line.to_owned());
+            continue;
+        }
+        literal = (trimmed.ends_with("::") && !trimmed.starts_with(".. code"))
+            || trimmed.starts_with(".. doctest")
+            || trimmed
+                .strip_prefix(".. code-block::")
+                .or_else(|| trimmed.strip_prefix(".. code::"))
+                .is_some_and(|l| !NOT_CODE.contains(&l.trim().to_ascii_lowercase().as_str()));
+        if trimmed.starts_with(">>>") || trimmed.starts_with("...") {
+            code.push(trimmed.to_owned());
+            continue;
+        }
+        let mut rest = line;
+        while let Some(start) = rest.find('`') {
+            let after = &rest[start..];
+            let ticks = after.len() - after.trim_start_matches('`').len();
+            let inner = &after[ticks..];
+            let Some(end) = inner.find(&"`".repeat(ticks)) else { break };
+            code.push(inner[..end].to_owned());
+            rest = &inner[end + ticks..];
+        }
+    }
+    code
+}
+
+/// Fenced or directive blocks in these languages are commands, data or
+/// configuration, whose words name no definition (`go install`, `<container>`).
+const NOT_CODE: [&str; 24] = [
+    "bash",
+    "sh",
+    "shell",
+    "console",
+    "shell-session",
+    "sh-session",
+    "zsh",
+    "powershell",
+    "bat",
+    "cmd",
+    "text",
+    "txt",
+    "plain",
+    "yaml",
+    "yml",
+    "json",
+    "xml",
+    "toml",
+    "ini",
+    "properties",
+    "proto",
+    "protobuf",
+    "dockerfile",
+    "cmake",
+];
+
+/// The identifiers in `code` that name an API, three characters or more, in
+/// order, once each: one that a span holds alone (`` `Schema` ``,
+/// `` `tokio::spawn` ``), or one the code calls, reaches into or names a type
+/// with: followed by `(`, after `.` or `::`, or capitalised as a type is (`UserSchema`). The
+/// rest of a line (`for item in items`) names variables and words.
+pub fn identifiers(code: &[String]) -> Vec<String> {
+    let word = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("the pattern compiles");
+    let path = Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
+        .expect("the pattern compiles");
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut keep = |name: &str, out: &mut Vec<String>| {
+        if name.len() >= 3 && seen.insert(name.to_owned()) {
+            out.push(name.to_owned());
+        }
+    };
+    for line in code {
+        let trimmed = line.trim();
+        if path.is_match(trimmed) {
+            let last = trimmed.trim_end_matches("()").rsplit(['.', ':']).next().unwrap_or(trimmed);
+            keep(last, &mut out);
+            continue;
+        }
+        for m in word.find_iter(line) {
+            let name = m.as_str();
+            let before = &line[..m.start()];
+            let after = line[m.end()..].trim_start();
+            let type_name = name.chars().next().is_some_and(char::is_uppercase) && name.chars().any(char::is_lowercase);
+            if after.starts_with('(') || before.ends_with('.') || before.ends_with("::") || type_name {
+                keep(name, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// The project's own definitions by name: the source files (by the index's
+/// roles) that define each class, function, method, interface or type.
+pub fn definers(index: &Index) -> HashMap<String, BTreeSet<String>> {
+    let graph = index.graph();
+    let roles = index.retrieval().roles();
+    let mut by_name: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for (id, node) in graph.nodes() {
+        if matches!(
+            node.kind,
+            SymbolKind::Module | SymbolKind::Package | SymbolKind::Field | SymbolKind::GlobalVariable
+        ) {
+            continue;
+        }
+        let Some(path) = graph.path_of(id) else { continue };
+        // An amalgamation defines what its sources define: the sources are
+        // what a newcomer reads.
+        if roles.of(path).role != Role::Source || !roles.sources_of(path).is_empty() {
+            continue;
+        }
+        by_name.entry(node.name.clone()).or_default().insert(path.to_owned());
+    }
+    by_name
+}
+
+/// The questions a project's guides ask, with their gold files, taken from
+/// each guide in turn, at most [`MAX_PER_PROJECT`].
+pub fn questions(
+    repo: &str,
+    language: &str,
+    files: &[(String, Vec<u8>)],
+    definers: &HashMap<String, BTreeSet<String>>,
+) -> Vec<Question> {
+    let mut by_guide: Vec<Vec<Question>> = Vec::new();
+    for (path, bytes) in files {
+        let path = path.strip_prefix("repo/").unwrap_or(path);
+        let Ok(text) = std::str::from_utf8(bytes) else { continue };
+        let (sections, kind) = if is_guide(path) {
+            (sections(path, text), path.to_owned())
+        } else if let Some(doc) = rustdoc(path, text) {
+            (sections("doc.md", &doc), path.to_owned())
+        } else {
+            continue;
+        };
+        let mut asked = Vec::new();
+        let mut seen = HashSet::new();
+        for section in sections {
+            let Some(own) = section.headings.last().map(|h| plain(h)) else { continue };
+            let words = own.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
+            if words == 0 {
+                continue;
+            }
+            // A one-word heading ("Usage", "Matchers") says more with its parent's.
+            let question = match section.headings.len() {
+                n if words < 2 && n >= 2 => format!("{}: {own}", plain(&section.headings[n - 2])),
+                _ => own,
+            };
+            let ascii = question.chars().filter(char::is_ascii_alphabetic).count();
+            let letters = question.chars().filter(|c| c.is_alphabetic()).count();
+            if question.split_whitespace().count() < 2 || ascii * 10 < letters * 9 {
+                continue;
+            }
+            let mut names = Vec::new();
+            let mut gold = BTreeSet::new();
+            for name in identifiers(&code_of(&section.body)) {
+                match definers.get(&name) {
+                    Some(files) if files.len() <= MAX_FILES_PER_NAME => {
+                        gold.extend(files.iter().cloned());
+                        names.push(name);
+                    }
+                    _ => {}
+                }
+            }
+            if gold.is_empty() || gold.len() > MAX_GOLD || !seen.insert(question.to_lowercase()) {
+                continue;
+            }
+            asked.push(Question {
+                repo: repo.to_owned(),
+                language: language.to_owned(),
+                source: format!("{kind}#{}", section.headings.last().unwrap()),
+                question,
+                names,
+                gold,
+            });
+        }
+        if !asked.is_empty() {
+            by_guide.push(asked);
+        }
+    }
+    // Each guide in turn.
+    let mut out = Vec::new();
+    let mut round = 0;
+    while out.len() < MAX_PER_PROJECT && by_guide.iter().any(|g| g.len() > round) {
+        for guide in &by_guide {
+            if let Some(q) = guide.get(round)
+                && out.len() < MAX_PER_PROJECT
+            {
+                out.push(q.clone());
+            }
+        }
+        round += 1;
+    }
+    out
+}
+
+/// Acc@1, Acc@5, MRR and the tests' share of the first five places.
+#[derive(Default, Clone, Copy)]
+struct Score {
+    n: usize,
+    at1: usize,
+    at5: usize,
+    rr: f64,
+    test_places: usize,
+    places: usize,
+}
+
+impl Score {
+    fn add(&mut self, ranking: &[String], gold: &BTreeSet<String>, is_test: &dyn Fn(&str) -> bool) {
+        self.n += 1;
+        if let Some(first) = ranking.iter().position(|f| gold.contains(f)) {
+            self.rr += 1.0 / (first + 1) as f64;
+            self.at1 += usize::from(first == 0);
+            self.at5 += usize::from(first < 5);
+        }
+        for file in ranking.iter().take(5) {
+            self.places += 1;
+            self.test_places += usize::from(is_test(file));
+        }
+    }
+
+    fn json(&self) -> Value {
+        let n = self.n.max(1) as f64;
+        let pct = |x: usize, of: f64| (x as f64 * 1000.0 / of.max(1.0)).round() / 10.0;
+        json!({"questions": self.n, "acc_at_1": pct(self.at1, n), "acc_at_5": pct(self.at5, n),
+               "mrr": (self.rr / n * 10_000.0).round() / 10_000.0,
+               "tests_in_top_5": pct(self.test_places, self.places as f64)})
+    }
+}
+
+/// Generates the set and scores Fathom's search and plain BM25 on it.
+pub fn evaluate(root: &Path, cache: &Path, statics: Option<Arc<StaticModel>>) -> Value {
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("tests/eval/questions.json")).expect("tests/eval/questions.json"),
+    )
+    .expect("tests/eval/questions.json is JSON");
+    let mut scores: BTreeMap<(String, String, &str), Score> = BTreeMap::new();
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for project in config["projects"].as_array().expect("projects") {
+        let repo = project["repo"].as_str().unwrap();
+        let language = project["language"].as_str().unwrap();
+        let commit = project["commit"].as_str().unwrap();
+        let files = match crate::locate::clone_of(repo, cache).and_then(|dir| crate::locate::tree_files(&dir, commit)) {
+            Ok(files) => files,
+            Err(why) => {
+                eprintln!("questions: {repo}: {why}");
+                skipped.push(json!({"repo": repo, "why": why}));
+                continue;
+            }
+        };
+        let started = Instant::now();
+        let mut index =
+            fathom_engine::index_files("repo", files.clone(), &Options::default(), &mut crate::Clock(Instant::now()));
+        if let Some(model) = &statics {
+            index.build_static(Arc::clone(model)).expect("the static lane builds");
+        }
+        let index_s = started.elapsed().as_secs_f64();
+        let definers = definers(&index);
+        let asked = questions(repo, language, &files, &definers);
+        eprintln!("questions: {repo}: {} questions (indexed in {index_s:.1} s)", asked.len());
+        let roles = index.retrieval().roles();
+        let is_test = |f: &str| roles.of(f).role == Role::Test;
+        for q in asked {
+            let options = SearchOptions { k: 100, ..SearchOptions::default() };
+            let fathom: Vec<String> =
+                index.search(&q.question, &options, None).files.into_iter().map(|f| f.file).collect();
+            let bm25 = crate::locate::whole_file_bm25(&index, &q.question);
+            for (mode, ranking) in [("fathom", &fathom), ("bm25", &bm25)] {
+                for key in [q.language.clone(), q.repo.clone(), "overall".to_owned()] {
+                    let group = if key == q.language {
+                        "language"
+                    } else if key == q.repo {
+                        "repo"
+                    } else {
+                        "all"
+                    };
+                    scores.entry((group.to_owned(), key, mode)).or_default().add(ranking, &q.gold, &is_test);
+                }
+            }
+            let first = |r: &[String]| r.iter().position(|f| q.gold.contains(f)).map(|p| p + 1);
+            let row = json!({"repo": q.repo, "language": q.language, "source": q.source, "question": q.question,
+                "names": q.names, "gold": q.gold, "fathom_first_gold": first(&fathom), "bm25_first_gold": first(&bm25),
+                "fathom_top": fathom.iter().take(5).collect::<Vec<_>>(), "bm25_top": bm25.iter().take(5).collect::<Vec<_>>()});
+            eprintln!("question: {row}");
+            rows.push(row);
+        }
+    }
+    let mut groups: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+    for ((group, key, mode), score) in &scores {
+        let at = groups.entry(group.clone()).or_default().entry(key.clone()).or_insert_with(|| json!({}));
+        at[*mode] = score.json();
+    }
+    json!({"overall": groups.get("all").and_then(|g| g.get("overall")).cloned().unwrap_or(Value::Null),
+           "languages": groups.get("language"), "repos": groups.get("repo"),
+           "questions": rows, "skipped": skipped})
+}
+
+/// The table `make eval` prints.
+pub fn print_table(report: &Value) {
+    println!(
+        "\n{:<34} {:<7} {:>6} {:>6} {:>7} {:>9} {:>5}",
+        "questions", "mode", "Acc@1", "Acc@5", "MRR", "tests@5", "n"
+    );
+    let row = |name: &str, v: &Value| {
+        for mode in ["bm25", "fathom"] {
+            let m = &v[mode];
+            println!(
+                "{:<34} {:<7} {:>6} {:>6} {:>7} {:>8}% {:>5}",
+                name, mode, m["acc_at_1"], m["acc_at_5"], m["mrr"], m["tests_in_top_5"], m["questions"]
+            );
+        }
+    };
+    for group in ["repos", "languages"] {
+        if let Some(map) = report[group].as_object() {
+            for (name, v) in map {
+                row(name, v);
+            }
+        }
+    }
+    row("overall", &report["overall"]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guides_are_english_prose_for_users() {
+        assert!(is_guide("docs/quickstart.rst"));
+        assert!(is_guide("README.md"));
+        assert!(is_guide("docs/en/API-reference.md"));
+        assert!(!is_guide("docs/ja/API-reference.md"));
+        assert!(!is_guide("docs/zh-cn/Plugin.md"));
+        assert!(!is_guide("core/logx/readme-cn.md"));
+        assert!(!is_guide("docs/zh-cn/README.zh-CN.md"));
+        assert!(!is_guide("CHANGELOG.md"));
+        assert!(!is_guide("docs/release-notes.md"));
+        assert!(!is_guide(".github/ISSUE_TEMPLATE/bug_report.md"));
+        assert!(!is_guide("src/lib.rs"));
+        assert!(!is_guide("docs/contributing/keeping-track.md"));
+    }
+
+    #[test]
+    fn markdown_sections_nest_under_their_headings_and_skip_code_fences() {
+        let text = "# Guide\nintro\n## Parsing dates\nUse `parse_date`.\n```\n# not a heading\n```\n## Output\nx\n";
+        let s = sections("g.md", text);
+        let heads: Vec<Vec<String>> = s.iter().map(|s| s.headings.clone()).collect();
+        assert_eq!(heads, vec![vec!["Guide"], vec!["Guide", "Parsing dates"], vec!["Guide", "Output"]]);
+        assert!(s[1].body.contains("# not a heading"));
+        assert_eq!(identifiers(&code_of(&s[1].body)), vec!["parse_date"]);
+    }
+
+    #[test]
+    fn rst_titles_take_their_level_from_the_order_of_their_underlines() {
+        let text = "Quickstart\n==========\n\nDeclaring Schemas\n-----------------\nUse :class:`Schema` ::\n\n    schema = UserSchema()\n\nNext\n====\n";
+        let s = sections("q.rst", text);
+        let heads: Vec<Vec<String>> = s.iter().map(|s| s.headings.clone()).collect();
+        assert_eq!(heads, vec![vec!["Quickstart"], vec!["Quickstart", "Declaring Schemas"], vec!["Next"]]);
+        assert_eq!(identifiers(&code_of(&s[1].body)), vec!["Schema", "UserSchema"]);
+        let shell =
+            code_of("```bash\ngo install x\n```\n```go\nsrv := rest.MustNewServer(c)\nfor item in items\n```\n");
+        assert_eq!(identifiers(&shell), vec!["MustNewServer"]);
+        assert_eq!(plain(":class:`~marshmallow.Schema` and `[links](x)`"), "marshmallow.Schema and links");
+    }
+
+    #[test]
+    fn rustdoc_of_a_crate_root_is_a_guide() {
+        let text = "//! # Tokio\n//!\n//! ## Spawning\n//! Use [`spawn`].\nfn main() {}\n";
+        let doc = rustdoc("tokio/src/lib.rs", text).unwrap();
+        let s = sections("doc.md", &doc);
+        assert_eq!(s[1].headings, vec!["Tokio", "Spawning"]);
+        assert!(rustdoc("tokio/src/task.rs", text).is_none());
+    }
+}
