@@ -313,3 +313,53 @@ fn a_cpp_type_alias_carries_its_receivers_calls_to_the_class() {
     assert!(targets.contains(&"include/json::basic_json::push_back"), "{edges:?}");
     assert!(!targets.iter().any(|t| t.contains("ordered_map")), "{edges:?}");
 }
+
+/// A header-only library's tests: Catch2-style cases in `test/src`, the
+/// framework itself vendored in `test/thirdparty`, and no call the resolver
+/// links from a case to the changed function.
+fn vendored_framework_index() -> Index {
+    // The framework: many chunks that spell the change's words, none a test.
+    let framework: String = (0..300)
+        .map(|i| {
+            format!(
+                "inline int pointer_token_helper_{i}(int json_pointer, int token) {{ return json_pointer + token; }}\n"
+            )
+        })
+        .collect();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "include/json_pointer.hpp".into(),
+            "inline int split_pointer_token(int json_pointer, int token) {\n    return json_pointer - token;\n}\n"
+                .into(),
+        ),
+        ("include/lexer.hpp".into(), "inline int scan_number(int input) {\n    return input * 10;\n}\n".into()),
+        ("test/thirdparty/catch/catch.hpp".into(), framework),
+        (
+            "test/src/unit-json_pointer.cpp".into(),
+            "#include \"json_pointer.hpp\"\nTEST_CASE(\"pointers\") {\n    CHECK(1 == 1);\n}\n".into(),
+        ),
+    ];
+    // Other cases, on other code.
+    for name in ["lexer", "numbers", "parser"] {
+        files.push((
+            format!("test/src/unit-{name}.cpp"),
+            format!("#include \"lexer.hpp\"\nTEST_CASE(\"{name} tokens\") {{\n    CHECK(scan_number(1) == 10);\n}}\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    index(&files)
+}
+
+#[test]
+fn a_vendored_test_framework_does_not_crowd_the_tests_out_of_the_word_lane() {
+    let index = vendored_framework_index();
+    let diff = "--- a/include/json_pointer.hpp\n+++ b/include/json_pointer.hpp\n@@ -1,3 +1,3 @@\n inline int split_pointer_token(int json_pointer, int token) {\n-    return json_pointer - token;\n+    return token - json_pointer;\n }\n";
+    let found = index.tests_for(&Change { diff: Some(diff.into()), ..Change::default() }, None).unwrap();
+    assert!(!found.abstained, "{:?}", found.notes);
+    let files: Vec<&str> = found.tests.iter().filter_map(|t| t.test.file.as_deref()).collect();
+    // The test named like the changed file leads; the framework is not a test.
+    assert_eq!(files.first(), Some(&"test/src/unit-json_pointer.cpp"), "{files:?}");
+    assert!(!files.iter().any(|f| f.contains("thirdparty")), "{files:?}");
+    // More than one test is offered: the lane was not filled by the framework.
+    assert!(files.len() >= 2, "{files:?}");
+}
