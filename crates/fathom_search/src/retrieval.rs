@@ -21,6 +21,13 @@ use fathom_static::{Frequencies, StaticModel};
 /// generated; an amalgamation's file then follows its best source, see
 /// `query`): bench/PERFORMANCE.md, *Localisation → Every language*.
 const FOREIGN: f64 = 0.5;
+/// The factor on a hit in a test, or in docs and examples, for a question
+/// that does not ask for them: "how are dates serialized" wants the code
+/// that serializes them first, and its tests share every word of the
+/// question (`testDateSerialization`). Measured on `make eval`'s newcomer
+/// questions: bench/PERFORMANCE.md, *Newcomer questions*.
+const TEST_PRIOR: f64 = 0.1;
+const ASIDE_PRIOR: f64 = 0.5;
 /// Reciprocal rank fusion's constant (Cormack et al.).
 pub const RRF_K: f64 = 60.0;
 /// How many chunks each lane reads before grouping them into symbols.
@@ -871,16 +878,28 @@ impl Retrieval {
         let mut hits: Vec<RankedHit> = fused.into_values().collect();
         // A file's role is evidence here too: code that is not the
         // project's own (vendored, generated) ranks below it, and every hit
-        // outside the project's source says what its file is.
+        // outside the project's source says what its file is. A question
+        // that does not ask for tests or examples gets the implementation
+        // first; its tests and examples follow as evidence. A bug report is
+        // read by the localiser, with its own priors, and a search filtered
+        // to tests or away from them has nothing to weigh apart.
+        let intent = (options.filter.tests == TestFilter::Include
+            && !(options.read_report && crate::issue::Issue::is_report(query)))
+        .then(|| Intent::of(query));
         for hit in &mut hits {
             let Some(path) = graph.path_of(hit.node) else { continue };
             let role = self.roles.of(path).role;
             if role != Role::Source {
                 hit.explain.role = Some(role);
             }
-            if role.family() == Family::Foreign {
-                hit.score *= FOREIGN;
-            }
+            // A definition the query names is what it asks for, whatever it is.
+            let named = hit.name_match == Some(MatchKind::Exact);
+            hit.score *= match (role.family(), &intent) {
+                (Family::Foreign, _) => FOREIGN,
+                (Family::Test, Some(intent)) if !intent.tests && !named => TEST_PRIOR,
+                (Family::Aside, Some(intent)) if !intent.examples && !named => ASIDE_PRIOR,
+                _ => 1.0,
+            };
         }
         sort(graph, &mut hits);
         if options.expand && w.graph > 0.0 {
@@ -939,6 +958,44 @@ impl Retrieval {
             }
         }
         matched
+    }
+}
+
+/// What a question asks for besides the implementation: its tests (a word
+/// of testing: "test", "spec", "fixture", "mock", "assert"), or its
+/// examples and docs ("example", "demo", "tutorial", "docs").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Intent {
+    pub tests: bool,
+    pub examples: bool,
+}
+
+impl Intent {
+    pub fn of(query: &str) -> Intent {
+        let mut intent = Intent::default();
+        for word in query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            let word = word.to_lowercase();
+            let stem = word.trim_end_matches('s');
+            intent.tests |= matches!(
+                stem,
+                "test"
+                    | "tested"
+                    | "testing"
+                    | "unittest"
+                    | "pytest"
+                    | "spec"
+                    | "fixture"
+                    | "mock"
+                    | "mocking"
+                    | "mocked"
+                    | "stub"
+                    | "assert"
+                    | "assertion"
+            );
+            intent.examples |=
+                matches!(stem, "example" | "demo" | "sample" | "tutorial" | "doc" | "documentation" | "benchmark");
+        }
+        intent
     }
 }
 
@@ -1201,6 +1258,16 @@ fn expand(graph: &CodeGraph, hits: &mut Vec<RankedHit>, damping: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_asks_for_tests_or_examples_by_their_words() {
+        assert_eq!(Intent::of("how are dates serialized to JSON?"), Intent::default());
+        assert!(Intent::of("which tests cover the parser").tests);
+        assert!(Intent::of("the fixture for a temporary app").tests);
+        assert!(Intent::of("Mocking the HTTP client").tests);
+        assert!(Intent::of("an example of streaming").examples);
+        assert!(!Intent::of("testimony of latest contests").tests, "words, not substrings");
+    }
 
     #[test]
     fn a_clear_dense_winner_outranks_a_weak_lanes_first_rank() {

@@ -1,0 +1,69 @@
+//! A question's intent: "how does X work" wants the code that does X first,
+//! with its tests after it as evidence; a question about tests, or naming a
+//! test helper, still gets them first.
+
+mod common;
+
+use common::Recorder;
+use fathom_engine::{Index, Options, SearchMode, SearchOptions};
+
+const IMPLEMENTATION: &str = r#"import json
+
+
+class DateSerializer:
+    """Turns a date into JSON text."""
+
+    def serialize(self, value):
+        return json.dumps(value.isoformat())
+"#;
+
+/// Tests say the question's words in every name, more often than the code.
+const TESTS: &str = r#"from dates import DateSerializer
+
+
+def test_dates_serialized_to_json():
+    assert DateSerializer().serialize(date(2020, 1, 2)) == '"2020-01-02"'
+
+
+def test_serialized_dates_json_round_trip():
+    dates = [date(2020, 1, 1), date(2021, 2, 2)]
+    assert [DateSerializer().serialize(d) for d in dates]
+
+
+def test_json_dates_serialized_in_lists():
+    assert DateSerializer().serialize(date(1999, 12, 31))
+"#;
+
+const HELPER: &str = r#"def make_dates_for_json():
+    """Builds the dates the JSON tests serialize."""
+    return [date(2020, 1, 1)]
+"#;
+
+fn index() -> Index {
+    let files = [("src/dates.py", IMPLEMENTATION), ("tests/test_dates.py", TESTS), ("tests/helpers.py", HELPER)];
+    let files = files.iter().map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec())).collect();
+    fathom_engine::index_files("dates", files, &Options::default(), &mut Recorder::new())
+}
+
+fn files(index: &Index, query: &str) -> Vec<String> {
+    let options = SearchOptions { mode: SearchMode::Lexical, ..SearchOptions::default() };
+    index.search(query, &options, None).files.into_iter().map(|f| f.file).collect()
+}
+
+#[test]
+fn a_how_question_gets_the_implementation_before_its_tests() {
+    let index = index();
+    let found = files(&index, "how are dates serialized to JSON?");
+    assert_eq!(found.first().map(String::as_str), Some("src/dates.py"), "{found:?}");
+    // The tests stay in the answer, as evidence.
+    assert!(found.iter().any(|f| f == "tests/test_dates.py"), "{found:?}");
+}
+
+#[test]
+fn a_question_about_tests_or_naming_a_helper_still_gets_them_first() {
+    let index = index();
+    let found = files(&index, "which tests check that dates are serialized to JSON");
+    assert_eq!(found.first().map(String::as_str), Some("tests/test_dates.py"), "{found:?}");
+    let found = files(&index, "make_dates_for_json");
+    assert_eq!(found.first().map(String::as_str), Some("tests/helpers.py"), "{found:?}");
+}
