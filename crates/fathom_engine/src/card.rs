@@ -250,9 +250,10 @@ fn summarize(
     {
         out.push(format!("{} is the most used: {} callers in the repository.", name(most), graph.fan_in(most)));
     }
-    if tests.is_empty() {
+    let all_tests = top.iter().all(|&id| fathom_search::retrieval::is_test(graph, id));
+    if tests.is_empty() && !all_tests {
         out.push("No test reaches these symbols through calls.".to_owned());
-    } else {
+    } else if !tests.is_empty() {
         let names: Vec<String> = tests.iter().take(4).map(|t| format!("`{}`", t.node.qualified_name)).collect();
         out.push(format!(
             "{} test{} reach{} them, such as {}.",
@@ -262,6 +263,10 @@ fn summarize(
             join(&names)
         ));
     }
+    // Every sentence once: two symbols of one name (overloads, or a class
+    // and its amalgamated copy) must not say the same thing twice.
+    let mut seen = HashSet::new();
+    out.retain(|sentence| seen.insert(sentence.clone()));
     out
 }
 

@@ -51,3 +51,15 @@ fn the_markdown_shrinks_to_the_budget_and_says_what_it_left_out() {
     assert!(nothing.symbols.is_empty());
     assert_eq!(nothing.summary, ["Nothing in the repository matches this question."]);
 }
+
+#[test]
+fn a_card_of_tests_does_not_say_that_no_test_reaches_them() {
+    let files = vec![(
+        "tests/test_dates.py".to_owned(),
+        b"def test_dates_parse():\n    assert True\n\n\ndef test_dates_format():\n    assert True\n".to_vec(),
+    )];
+    let index = fathom_engine::index_files("dates", files, &Options::default(), &mut Recorder::new());
+    let card = index.feature_card("which tests parse and format dates", None, 4000);
+    assert!(!card.symbols.is_empty());
+    assert!(!card.summary.iter().any(|s| s.starts_with("No test reaches")), "{:?}", card.summary);
+}
