@@ -43,7 +43,7 @@ use crate::Clock;
 /// The file-level cut-offs of Acc@k.
 const KS: [usize; 4] = [1, 3, 5, 10];
 /// The modes scored, each with the embeddings its dense lane reads:
-/// - `bm25` (not in this list: [`whole_file_bm25`]) is plain BM25 over whole
+/// - `bm25` (not in this list: [`WholeFileBm25`]) is plain BM25 over whole
 ///   files, the baseline every figure stands beside;
 /// - `plain` is Fathom's search as a short query gets it, the report not
 ///   read apart;
@@ -249,13 +249,25 @@ pub fn diff_paths(diff: &str) -> Vec<String> {
 }
 
 /// Plain BM25 over whole files: each indexed file one document, the report
-/// the query. The baseline the figures stand beside, measured in the
-/// same run on the same files.
-pub fn whole_file_bm25(index: &fathom_engine::Index, query: &str) -> Vec<String> {
-    let files = index.file_list();
-    let texts: Vec<String> = files.iter().map(|f| index.file_text(&f.path).unwrap_or_default().to_owned()).collect();
-    let lexical = fathom_search::lexical::Lexical::build(&texts);
-    lexical.search(query, 100).into_iter().map(|(doc, _)| files[doc as usize].path.clone()).collect()
+/// or question the query. The baseline the figures stand beside,
+/// measured in the same run on the same files; built once per index, however
+/// many queries it answers.
+pub struct WholeFileBm25 {
+    paths: Vec<String>,
+    lexical: fathom_search::lexical::Lexical,
+}
+
+impl WholeFileBm25 {
+    pub fn new(index: &fathom_engine::Index) -> Self {
+        let paths: Vec<String> = index.file_list().into_iter().map(|f| f.path).collect();
+        let texts: Vec<String> = paths.iter().map(|p| index.file_text(p).unwrap_or_default().to_owned()).collect();
+        WholeFileBm25 { lexical: fathom_search::lexical::Lexical::build(&texts), paths }
+    }
+
+    /// The best 100 files for `query`, best first.
+    pub fn search(&self, query: &str) -> Vec<String> {
+        self.lexical.search(query, 100).into_iter().map(|(doc, _)| self.paths[doc as usize].clone()).collect()
+    }
 }
 
 /// Figures for every mode, under one label (a language, a repository, all).
@@ -402,7 +414,7 @@ pub fn evaluate(
             row[name] = json!({"first_gold": first, "all_gold_by": worst.filter(|w| *w != usize::MAX),
                 "top": ranking.iter().take(5).collect::<Vec<_>>()});
         };
-        record("bm25", whole_file_bm25(&index, query), &mut row);
+        record("bm25", WholeFileBm25::new(&index).search(query), &mut row);
         for (mode, read_report, vectors, name) in MODES {
             let given = match vectors {
                 Vectors::None => None,

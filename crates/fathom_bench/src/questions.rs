@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use fathom_engine::{Index, Options, SearchOptions};
@@ -97,13 +97,18 @@ pub fn is_guide(path: &str) -> bool {
         return false;
     }
     // A translation: a locale tag ending the name, or a locale folder in docs.
-    let tag = Regex::new(r"[-.](?:[a-z]{2})(?:[-_][a-z]{2})?$").expect("the pattern compiles");
-    if tag.is_match(stem) {
+    static TAG: LazyLock<Regex> = LazyLock::new(|| pattern(r"[-.](?:[a-z]{2})(?:[-_][a-z]{2})?$"));
+    static LOCALE: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[a-z]{2}(?:[-_][a-z]{2})?$"));
+    if TAG.is_match(stem) {
         return false;
     }
     let segments: Vec<&str> = lower.split('/').collect();
-    let locale = Regex::new(r"^[a-z]{2}(?:[-_][a-z]{2})?$").expect("the pattern compiles");
-    !segments.windows(2).any(|w| matches!(w[0], "doc" | "docs") && w[1] != "en" && locale.is_match(w[1]))
+    !segments.windows(2).any(|w| matches!(w[0], "doc" | "docs") && w[1] != "en" && LOCALE.is_match(w[1]))
+}
+
+/// A pattern of this file's, compiled once where it is declared.
+fn pattern(source: &str) -> Regex {
+    Regex::new(source).expect("the pattern compiles")
 }
 
 /// A Rust crate's module documentation (`//!` lines) in `lib.rs` or
@@ -236,12 +241,12 @@ fn rst_heading(lines: &[&str], i: usize) -> Option<(char, String, usize)> {
 
 /// The text of a heading as a person reads it: no markup, no links' targets.
 pub fn plain(heading: &str) -> String {
-    let link = Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("the pattern compiles");
-    let tag = Regex::new(r"</?[A-Za-z][^>]*>").expect("the pattern compiles");
-    let role = Regex::new(r":[a-z:]+:`~?([^`]*)`").expect("the pattern compiles");
-    let text = link.replace_all(heading, "$1");
-    let text = tag.replace_all(&text, "");
-    let text = role.replace_all(&text, "$1");
+    static LINK: LazyLock<Regex> = LazyLock::new(|| pattern(r"\[([^\]]*)\]\([^)]*\)"));
+    static TAG: LazyLock<Regex> = LazyLock::new(|| pattern(r"</?[A-Za-z][^>]*>"));
+    static ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(r":[a-z:]+:`~?([^`]*)`"));
+    let text = LINK.replace_all(heading, "$1");
+    let text = TAG.replace_all(&text, "");
+    let text = ROLE.replace_all(&text, "$1");
     let text: String = text.chars().filter(|c| !matches!(c, '`' | '*' | '#')).collect();
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -331,12 +336,13 @@ const NOT_CODE: [&str; 24] = [
 /// The identifiers in `code` that name an API, three characters or more, in
 /// order, once each: one that a span holds alone (`` `Schema` ``,
 /// `` `tokio::spawn` ``), or one the code calls, reaches into or names a type
-/// with: followed by `(`, after `.` or `::`, or capitalised as a type is (`UserSchema`). The
-/// rest of a line (`for item in items`) names variables and words.
+/// with: followed by `(`, after `.` or `::`, or capitalised as a type is
+/// (`UserSchema`). The rest of a line (`for item in items`) names variables
+/// and words.
 pub fn identifiers(code: &[String]) -> Vec<String> {
-    let word = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("the pattern compiles");
-    let path = Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
-        .expect("the pattern compiles");
+    static WORD: LazyLock<Regex> = LazyLock::new(|| pattern(r"[A-Za-z_][A-Za-z0-9_]*"));
+    static PATH: LazyLock<Regex> =
+        LazyLock::new(|| pattern(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$"));
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let mut keep = |name: &str, out: &mut Vec<String>| {
@@ -346,12 +352,12 @@ pub fn identifiers(code: &[String]) -> Vec<String> {
     };
     for line in code {
         let trimmed = line.trim();
-        if path.is_match(trimmed) {
+        if PATH.is_match(trimmed) {
             let last = trimmed.trim_end_matches("()").rsplit(['.', ':']).next().unwrap_or(trimmed);
             keep(last, &mut out);
             continue;
         }
-        for m in word.find_iter(line) {
+        for m in WORD.find_iter(line) {
             let name = m.as_str();
             let before = &line[..m.start()];
             let after = line[m.end()..].trim_start();
@@ -388,25 +394,33 @@ pub fn definers(index: &Index) -> HashMap<String, BTreeSet<String>> {
     by_name
 }
 
+/// A project's guides, each by its path with its sections, read from the
+/// tree (`repo/…` paths, as `locate::tree_files` gives them) before it is
+/// indexed.
+pub fn guides(files: &[(String, Vec<u8>)]) -> Vec<(String, Vec<Section>)> {
+    let mut out = Vec::new();
+    for (path, bytes) in files {
+        let path = path.strip_prefix("repo/").unwrap_or(path);
+        let Ok(text) = std::str::from_utf8(bytes) else { continue };
+        if is_guide(path) {
+            out.push((path.to_owned(), sections(path, text)));
+        } else if let Some(doc) = rustdoc(path, text) {
+            out.push((path.to_owned(), sections("doc.md", &doc)));
+        }
+    }
+    out
+}
+
 /// The questions a project's guides ask, with their gold files, taken from
 /// each guide in turn, at most [`MAX_PER_PROJECT`].
 pub fn questions(
     repo: &str,
     language: &str,
-    files: &[(String, Vec<u8>)],
+    guides: Vec<(String, Vec<Section>)>,
     definers: &HashMap<String, BTreeSet<String>>,
 ) -> Vec<Question> {
     let mut by_guide: Vec<Vec<Question>> = Vec::new();
-    for (path, bytes) in files {
-        let path = path.strip_prefix("repo/").unwrap_or(path);
-        let Ok(text) = std::str::from_utf8(bytes) else { continue };
-        let (sections, kind) = if is_guide(path) {
-            (sections(path, text), path.to_owned())
-        } else if let Some(doc) = rustdoc(path, text) {
-            (sections("doc.md", &doc), path.to_owned())
-        } else {
-            continue;
-        };
+    for (kind, sections) in guides {
         let mut asked = Vec::new();
         let mut seen = HashSet::new();
         for section in sections {
@@ -523,15 +537,17 @@ pub fn evaluate(root: &Path, cache: &Path, statics: Option<Arc<StaticModel>>) ->
                 continue;
             }
         };
+        let guides = guides(&files);
         let started = Instant::now();
         let mut index =
-            fathom_engine::index_files("repo", files.clone(), &Options::default(), &mut crate::Clock(Instant::now()));
+            fathom_engine::index_files("repo", files, &Options::default(), &mut crate::Clock(Instant::now()));
         if let Some(model) = &statics {
             index.build_static(Arc::clone(model)).expect("the static lane builds");
         }
         let index_s = started.elapsed().as_secs_f64();
         let definers = definers(&index);
-        let asked = questions(repo, language, &files, &definers);
+        let asked = questions(repo, language, guides, &definers);
+        let whole_files = crate::locate::WholeFileBm25::new(&index);
         eprintln!("questions: {repo}: {} questions (indexed in {index_s:.1} s)", asked.len());
         let roles = index.retrieval().roles();
         let is_test = |f: &str| roles.of(f).role == Role::Test;
@@ -539,17 +555,10 @@ pub fn evaluate(root: &Path, cache: &Path, statics: Option<Arc<StaticModel>>) ->
             let options = SearchOptions { k: 100, ..SearchOptions::default() };
             let fathom: Vec<String> =
                 index.search(&q.question, &options, None).files.into_iter().map(|f| f.file).collect();
-            let bm25 = crate::locate::whole_file_bm25(&index, &q.question);
+            let bm25 = whole_files.search(&q.question);
             for (mode, ranking) in [("fathom", &fathom), ("bm25", &bm25)] {
-                for key in [q.language.clone(), q.repo.clone(), "overall".to_owned()] {
-                    let group = if key == q.language {
-                        "language"
-                    } else if key == q.repo {
-                        "repo"
-                    } else {
-                        "all"
-                    };
-                    scores.entry((group.to_owned(), key, mode)).or_default().add(ranking, &q.gold, &is_test);
+                for (group, key) in [("language", q.language.as_str()), ("repo", q.repo.as_str()), ("all", "overall")] {
+                    scores.entry((group.to_owned(), key.to_owned(), mode)).or_default().add(ranking, &q.gold, &is_test);
                 }
             }
             let first = |r: &[String]| r.iter().position(|f| q.gold.contains(f)).map(|p| p + 1);
