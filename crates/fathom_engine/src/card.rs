@@ -250,10 +250,7 @@ fn summarize(
     {
         out.push(format!("{} is the most used: {} callers in the repository.", name(most), graph.fan_in(most)));
     }
-    let all_tests = top.iter().all(|&id| fathom_search::retrieval::is_test(graph, id));
-    if tests.is_empty() && !all_tests {
-        out.push("No test reaches these symbols through calls.".to_owned());
-    } else if !tests.is_empty() {
+    if !tests.is_empty() {
         let names: Vec<String> = tests.iter().take(4).map(|t| format!("`{}`", t.node.qualified_name)).collect();
         out.push(format!(
             "{} test{} reach{} them, such as {}.",
@@ -262,6 +259,9 @@ fn summarize(
             if tests.len() == 1 { "es" } else { "" },
             join(&names)
         ));
+    } else if !top.iter().all(|&id| fathom_search::retrieval::is_test(graph, id)) {
+        // A card made of tests has nothing to say of tests that reach it.
+        out.push("No test reaches these symbols through calls.".to_owned());
     }
     // Every sentence once: two symbols of one name (overloads, or a class
     // and its amalgamated copy) must not say the same thing twice.

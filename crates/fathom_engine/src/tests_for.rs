@@ -415,8 +415,9 @@ impl Index {
         for (lane, hits) in [("lexical", lexical), ("lexical", scripts), ("dense", dense)] {
             for (rank, hit) in hits.iter().enumerate() {
                 let id = hit.node;
-                // Test code that is not a test (a helper, a fixture, the
-                // module) cannot be run: it ranks only through the graph.
+                // The lanes search the tests and the code inside them; code
+                // inside a test (a nested function) cannot be run on its own,
+                // and ranks only where the graph lane listed it.
                 let runnable = self.graph.node(id).details.as_ref().is_some_and(|d| d.is_test);
                 if !runnable && !by_test.contains_key(&id) {
                     continue;
