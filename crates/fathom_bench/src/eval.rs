@@ -128,16 +128,28 @@ fn main() {
     let statics = || loaded_static.as_ref().map(Arc::clone).expect("the static table: run `make model`");
     report["static_table"] = json!(loaded_static.as_ref().ok().map(|s| s.id().to_owned()));
     if wants("search") {
-        let loaded = minilm.then(|| {
-            let (weights, tokenizer) =
-                asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
-            let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
-            report["model"] = json!(fathom_embed::MODEL_ID);
-            report["backend"] = json!(embedder.backend().as_str());
-            (embedder, DiskCache::open(&DiskCache::default_dir()).ok())
-        });
+        // MiniLM is loaded wherever its asset is: it re-ranks each question's
+        // candidates (the `rerank` mode) without embedding the corpus, and,
+        // unless FATHOM_EVAL_DENSE=0, embeds the whole corpus for its modes.
+        let loaded = match asset::read_dir(&asset::default_dir()) {
+            Ok((weights, tokenizer)) => {
+                let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
+                report["model"] = json!(fathom_embed::MODEL_ID);
+                report["backend"] = json!(embedder.backend().as_str());
+                Some((embedder, DiskCache::open(&DiskCache::default_dir()).ok()))
+            }
+            Err(e) if minilm => panic!("the model asset: run `make model`: {e}"),
+            Err(e) => {
+                eprintln!("eval: {e}; MiniLM's modes are left out");
+                None
+            }
+        };
         let mut loaded = loaded;
-        let mut models = Models { statics: statics(), minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())) };
+        let mut models = Models {
+            statics: statics(),
+            minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())),
+            whole: minilm,
+        };
         let cosqa = root.join("../shared/data/cosqa");
         report["cosqa"] = if cosqa.join("cosqa-retrieval-dev-500.json").is_file() {
             cosqa_eval(&cosqa, &root, &mut models)
@@ -183,8 +195,19 @@ fn main() {
         };
     }
     if wants("questions") {
-        report["questions"] =
-            questions::evaluate(&root, &corpora_dir().join("swe-dev"), loaded_static.as_ref().ok().cloned());
+        // MiniLM re-ranks each question's candidates wherever its asset is.
+        let mut loaded = asset::read_dir(&asset::default_dir()).ok().map(|(weights, tokenizer)| {
+            (
+                Embedder::cpu(&weights, &tokenizer).expect("the model loads"),
+                DiskCache::open(&DiskCache::default_dir()).ok(),
+            )
+        });
+        report["questions"] = questions::evaluate(
+            &root,
+            &corpora_dir().join("swe-dev"),
+            loaded_static.as_ref().ok().cloned(),
+            loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())),
+        );
         questions::print_table(&report["questions"]);
     }
     if wants("resolver") {
@@ -287,11 +310,13 @@ fn print_tests_table(tests: &Value) {
 struct Models<'m> {
     statics: Arc<StaticModel>,
     minilm: Option<(&'m Embedder, Option<&'m mut DiskCache>)>,
+    /// Whether MiniLM embeds the whole corpus too (not with
+    /// FATHOM_EVAL_DENSE=0): its `dense`, `hybrid` and `hybrid+graph` modes.
+    whole: bool,
 }
 
-/// Indexes a directory, builds its static lane, and embeds it with MiniLM
-/// through the disk cache where MiniLM is loaded.
-fn prepare(dir: &Path, models: &mut Models<'_>) -> (Index, Value) {
+/// Indexes a directory and builds its static lane.
+fn prepare(dir: &Path, models: &Models<'_>) -> (Index, Value) {
     let started = Instant::now();
     let mut index = fathom_engine::index_dir(dir, &Options::default(), &mut Clock(Instant::now())).expect("indexes");
     let index_s = started.elapsed().as_secs_f64();
@@ -299,23 +324,24 @@ fn prepare(dir: &Path, models: &mut Models<'_>) -> (Index, Value) {
     index.build_static(Arc::clone(&models.statics)).expect("the static lane builds");
     let static_s = started.elapsed().as_secs_f64();
     let chunks = index.chunks().len();
-    let mut stats = json!({
+    let stats = json!({
         "files": index.summary().files, "chunks": chunks, "index_s": index_s, "static_s": static_s,
         "static_chunks_per_s": chunks as f64 / static_s,
     });
-    if let Some((embedder, cache)) = &mut models.minilm {
-        let started = Instant::now();
-        let report =
-            fathom_engine::embed::embed_index(&mut index, embedder, cache.as_deref_mut(), &mut Clock(Instant::now()))
-                .expect("embeds");
-        let embed_s = started.elapsed().as_secs_f64();
-        stats["from_cache"] = json!(report.from_cache);
-        stats["embedded"] = json!(report.embedded);
-        stats["embed_s"] = json!(embed_s);
-        stats["chunks_per_s"] = json!(if report.embedded > 0 { report.embedded as f64 / embed_s } else { f64::NAN });
-    }
     eprintln!("eval: {} {stats}", dir.display());
     (index, stats)
+}
+
+/// Embeds the whole corpus with MiniLM, through the disk cache, and says
+/// how long it took in `stats`.
+fn embed_corpus(index: &mut Index, embedder: &Embedder, cache: Option<&mut DiskCache>, stats: &mut Value) {
+    let started = Instant::now();
+    let report = fathom_engine::embed::embed_index(index, embedder, cache, &mut Clock(Instant::now())).expect("embeds");
+    let embed_s = started.elapsed().as_secs_f64();
+    stats["from_cache"] = json!(report.from_cache);
+    stats["embedded"] = json!(report.embedded);
+    stats["embed_s"] = json!(embed_s);
+    stats["chunks_per_s"] = json!(if report.embedded > 0 { report.embedded as f64 / embed_s } else { f64::NAN });
 }
 
 fn embed_queries(embedder: &Embedder, queries: &[String]) -> Vec<Vec<f32>> {
@@ -363,26 +389,55 @@ fn evaluate(
 }
 
 /// Every mode, then the hybrid fusion with the lexical lane's weight varied
-/// (dense fixed at 1), so the defaults' choice can be seen.
+/// (dense fixed at 1), so the defaults' choice can be seen. The modes
+/// without MiniLM run first, then MiniLM over each question's candidates
+/// (`rerank`, the product's default search where the corpus is not
+/// embedded), then, where `models.whole`, the corpus is embedded for the
+/// modes that read all of it.
 fn evaluate_all(
-    index: &Index,
+    index: &mut Index,
+    stats: &mut Value,
     texts: &[String],
-    vectors: Option<&[Vec<f32>]>,
+    models: &mut Models<'_>,
     levels: &[(Level, &[HashSet<String>])],
 ) -> Value {
     let mut out = json!({});
     for ((name, _), _) in levels {
         out[*name] = json!({});
     }
-    if let Some(dir) = std::env::var_os("FATHOM_EVAL_DUMP") {
-        dump(index, texts, vectors, levels, Path::new(&dir));
+    if let Some(dir) = std::env::var_os("FATHOM_EVAL_DUMP").filter(|_| !models.whole) {
+        dump(index, texts, None, levels, Path::new(&dir));
     }
     for (mode, expand, minilm, mode_name) in MODES {
-        if minilm && vectors.is_none() {
+        if minilm {
             continue;
         }
         let options = SearchOptions { k: DEPTH, mode, expand, ..SearchOptions::default() };
-        let scores = evaluate(index, texts, vectors.filter(|_| minilm), &options, levels);
+        let scores = evaluate(index, texts, None, &options, levels);
+        for ((name, _), _) in levels {
+            out[*name][mode_name] = scores[*name].clone();
+        }
+    }
+    let Some((embedder, cache)) = &mut models.minilm else { return out };
+    let options = SearchOptions { k: DEPTH, ..SearchOptions::default() };
+    let scores = evaluate_reranked(index, embedder, cache.as_deref_mut(), texts, &options, levels);
+    for ((name, _), _) in levels {
+        out[*name]["rerank"] = scores[*name].clone();
+    }
+    if !models.whole {
+        return out;
+    }
+    embed_corpus(index, embedder, cache.as_deref_mut(), stats);
+    let vectors = embed_queries(embedder, texts);
+    if let Some(dir) = std::env::var_os("FATHOM_EVAL_DUMP") {
+        dump(index, texts, Some(&vectors), levels, Path::new(&dir));
+    }
+    for (mode, expand, minilm, mode_name) in MODES {
+        if !minilm {
+            continue;
+        }
+        let options = SearchOptions { k: DEPTH, mode, expand, ..SearchOptions::default() };
+        let scores = evaluate(index, texts, Some(&vectors), &options, levels);
         for ((name, _), _) in levels {
             out[*name][mode_name] = scores[*name].clone();
         }
@@ -392,9 +447,38 @@ fn evaluate_all(
         let weights = Weights { lexical, name: lexical, ..Weights::default() };
         let options =
             SearchOptions { k: DEPTH, mode: SearchMode::Hybrid, expand: false, weights, ..SearchOptions::default() };
-        sweep[format!("lexical_weight_{lexical}")] = evaluate(index, texts, vectors, &options, levels);
+        sweep[format!("lexical_weight_{lexical}")] = evaluate(index, texts, Some(&vectors), &options, levels);
     }
     out["hybrid_weight_sweep"] = sweep;
+    out
+}
+
+/// [`evaluate`] for the product's default search without MiniLM's index:
+/// each question's candidates embedded (or read from the disk cache) and
+/// re-ranked (`fathom_engine::embed::search`).
+fn evaluate_reranked(
+    index: &Index,
+    embedder: &Embedder,
+    mut cache: Option<&mut DiskCache>,
+    texts: &[String],
+    options: &SearchOptions,
+    levels: &[(Level, &[HashSet<String>])],
+) -> Value {
+    let mut metrics = vec![Metrics::default(); levels.len()];
+    let started = Instant::now();
+    for (i, text) in texts.iter().enumerate() {
+        let results =
+            fathom_engine::embed::search(index, embedder, cache.as_deref_mut(), text, options).expect("embeds");
+        for (m, ((_, rank), relevant)) in metrics.iter_mut().zip(levels) {
+            m.add(&rank(&results), &relevant[i]);
+        }
+    }
+    let ms = started.elapsed().as_secs_f64() * 1000.0 / texts.len().max(1) as f64;
+    let mut out = json!({});
+    for (m, ((name, _), _)) in metrics.iter().zip(levels) {
+        out[*name] = m.json();
+        out[*name]["ms_per_query"] = json!((ms * 1000.0).round() / 1000.0);
+    }
     out
 }
 
@@ -454,14 +538,13 @@ fn cosqa_eval(data: &Path, root: &Path, models: &mut Models<'_>) -> Value {
             std::fs::write(corpus.join(format!("s{:05}.py", idx.as_u64().unwrap())), text).unwrap();
         }
     }
-    let (index, stats) = prepare(&dir, models);
+    let (mut index, mut stats) = prepare(&dir, models);
     let texts: Vec<String> = queries.iter().map(|q| q["doc"].as_str().unwrap().to_owned()).collect();
-    let vectors = models.minilm.as_ref().map(|(embedder, _)| embed_queries(embedder, &texts));
     let relevant: Vec<HashSet<String>> = queries
         .iter()
         .map(|q| HashSet::from([format!("snippets/s{:05}.py", q["retrieval_idx"].as_u64().unwrap())]))
         .collect();
-    let mut out = evaluate_all(&index, &texts, vectors.as_deref(), &[(FILES, &relevant)]);
+    let mut out = evaluate_all(&mut index, &mut stats, &texts, models, &[(FILES, &relevant)]);
     out["corpus"] = json!(code.len());
     out["index"] = stats;
     let reference: Value =
@@ -483,10 +566,9 @@ fn flask_eval(root: &Path, models: &mut Models<'_>) -> Value {
         serde_json::from_str(&std::fs::read_to_string(root.join("tests/eval/flask-3.0.3.queries.json")).unwrap())
             .unwrap();
     let dir = corpora_dir().join(set["corpus"].as_str().unwrap());
-    let (index, stats) = prepare(&dir, models);
+    let (mut index, mut stats) = prepare(&dir, models);
     let queries = set["queries"].as_array().unwrap();
     let texts: Vec<String> = queries.iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();
-    let vectors = models.minilm.as_ref().map(|(embedder, _)| embed_queries(embedder, &texts));
     let relevant = |key: &str| -> Vec<HashSet<String>> {
         queries
             .iter()
@@ -494,7 +576,7 @@ fn flask_eval(root: &Path, models: &mut Models<'_>) -> Value {
             .collect()
     };
     let (files, symbols) = (relevant("files"), relevant("symbols"));
-    let mut out = evaluate_all(&index, &texts, vectors.as_deref(), &[(FILES, &files), (SYMBOLS, &symbols)]);
+    let mut out = evaluate_all(&mut index, &mut stats, &texts, models, &[(FILES, &files), (SYMBOLS, &symbols)]);
     out["corpus"] = set["corpus"].clone();
     out["index"] = stats;
     out
@@ -508,7 +590,7 @@ fn print_table(report: &Value) {
     for set in ["cosqa", "flask"] {
         for level in ["files", "symbols"] {
             let Some(m) = report[set].get(level) else { continue };
-            for (_, _, _, mode) in MODES {
+            for mode in MODES.iter().map(|(_, _, _, mode)| *mode).chain(["rerank"]) {
                 if m.get(mode).is_none() {
                     continue;
                 }

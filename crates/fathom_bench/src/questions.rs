@@ -29,6 +29,8 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
+use fathom_embed::Embedder;
+use fathom_embed::cache::DiskCache;
 use fathom_engine::{Index, Options, SearchOptions};
 use fathom_model::SymbolKind;
 use fathom_search::roles::Role;
@@ -516,8 +518,16 @@ impl Score {
     }
 }
 
-/// Generates the set and scores Fathom's search and plain BM25 on it.
-pub fn evaluate(root: &Path, cache: &Path, statics: Option<Arc<StaticModel>>) -> Value {
+/// Generates the set and scores Fathom's search and plain BM25 on it:
+/// `fathom` is the search without MiniLM, `rerank` the product's default
+/// where MiniLM is loaded (each question's candidates embedded, through the
+/// disk cache, and re-ranked).
+pub fn evaluate(
+    root: &Path,
+    cache: &Path,
+    statics: Option<Arc<StaticModel>>,
+    mut minilm: Option<(&Embedder, Option<&mut DiskCache>)>,
+) -> Value {
     let config: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("tests/eval/questions.json")).expect("tests/eval/questions.json"),
     )
@@ -556,7 +566,16 @@ pub fn evaluate(root: &Path, cache: &Path, statics: Option<Arc<StaticModel>>) ->
             let fathom: Vec<String> =
                 index.search(&q.question, &options, None).files.into_iter().map(|f| f.file).collect();
             let bm25 = whole_files.search(&q.question);
-            for (mode, ranking) in [("fathom", &fathom), ("bm25", &bm25)] {
+            let rerank: Option<Vec<String>> = minilm.as_mut().map(|(embedder, cache)| {
+                fathom_engine::embed::search(&index, embedder, cache.as_deref_mut(), &q.question, &options)
+                    .expect("embeds")
+                    .files
+                    .into_iter()
+                    .map(|f| f.file)
+                    .collect()
+            });
+            let modes = [("fathom", Some(&fathom)), ("bm25", Some(&bm25)), ("rerank", rerank.as_ref())];
+            for (mode, ranking) in modes.into_iter().filter_map(|(m, r)| Some((m, r?))) {
                 for (group, key) in [("language", q.language.as_str()), ("repo", q.repo.as_str()), ("all", "overall")] {
                     scores.entry((group.to_owned(), key.to_owned(), mode)).or_default().add(ranking, &q.gold, &is_test);
                 }
@@ -564,7 +583,8 @@ pub fn evaluate(root: &Path, cache: &Path, statics: Option<Arc<StaticModel>>) ->
             let first = |r: &[String]| r.iter().position(|f| q.gold.contains(f)).map(|p| p + 1);
             let row = json!({"repo": q.repo, "language": q.language, "source": q.source, "question": q.question,
                 "names": q.names, "gold": q.gold, "fathom_first_gold": first(&fathom), "bm25_first_gold": first(&bm25),
-                "fathom_top": fathom.iter().take(5).collect::<Vec<_>>(), "bm25_top": bm25.iter().take(5).collect::<Vec<_>>()});
+                "fathom_top": fathom.iter().take(5).collect::<Vec<_>>(),
+                "rerank_first_gold": rerank.as_deref().map(first), "bm25_top": bm25.iter().take(5).collect::<Vec<_>>()});
             eprintln!("question: {row}");
             rows.push(row);
         }
@@ -586,8 +606,11 @@ pub fn print_table(report: &Value) {
         "questions", "mode", "Acc@1", "Acc@5", "MRR", "tests@5", "n"
     );
     let row = |name: &str, v: &Value| {
-        for mode in ["bm25", "fathom"] {
+        for mode in ["bm25", "fathom", "rerank"] {
             let m = &v[mode];
+            if m.is_null() {
+                continue;
+            }
             println!(
                 "{:<34} {:<7} {:>6} {:>6} {:>7} {:>8}% {:>5}",
                 name, mode, m["acc_at_1"], m["acc_at_5"], m["mrr"], m["tests_in_top_5"], m["questions"]

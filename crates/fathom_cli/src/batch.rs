@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use fathom_embed::Embedder;
+use fathom_embed::cache::DiskCache;
 use fathom_engine::{Index, SearchOptions};
 use serde_json::{Value, json};
 
@@ -63,6 +64,7 @@ const BATCH: usize = 32;
 pub fn run(
     index: &Index,
     embedder: Option<&Embedder>,
+    mut cache: Option<&mut DiskCache>,
     lines: &[Line],
     options: &SearchOptions,
     files: bool,
@@ -74,9 +76,12 @@ pub fn run(
             Line::Malformed { .. } => None,
         })
         .collect();
+    // MiniLM's whole index reads the queries' vectors, embedded in
+    // batches; without it, each question's candidates are re-ranked.
+    let whole = embedder.filter(|_| index.embedding_status().dense_ready);
     let mut vectors: Vec<Option<Vec<f32>>> = Vec::with_capacity(queries.len());
     for batch in queries.chunks(BATCH) {
-        match embedder {
+        match whole {
             Some(embedder) => vectors.extend(embedder.embed(batch)?.into_iter().map(Some)),
             None => vectors.extend(batch.iter().map(|_| None)),
         }
@@ -88,7 +93,12 @@ pub fn run(
         let value = match line {
             Line::Query { id, query } => {
                 let vector = vectors.next().flatten();
-                let results = index.search(query, options, vector.as_deref());
+                let results = match (embedder, &vector) {
+                    (Some(embedder), None) => {
+                        fathom_engine::embed::search(index, embedder, cache.as_deref_mut(), query, options)?
+                    }
+                    _ => index.search(query, options, vector.as_deref()),
+                };
                 let mut value = crate::output::search_value(&results, files)?;
                 value["id"] = id.clone();
                 value

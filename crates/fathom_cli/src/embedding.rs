@@ -1,10 +1,13 @@
-//! Embeddings for the CLI, in two tiers:
+//! Embeddings for the CLI, in three tiers:
 //! - the static lane, a table lookup per chunk, built whenever a search
 //!   reads meaning: ready a moment after indexing, on any machine;
-//! - MiniLM, when asked for (`--minilm`, `--embed`, a bundle being written)
-//!   or when the index already holds its vectors (a bundle): vectors from
-//!   the disk cache where it has them, the rest computed on the CPU. Its
-//!   lane then serves instead of the static one.
+//! - MiniLM over each question's candidates (`search` and MCP's `search` by
+//!   default): the few dozen chunks a question reaches, from the disk cache
+//!   where it has them, the rest computed on the CPU, in about a second;
+//! - MiniLM over every chunk, when asked for (`--minilm`, `--embed`, a
+//!   bundle being written) or when the index already holds its vectors (a
+//!   bundle): from the same disk cache, by the same content hashes. Its lane
+//!   then serves instead of the other two.
 
 use anyhow::Result;
 use fathom_embed::cache::DiskCache;
@@ -39,4 +42,26 @@ pub fn prepare(index: &mut Index, minilm: bool) -> Result<Option<Embedder>> {
     fathom_engine::embed::embed_index(index, &embedder, cache.as_mut(), &mut progress)?;
     progress.finish();
     Ok(Some(embedder))
+}
+
+/// MiniLM for re-ranking questions' candidates where `prepare` gave none:
+/// loaded from the asset, or `None` (said on stderr) where it is missing,
+/// and search reads meaning through the static table alone.
+pub fn for_questions(prepared: Option<Embedder>) -> Option<Embedder> {
+    if prepared.is_some() {
+        return prepared;
+    }
+    match asset::read_dir(&asset::default_dir()).map(|(weights, tokenizer)| Embedder::cpu(&weights, &tokenizer)) {
+        Ok(Ok(embedder)) => Some(embedder),
+        Ok(Err(e)) | Err(e) => {
+            eprintln!("fathom: {e}; questions are read through the static table alone");
+            None
+        }
+    }
+}
+
+/// The disk cache of MiniLM's vectors, where it opens; a search without
+/// it embeds its candidates each time.
+pub fn cache() -> Option<DiskCache> {
+    DiskCache::open(&DiskCache::default_dir()).ok()
 }

@@ -197,9 +197,10 @@ enum Command {
         json: bool,
     },
     /// Search code by description, error message, stack trace or identifier:
-    /// BM25 and embeddings (the static table's, or MiniLM's with `--minilm`
-    /// or from a bundle) fused with RRF, expanded through the graph, every
-    /// hit cited and explained.
+    /// BM25 and embeddings (the static table's with MiniLM over the
+    /// question's best candidates, or MiniLM's over every chunk with
+    /// `--minilm` or from a bundle) fused with RRF, expanded through the
+    /// graph, every hit cited and explained.
     Search {
         /// A `.zip` archive or a directory.
         target: PathBuf,
@@ -220,10 +221,10 @@ enum Command {
         /// lexical (BM25, names, trace locations), dense (embeddings) or hybrid (both, fused).
         #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
         mode: ModeArg,
-        /// Read meaning with MiniLM instead of the static table: embeds
-        /// every chunk first (minutes on a CPU for a large repository; the
-        /// disk cache keeps them). A bundle's MiniLM vectors are used
-        /// without it.
+        /// Read meaning with MiniLM over every chunk, not only over the
+        /// question's best candidates: embeds every chunk first (minutes on
+        /// a CPU for a large repository; the disk cache keeps them). A
+        /// bundle's MiniLM vectors are used without it.
         #[arg(long)]
         minilm: bool,
         /// Print JSON: {query, mode, note, hits | files, params}, each hit with `explain`.
@@ -417,7 +418,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Mcp { target, lexical, minilm } => {
             let mut index = open(&target)?;
-            let embedder = if lexical { None } else { embedding::prepare(&mut index, minilm)? };
+            let embedder =
+                if lexical { None } else { embedding::for_questions(embedding::prepare(&mut index, minilm)?) };
             mcp::serve(index, embedder)?;
         }
         Command::Query { target, cypher, params, json } => {
@@ -491,13 +493,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
             let input = queries.map(|path| batch::read(&path)).transpose()?;
             let mut index = open(&target)?;
-            let embedder = if mode == SearchMode::Lexical { None } else { embedding::prepare(&mut index, minilm)? };
+            let embedder = if mode == SearchMode::Lexical {
+                None
+            } else {
+                embedding::for_questions(embedding::prepare(&mut index, minilm)?)
+            };
+            let mut cache = embedder.as_ref().and_then(|_| embedding::cache());
             if let Some(lines) = input {
-                return batch::run(&index, embedder.as_ref(), &lines, &options, files);
+                return batch::run(&index, embedder.as_ref(), cache.as_mut(), &lines, &options, files);
             }
             let query = query.expect("clap requires a query or --queries");
-            let query_vector = embedder.map(|e| e.embed_query(&query)).transpose()?;
-            let results = index.search(&query, &options, query_vector.as_deref());
+            let results = match &embedder {
+                Some(embedder) => fathom_engine::embed::search(&index, embedder, cache.as_mut(), &query, &options)?,
+                None => index.search(&query, &options, None),
+            };
             output::search(&results, files, json)?;
             if results.hits.is_empty() {
                 return Ok(ExitCode::from(1));

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use fathom_embed::Embedder;
+use fathom_embed::cache::DiskCache;
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, SearchMode, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -29,9 +30,15 @@ pub const MAX_CHARS: usize = 16_000;
 #[derive(Clone)]
 pub struct Server {
     index: Arc<Index>,
-    /// The model, for a query's embedding when the index has vectors.
-    embedder: Option<Arc<Mutex<Embedder>>>,
+    /// The model and its disk cache: it re-ranks each question's
+    /// candidates, or embeds the query where the index has every vector.
+    minilm: Option<Arc<Mutex<Minilm>>>,
     tool_router: ToolRouter<Self>,
+}
+
+struct Minilm {
+    embedder: Embedder,
+    cache: Option<DiskCache>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -135,7 +142,8 @@ impl Server {
     pub fn new(index: Index, embedder: Option<Embedder>) -> Server {
         Server {
             index: Arc::new(index),
-            embedder: embedder.map(|e| Arc::new(Mutex::new(e))),
+            minilm: embedder
+                .map(|embedder| Arc::new(Mutex::new(Minilm { embedder, cache: crate::embedding::cache() }))),
             tool_router: Self::tool_router(),
         }
     }
@@ -145,20 +153,25 @@ impl Server {
         if !self.index.embedding_status().dense_ready {
             return None;
         }
-        let embedder = self.embedder.as_ref()?.lock().ok()?;
-        embedder.embed_query(query).ok()
+        let minilm = self.minilm.as_ref()?.lock().ok()?;
+        minilm.embedder.embed_query(query).ok()
     }
 
     /// Search the repository for code: BM25 over identifiers (split and whole), docstrings
-    /// and paths, fused with semantic search (MiniLM embeddings) when the index has them, then
+    /// and paths, fused with semantic search (MiniLM over the best candidates, or over every
+    /// chunk when the index has its vectors), then
     /// expanded one hop through the graph. Each line is a symbol with its kind, its
     /// `path:start-end` citation and why it matched. Start here to find where something lives.
     #[tool]
     fn search(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
         let k = args.k.unwrap_or(10).clamp(1, 50);
         let options = SearchOptions { k, ..SearchOptions::default() };
-        let vector = self.query_vector(&args.query);
-        let results = self.index.search(&args.query, &options, vector.as_deref());
+        let reranked = self.minilm.as_ref().and_then(|minilm| {
+            let mut minilm = minilm.lock().ok()?;
+            let Minilm { embedder, cache } = &mut *minilm;
+            fathom_engine::embed::search(&self.index, embedder, cache.as_mut(), &args.query, &options).ok()
+        });
+        let results = reranked.unwrap_or_else(|| self.index.search(&args.query, &options, None));
         let mut text = output::render(|out| {
             if let Some(note) = &results.note {
                 writeln!(out, "note: {note}")?;

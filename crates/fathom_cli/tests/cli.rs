@@ -90,8 +90,9 @@ fn hybrid_search_finds_by_meaning_and_explains_each_lane() {
     };
     let out = search(&["--k", "5"]);
     assert_eq!(out["mode"], "hybrid", "{}", out["note"]);
-    // By default the static table reads meaning: no chunk is run through MiniLM.
-    assert_eq!(out["params"]["meaning"], "static");
+    // By default MiniLM reads the question's best candidates, beside the
+    // static table: no MiniLM index is built and the index holds no vector.
+    assert_eq!(out["params"]["meaning"], "minilm_candidates");
     assert!(out["params"]["hnsw"].is_null() && out["params"]["embedded"] == 0);
     let top = &out["hits"][0];
     assert_eq!(top["symbol"], "pkg.calc.Calculator.add");

@@ -92,3 +92,59 @@ pub fn load_static(dir: &std::path::Path) -> Result<std::sync::Arc<fathom_static
     fathom_embed::asset::static_model(&read(fathom_static::TABLE_FILE)?, &read(fathom_embed::asset::TOKENIZER_FILE)?)
         .map_err(|e| e.to_string())
 }
+
+/// A question answered with MiniLM where its whole index is not built: the
+/// question's [`Index::candidates`] are looked up in `cache` by content hash
+/// (the same keys whole-repository embedding writes), the rest embedded,
+/// and the dense lane reads MiniLM over them. Where MiniLM's index is
+/// built, the query is embedded and searched as usual; where no candidate
+/// is wanted (a lexical search, a bug report), the search is plain.
+pub fn search(
+    index: &Index,
+    embedder: &Embedder,
+    mut cache: Option<&mut DiskCache>,
+    query: &str,
+    options: &crate::SearchOptions,
+) -> Result<crate::SearchResults, fathom_embed::EmbedError> {
+    if index.embedding_status().dense_ready {
+        let vector = embedder.embed_query(query)?;
+        return Ok(index.search(query, options, Some(&vector)));
+    }
+    let wanted = index.candidates(query, options);
+    if wanted.is_empty() {
+        return Ok(index.search(query, options, None));
+    }
+    let mut vectors: Vec<(usize, Vec<f32>)> = Vec::with_capacity(wanted.len());
+    let mut todo: Vec<(usize, Option<cache::Key>, String)> = Vec::new();
+    for chunk in wanted {
+        if let Some(vector) = index.vector(chunk) {
+            vectors.push((chunk, vector.to_vec()));
+            continue;
+        }
+        let key = index.chunk_hash(chunk).and_then(|hash| cache::key(&hash));
+        match key.and_then(|key| cache.as_deref()?.get(&key)) {
+            Some(vector) => vectors.push((chunk, vector.to_vec())),
+            None => {
+                if let Some(text) = index.chunk_text(chunk) {
+                    todo.push((chunk, key, text));
+                }
+            }
+        }
+    }
+    by_length(embedder, &mut todo, |(_, _, text)| text);
+    for batch in todo.chunks(BATCH) {
+        let texts: Vec<&str> = batch.iter().map(|(_, _, text)| text.as_str()).collect();
+        for ((chunk, key, _), vector) in batch.iter().zip(embedder.embed(&texts)?) {
+            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), key) {
+                cache.insert(*key, &vector);
+            }
+            vectors.push((*chunk, vector));
+        }
+    }
+    if let Some(cache) = cache {
+        // As in `embed_index`: a cache that cannot be written costs the next question time.
+        let _ = cache.flush();
+    }
+    let vector = embedder.embed_query(query)?;
+    Ok(index.search_with(query, options, Some(&vector), Some(&vectors)))
+}

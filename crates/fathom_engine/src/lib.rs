@@ -38,13 +38,22 @@ pub use fathom_scip::{Agreement, KindAgreement, ScipError, ScipIndex, ScipReport
 pub use fathom_search::chunks::{Chunk, Part as ChunkPart};
 pub use fathom_search::dense::HnswParams;
 pub use fathom_search::retrieval::{
-    Explain, Filter as SearchFilter, Mode as SearchMode, Params as SearchParams, SearchOptions, TestFilter, Weights,
+    ChunkVectors, Explain, Filter as SearchFilter, Mode as SearchMode, Params as SearchParams, SearchOptions,
+    TestFilter, Weights,
 };
 pub use navigate::{
     Definition, FoundBy, HIGHLIGHT_CLASSES, Highlights, IdentifierAt, MAX_HIGHLIGHT_BYTES, MAX_HIGHLIGHT_SPANS,
     NavError, Reference,
 };
 pub use summary::{FileError, IndexSummary, Timings};
+
+/// How many chunks MiniLM reads for a question when its whole index is not
+/// built ([`Index::candidates`]), and how much of their text: enough that
+/// the answer is among them for most questions (on CoSQA, whose snippets
+/// are short, 48 of them hold it for 80%), few enough to embed in about a
+/// second on a CPU (24 chunks of MiniLM's full 256 word pieces).
+pub const CANDIDATES: usize = 48;
+pub const CANDIDATE_CHARS: usize = 24 * fathom_search::retrieval::READ_CHARS;
 
 /// A step of the pipeline, as progress reports name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -443,7 +452,39 @@ impl Index {
     }
 
     pub fn search(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> SearchResults {
-        let Ranking { mode, note, hits, files, params } = self.rank(query, options, query_vector);
+        self.search_with(query, options, query_vector, None)
+    }
+
+    /// The chunks MiniLM should read for a question where its whole index
+    /// is not built: the best [`CANDIDATES`] of its words, names and static
+    /// table, one chunk each, within [`CANDIDATE_CHARS`]. Empty where it adds nothing: MiniLM's index
+    /// is built, the search is lexical, or the query is a bug report. Embed
+    /// them ([`Index::chunk_text`], cached by [`Index::chunk_hash`], as
+    /// whole-repository embedding caches them) and pass them to
+    /// [`Index::search_with`]; `fathom_engine::embed::search` does it all
+    /// natively.
+    pub fn candidates(&self, query: &str, options: &SearchOptions) -> Vec<usize> {
+        self.retrieval.candidates(&self.sources(), query, options, CANDIDATES, CANDIDATE_CHARS)
+    }
+
+    /// [`Index::search`], with MiniLM's vectors for the question's
+    /// [`Index::candidates`] serving its dense lane (`query_vector` is then
+    /// MiniLM's for the query).
+    pub fn search_with(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        query_vector: Option<&[f32]>,
+        candidates: Option<&ChunkVectors>,
+    ) -> SearchResults {
+        let Ranking { mode, note, hits, files, params } = fathom_search::query::search_with(
+            &self.retrieval,
+            &self.sources(),
+            query,
+            options,
+            query_vector,
+            candidates,
+        );
         let terms = fathom_search::tokens::Terms::default();
         let hits = hits
             .into_iter()

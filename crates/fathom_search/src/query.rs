@@ -9,7 +9,9 @@ use fathom_graph::{CodeGraph, NodeId};
 use crate::chunks::Sources;
 use crate::issue::Issue;
 use crate::locate::{Localiser, Located, Named, WEIGHTS};
-use crate::retrieval::{Accept, FUSION, FileRank, Lane, Mode, RankedHit, Ranking, Retrieval, SearchOptions, Symbols};
+use crate::retrieval::{
+    Accept, ChunkVectors, FUSION, FileRank, Lane, Mode, RankedHit, Ranking, Retrieval, SearchOptions, Symbols,
+};
 use crate::roles::FileRoles;
 
 /// Ranks symbols and files for `query` over `index`. `query_vector` is the
@@ -21,8 +23,23 @@ pub fn search(
     options: &SearchOptions,
     query_vector: Option<&[f32]>,
 ) -> Ranking {
+    search_with(index, sources, query, options, query_vector, None)
+}
+
+/// [`search`], with MiniLM's vectors for the question's candidates
+/// ([`Retrieval::candidates`]), which serve the dense lane where MiniLM's
+/// whole index is not built.
+pub fn search_with(
+    index: &Retrieval,
+    sources: &dyn Sources,
+    query: &str,
+    options: &SearchOptions,
+    query_vector: Option<&[f32]>,
+    candidates: Option<&ChunkVectors>,
+) -> Ranking {
     let graph = sources.graph();
-    let Symbols { mode, note, mut hits, lane, best_chunk } = index.rank_symbols(sources, query, options, query_vector);
+    let Symbols { mode, note, mut hits, lane, best_chunk, .. } =
+        index.rank_symbols(sources, query, options, query_vector, candidates);
     let files = if options.read_report && mode != Mode::Dense && Issue::is_report(query) {
         let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
         // The lane this search already embedded the report for, where its

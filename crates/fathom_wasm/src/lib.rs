@@ -219,8 +219,12 @@ export interface SearchResults {
   params: SearchParams;
 }
 export interface PendingChunk { chunk: number; hash: string; }
-/** Which lane reads meaning for a search: MiniLM's, or the static table's until MiniLM's is built. */
-export type Meaning = "minilm" | "static";
+/**
+ * Which lane reads meaning for a search: MiniLM's over every chunk; the
+ * static table's until MiniLM's is built; or MiniLM's over the question's
+ * candidates beside the static table's.
+ */
+export type Meaning = "minilm" | "static" | "minilm_candidates";
 export interface EmbeddingStatus {
   chunks: number; embedded: number; dense_ready: boolean; static_ready: boolean;
   /** The table a bundle's static vectors were made with, while they wait for it (buildStatic then takes them as they are). */
@@ -530,20 +534,54 @@ impl Workspace {
     /// Searches: BM25, names and trace locations, and the embeddings once
     /// they are in; fused, expanded through the graph, every hit explained.
     /// `options` is a partial `SearchOptions`; `query_vector`, the query's
-    /// MiniLM embedding (from MiniLM's module), once its index is built.
+    /// MiniLM embedding (from MiniLM's module), once its index is built, or
+    /// with `candidate_chunks` and `candidate_vectors` (MiniLM's vectors for
+    /// the chunks `candidates` gave, end to end), before it is.
     #[wasm_bindgen(unchecked_return_type = "SearchResults")]
     pub fn search(
         &self,
         query: &str,
         #[wasm_bindgen(unchecked_param_type = "Partial<SearchOptions>")] options: JsValue,
         #[wasm_bindgen(js_name = queryVector)] query_vector: Option<Vec<f32>>,
+        #[wasm_bindgen(js_name = candidateChunks)] candidate_chunks: Option<Vec<u32>>,
+        #[wasm_bindgen(js_name = candidateVectors)] candidate_vectors: Option<Vec<f32>>,
     ) -> Result<JsValue, JsError> {
-        let options: SearchOptions = if options.is_undefined() || options.is_null() {
-            SearchOptions::default()
-        } else {
-            serde_wasm_bindgen::from_value(options).map_err(|e| JsError::new(&format!("bad search options: {e}")))?
+        let options = search_options(options)?;
+        let candidates: Option<Vec<(usize, Vec<f32>)>> = match (candidate_chunks, candidate_vectors) {
+            (Some(chunks), Some(vectors)) => {
+                if vectors.len() != chunks.len() * DIM {
+                    return Err(JsError::new(&format!(
+                        "{} floats for {} candidates of {DIM}",
+                        vectors.len(),
+                        chunks.len()
+                    )));
+                }
+                Some(chunks.iter().zip(vectors.chunks_exact(DIM)).map(|(&c, v)| (c as usize, v.to_vec())).collect())
+            }
+            _ => None,
         };
-        self.read(|index| to_js(&index.search(query, &options, query_vector.as_deref())))
+        self.read(|index| to_js(&index.search_with(query, &options, query_vector.as_deref(), candidates.as_deref())))
+    }
+
+    /// The chunks MiniLM should read for a question while its index is not
+    /// built (`Index::candidates`): `{chunk, hash}` each, best first, to
+    /// look up in the cache by hash, embed the rest (`chunkTexts`), and pass
+    /// to `search`. Empty where MiniLM would add nothing there.
+    #[wasm_bindgen(unchecked_return_type = "PendingChunk[]")]
+    pub fn candidates(
+        &self,
+        query: &str,
+        #[wasm_bindgen(unchecked_param_type = "Partial<SearchOptions>")] options: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let options = search_options(options)?;
+        self.read(|index| {
+            let wanted: Vec<PendingChunk> = index
+                .candidates(query, &options)
+                .into_iter()
+                .filter_map(|chunk| Some(PendingChunk { chunk, hash: index.chunk_hash(chunk)? }))
+                .collect();
+            to_js(&wanted)
+        })
     }
 
     /// Loads the static lane's table (`minilm-l6-v2.static-v1.safetensors`)
@@ -836,6 +874,14 @@ impl Workspace {
         let state = self.state.borrow();
         f(state.index.as_ref().ok_or_else(no_index)?)
     }
+}
+
+/// A partial `SearchOptions` from JavaScript; none gives the defaults.
+fn search_options(options: JsValue) -> Result<SearchOptions, JsError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(SearchOptions::default());
+    }
+    serde_wasm_bindgen::from_value(options).map_err(|e| JsError::new(&format!("bad search options: {e}")))
 }
 
 fn no_index() -> JsError {

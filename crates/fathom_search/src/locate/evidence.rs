@@ -261,7 +261,7 @@ impl Localiser<'_> {
             file.word_mass = f.mass / 3.0;
         }
         if let Some(lane) = lane {
-            let minilm = lane.meaning() == Meaning::Minilm;
+            let minilm = matches!(lane.meaning(), Meaning::Minilm | Meaning::MinilmCandidates);
             for (rank, f) in self.by_file(graph, lane.search(WORD_DEPTH)).into_iter().enumerate() {
                 let file = entry(&mut files, f.path);
                 let (lane_rank, lane_score) = if minilm {

@@ -58,7 +58,7 @@ impl<'a> Localiser<'a> {
     /// embedded, else the static table's where it is built, even at weight
     /// 0 (for studying it, as `make eval`'s dump does).
     pub fn evidence(&self, text: &str, query_vector: Option<&[f32]>, meaning: bool) -> Evidence {
-        let lane = if meaning { self.index.lane(text, query_vector) } else { None };
+        let lane = if meaning { self.index.lane(text, query_vector, None) } else { None };
         self.gather(text, lane.as_ref())
     }
 
@@ -67,7 +67,7 @@ impl<'a> Localiser<'a> {
     /// or scanned for nothing.
     pub(crate) fn weighed<'l, 'r>(lane: Option<&'l Lane<'r>>) -> Option<&'l Lane<'r>> {
         lane.filter(|l| match l.meaning() {
-            Meaning::Minilm => WEIGHTS.dense > 0.0,
+            Meaning::Minilm | Meaning::MinilmCandidates => WEIGHTS.dense > 0.0,
             Meaning::Static => WEIGHTS.statics > 0.0,
         })
     }
@@ -80,7 +80,7 @@ impl<'a> Localiser<'a> {
         query_vector: Option<&[f32]>,
         k: usize,
     ) -> (Issue, Option<Meaning>, Vec<Explained>) {
-        let lane = self.index.lane(text, query_vector);
+        let lane = self.index.lane(text, query_vector, None);
         let lane = Self::weighed(lane.as_ref());
         let Evidence { issue, files } = self.gather(text, lane);
         let located = WEIGHTS.rank(files);
