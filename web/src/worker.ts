@@ -17,6 +17,8 @@ import type {
   EmbeddingProgress,
   MeaningOptions,
   Progress,
+  SearchOptions,
+  SearchResults,
   StaticInfo,
   Stage,
   WorkerReply,
@@ -313,6 +315,53 @@ async function queryVector(ws: Workspace, text: string, mode?: string): Promise<
   return minilm.embedQuery(text);
 }
 
+/** The cache of MiniLM's vectors for the loaded model, opened once per model (undefined where IndexedDB is unavailable). */
+let vectorCache: { model: string; cache: Promise<EmbeddingCache | undefined> } | undefined;
+
+function cacheFor(model: MiniLmPool): Promise<EmbeddingCache | undefined> {
+  const key = model.info.weights_sha256;
+  if (vectorCache?.model !== key) vectorCache = { model: key, cache: EmbeddingCache.open(key).catch(() => undefined) };
+  return vectorCache.cache;
+}
+
+/**
+ * A search. Where MiniLM is loaded but its index is not built, MiniLM
+ * re-ranks the question's candidates (the best few dozen chunks of its
+ * words, names and static table): their vectors come from the cache by
+ * content hash, the same cache whole-repository embedding fills and reads,
+ * and the rest from MiniLM, which stores them there. Otherwise the query
+ * reads MiniLM's whole index, or the static table.
+ */
+async function search(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<SearchResults> {
+  const whole = await queryVector(ws, query, options?.mode);
+  const pool = minilm;
+  if (whole || !pool || options?.mode === 'lexical' || !query.trim()) return ws.search(query, options, whole);
+  const wanted = ws.candidates(query, options);
+  if (wanted.length === 0) return ws.search(query, options);
+  const generation = ws.generation;
+  const cache = await cacheFor(pool);
+  const found = cache ? await cache.getMany(wanted.map((p) => p.hash)).catch(() => new Map<string, Float32Array>()) : new Map<string, Float32Array>();
+  const todo = wanted.filter((p) => !found.has(p.hash));
+  const [fresh, vector] = await Promise.all([
+    todo.length > 0 ? pool.embed(ws.chunkTexts(Uint32Array.from(todo.map((p) => p.chunk)))) : Promise.resolve(new Float32Array(0)),
+    pool.embedQuery(query),
+  ]);
+  if (ws.generation !== generation) return ws.search(query, options);
+  const dim = pool.info.dim;
+  if (cache && todo.length > 0) void cache.putMany(todo.map((p) => p.hash), fresh, dim).catch(() => undefined);
+  const vectors = new Float32Array(wanted.length * dim);
+  let next = 0;
+  wanted.forEach((p, i) => {
+    const cached = found.get(p.hash);
+    if (cached) vectors.set(cached, i * dim);
+    else {
+      vectors.set(fresh.subarray(next * dim, (next + 1) * dim), i * dim);
+      next += 1;
+    }
+  });
+  return ws.search(query, options, vector, Uint32Array.from(wanted.map((p) => p.chunk)), vectors);
+}
+
 /**
  * Gives every chunk of the current index a vector: cached ones first, then
  * the model's. Stops when another index replaces this one or another pool
@@ -322,7 +371,7 @@ async function embedAll(ws: Workspace, model: MiniLmPool, mine: number): Promise
   const info = model.info;
   const base = { backend: info.backend, fallback: info.fallback, workers: model.size, error: null };
   const current = (): boolean => mine === session && minilm === model;
-  const cache = await EmbeddingCache.open(info.weights_sha256).catch(() => undefined);
+  const cache = await cacheFor(model);
   const pending = ws.pendingChunks();
   const chunks = ws.embeddingStatus().chunks;
   const found = cache ? await cache.getMany(pending.map((p) => p.hash)) : new Map<string, Float32Array>();
@@ -397,7 +446,12 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
   if (busy && modelBackend === options.backend) return meaning;
   if (!options.minilm) return report(mine, { state: 'waiting', waiting: 'not asked for' }) ?? meaning;
   if (options.backend === 'auto' && pending > 0 && !(await webGpuAdapter())) {
-    return report(mine, { state: 'waiting', waiting: 'no WebGPU in this browser; it runs on the CPU when asked' }) ?? meaning;
+    // Embedding every chunk on the CPU takes minutes to hours, so it waits
+    // to be asked; MiniLM still reads each question's candidates there,
+    // loaded now in the background (searches read the static table alone
+    // until it is).
+    loadModel('cpu', modelBase).catch(() => undefined);
+    return report(mine, { state: 'waiting', waiting: 'no WebGPU in this browser; MiniLM reads each question’s best candidates on the CPU, and every chunk when asked' }) ?? meaning;
   }
   report(mine, { state: 'loading', waiting: null, error: null });
   try {
@@ -451,7 +505,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'search':
       return {
         id, type: 'result', op: 'search',
-        value: ws.search(request.query, request.options, await queryVector(ws, request.query, request.options?.mode)),
+        value: await search(ws, request.query, request.options),
       };
     case 'startEmbedding':
       return { id, type: 'result', op: 'startEmbedding', value: await startMeaning(ws, request.options, request.modelBase) };

@@ -248,7 +248,7 @@ export class SearchPanel {
 }
 
 /** The dense lane that took part in a search, as the status line names it. */
-const MEANING: Record<Meaning, string> = { minilm: 'MiniLM', static: 'static lane' };
+const MEANING: Record<Meaning, string> = { minilm: 'MiniLM', static: 'static lane', minilm_candidates: 'MiniLM over the best candidates' };
 
 /** The lanes that found a hit, as short chips: `bm25 #2`, `dense #1 (0.61)`, `name`, `trace`, `via CALLS`, and its file's role where it is not source (`vendored`). */
 function why(hit: SearchHit): HTMLElement[] {
