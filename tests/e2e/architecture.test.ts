@@ -17,6 +17,14 @@ function layered(coreCallsBack: boolean): Record<string, string> {
   return {
     // A file at the top keeps `shop/` in the paths (a lone top folder is the archive's name, and stripped).
     'README.md': '# shop\n',
+    // Test code: left out of the architecture until the reader asks for it.
+    'tests/test_store.py': [
+      'from shop.core.store import add_product, find_product',
+      'def test_add_then_find():',
+      '    add_product("pen", 1.5)',
+      '    assert find_product("pen").price == 1.5',
+      '',
+    ].join('\n'),
     'shop/__init__.py': '',
     'shop/core/__init__.py': '',
     'shop/core/models.py': [
@@ -142,10 +150,16 @@ describe('the architecture map', () => {
       expect(web).not.toBe(core);
       for (const file of ['shop/web/forms.py', 'shop/web/layout.py', 'shop/web/handlers.py']) expect(drawn.members[file], file).toBe(web);
       for (const file of ['shop/core/models.py', 'shop/core/rules.py']) expect(drawn.members[file], file).toBe(core);
-      // Named after their directory and their best-connected definitions.
+      // Named after their directory (the fewest segments that tell them
+      // apart, the shared `shop/` said once) and their best-connected
+      // definitions, each name whole and under 40 characters.
       const name = (id: string) => drawn.communities.find((c) => String(c.id) === id)?.name ?? '';
-      expect(name(web)).toMatch(/^shop\/web: /);
-      expect(name(core)).toMatch(/^shop\/core: .*check_/);
+      expect(name(web)).toMatch(/^web: /);
+      expect(name(core)).toMatch(/^core: .*check_/);
+      for (const c of drawn.communities) expect(c.name.length, c.name).toBeLessThan(40);
+      const summary = await page.getByTestId('overview-summary').textContent();
+      expect(summary).toContain('under shop/');
+      expect(summary).toContain('1 test file left out');
       // The web layer depends on the core, not the other way round.
       expect(drawn.dependencies).toEqual([{ from: Number(web), to: Number(core), weight: expect.any(Number), cycle: false }]);
       expect(drawn.dependencies[0]!.weight).toBeGreaterThanOrEqual(2);
@@ -154,11 +168,33 @@ describe('the architecture map', () => {
         await page.setViewportSize({ width, height: 900 });
         await screenshot(page, `architecture-layers-${width}`);
       }
+      // Every label is drawn whole: its text fits inside its box.
+      const clipped = await page.locator('.ov-community').evaluateAll((groups) =>
+        groups.filter((g) => {
+          const [box, text] = [g.querySelector('rect')!.getBBox(), g.querySelector('.ov-name') as SVGTextContentElement];
+          return text.getComputedTextLength() > box.width;
+        }).length);
+      expect(clipped).toBe(0);
+
+      // Left out, the test file is in no community; asked for, it joins
+      // the community of the code it calls, and the layers stay as they were.
+      const map = page.getByTestId('graph-view');
+      const testCommunity = () => page.evaluate(() =>
+        (globalThis as unknown as { fathomMap?: { view: { communityOfFile(path: string): string } } }).fathomMap?.view.communityOfFile('tests/test_store.py'));
+      expect(await map.getAttribute('data-tests')).toBe('left-out');
+      expect(await testCommunity()).toBe('-1');
+      await page.getByTestId('map-tests').check();
+      await expect.poll(() => map.getAttribute('data-tests')).toBe('included');
+      expect(await page.getByTestId('overview-summary').textContent()).toContain('tests included (1 file)');
+      expect(await testCommunity()).not.toBe('-1');
+      await screenshot(page, 'architecture-with-tests');
+      await page.getByTestId('map-tests').uncheck();
+      await expect.poll(() => map.getAttribute('data-tests')).toBe('left-out');
+      expect(await testCommunity()).toBe('-1');
 
       // A community opens on the map: its files and definitions, in focus and coloured by community.
       await page.locator(`.ov-community[data-community="${core}"]`).focus();
       await page.keyboard.press('Enter');
-      const map = page.getByTestId('graph-view');
       await expect.poll(() => map.getAttribute('data-level')).toBe('files');
       expect(await map.getAttribute('data-community')).toBe(core);
       expect(Number(await map.getAttribute('data-focus'))).toBeGreaterThanOrEqual(3);
@@ -181,8 +217,10 @@ describe('the architecture map', () => {
       expect(drawn.dependencies.length).toBe(2);
       expect(drawn.dependencies.every((d) => d.cycle)).toBe(true);
       const cycles = page.getByTestId('overview-cycles');
-      expect(await cycles.textContent()).toContain('Communities: ');
+      // Each cycle is a short chain along its dependencies, back to its start.
+      expect(await cycles.textContent()).toMatch(/Communities: (web|core) → (web|core) → (web|core)/);
       expect(await cycles.locator('[data-directories]').getAttribute('data-directories')).toBe('shop/core shop/web');
+      expect(await cycles.locator('[data-directories]').textContent()).toMatch(/^Directories: (core → web → core|web → core → web)$/);
       expect(await page.locator('.ov-community.ov-in-cycle').count()).toBe(2);
       await screenshot(page, 'architecture-cycle');
     });

@@ -120,6 +120,9 @@ export class GraphMapView {
   #focus = new Set<string>();
   #hovered: string | undefined;
   #architecture: Architecture | undefined;
+  /** Whether test code is grouped into the architecture (off: the production architecture alone). */
+  #withTests = false;
+  #testsToggle: HTMLInputElement | undefined;
   readonly #overview: HTMLElement;
   readonly #stage: HTMLElement;
   #level: Level = 'architecture';
@@ -185,12 +188,8 @@ export class GraphMapView {
       // One drawn edge per pair: the first type met wins (calls come before uses).
       if (!graph.hasEdge(source, target)) graph.addEdge(source, target, { type: 'arrow', edgeType: type, size: 0.6 });
     }
-    const arch = architecture(map);
-    arch.communityOf.forEach((c, i) => graph.setNodeAttribute(String(i), 'community', c));
-    this.#architecture = arch;
-    this.#overview.replaceChildren(...renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c)));
-    this.#root.dataset.communities = String(arch.communities.length);
     this.#graph = graph;
+    this.#group();
     this.#focus.clear();
     this.#select(undefined);
     this.#shown = new Graph({ type: 'directed', multi: false, allowSelfLoops: false });
@@ -228,6 +227,19 @@ export class GraphMapView {
     this.#status.textContent = `${graph.order.toLocaleString('en-US')} nodes, ${graph.size.toLocaleString('en-US')} edges`;
     this.#root.dataset.nodes = String(graph.order);
     this.#root.dataset.edges = String(graph.size);
+  }
+
+  /** Groups the map's files into communities, with or without test code, and draws the overview. */
+  #group(): void {
+    const [map, graph] = [this.#map, this.#graph];
+    if (!map || !graph) return;
+    const arch = architecture(map, { tests: this.#withTests });
+    arch.communityOf.forEach((c, i) => graph.setNodeAttribute(String(i), 'community', c));
+    this.#architecture = arch;
+    this.#overview.replaceChildren(...renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c)));
+    this.#root.dataset.communities = String(arch.communities.length);
+    this.#root.dataset.tests = arch.testFiles === 0 ? 'none' : arch.withTests ? 'included' : 'left-out';
+    if (this.#testsToggle) this.#testsToggle.disabled = arch.testFiles === 0;
   }
 
   /** Shows the architecture overview or the files and definitions. */
@@ -620,7 +632,17 @@ export class GraphMapView {
       this.#levelButtons.set(level, button);
       levels.append(button);
     }
-    return h('div', { class: 'map-toolbar' }, levels, colour, filters, clear);
+    const tests = h('input', { type: 'checkbox', 'data-testid': 'map-tests' });
+    tests.checked = this.#withTests;
+    tests.addEventListener('change', () => {
+      this.#withTests = tests.checked;
+      this.#group();
+      this.#renderLegend();
+      this.#sigma?.refresh({ skipIndexation: true });
+    });
+    this.#testsToggle = tests;
+    const testsLabel = h('label', { class: 'map-filter', title: 'Group test code into the architecture too' }, tests, 'test code');
+    return h('div', { class: 'map-toolbar' }, levels, testsLabel, colour, filters, clear);
   }
 
   #renderLegend(): void {

@@ -4,7 +4,7 @@
 // keyboard's way in. Choosing a community zooms the map into it.
 import { type EdgeLabel, Graph, type GraphLabel, layout, type NodeLabel } from '@dagrejs/dagre';
 import { h, plural } from '../../web/src/ui/dom';
-import type { Architecture, Community } from './communities';
+import { type Architecture, type Community, cycleChain, shortDirectories } from './communities';
 import { activate, arrowMarker, layoutRoot, route, svgEl as el } from './svg';
 
 const CHAR_PX = 7;
@@ -61,8 +61,9 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
   }
 
   const cycles = arch.cycles.length + arch.directoryCycles.length;
+  const tests = arch.testFiles === 0 ? '' : arch.withTests ? ` · tests included (${plural(arch.testFiles, 'file')})` : ` · ${plural(arch.testFiles, 'test file')} left out`;
   const summary = h('p', { class: 'overview-summary', 'data-testid': 'overview-summary' },
-    `${plural(arch.communities.length, 'community', 'communities')} (modularity ${arch.modularity.toFixed(2)}) · ${plural(arch.dependencies.length, 'dependency', 'dependencies')} between them · `,
+    `${plural(arch.communities.length, 'community', 'communities')}${arch.root ? ` under ${arch.root}/` : ''} (modularity ${arch.modularity.toFixed(2)}) · ${plural(arch.dependencies.length, 'dependency', 'dependencies')} between them${tests} · `,
     cycles === 0 ? 'no cycles' : h('strong', { class: 'ov-cycle-text' }, `${plural(arch.cycles.length, 'cycle')} between communities, ${arch.directoryCycles.length} between directories`));
   const list = h('ol', { class: 'overview-list', 'data-testid': 'overview-list' }, ...arch.communities.map((c) => {
     const button = h('button', { type: 'button', class: 'link', 'data-community': c.id }, c.name);
@@ -72,8 +73,15 @@ export function renderOverview(arch: Architecture, palette: readonly string[], c
       button, h('span', { class: 'muted' }, ` · ${c.files.length} files`), c.inCycle ? h('span', { class: 'ov-cycle-text' }, ' · in a cycle') : null,
       out.length > 0 ? h('span', { class: 'muted' }, ` · depends on ${out.map((d) => `${name(d.to)} (${d.weight})`).join(', ')}`) : null);
   }));
+  // Each cycle as the chain it runs along, in the names the map shows.
+  const depends = new Set(arch.dependencies.map((d) => `${d.from} ${d.to}`));
+  const short = (id: number) => arch.communities[id]?.short ?? String(id);
+  const dirNames = shortDirectories(arch.directoryCycles.flat());
+  const chain = (parts: string[]) => (parts.length > 1 && parts[0] === parts[parts.length - 1] ? parts.join(' → ') : parts.join(' ⇄ '));
   const cycleList = cycles === 0 ? null : h('ul', { class: 'overview-cycles', 'data-testid': 'overview-cycles' },
-    ...arch.cycles.map((cycle) => h('li', {}, 'Communities: ', cycle.map(name).join(' ⇄ '))),
-    ...arch.directoryCycles.map((cycle) => h('li', { 'data-directories': cycle.join(' ') }, 'Directories: ', cycle.map((d) => d || '(root)').join(' ⇄ '))));
+    ...arch.cycles.map((cycle) => h('li', { 'data-communities': cycle.join(' ') }, 'Communities: ',
+      h('code', {}, chain(cycleChain(cycle, (a, b) => depends.has(`${a} ${b}`)).map(short))))),
+    ...arch.directoryCycles.map((cycle) => h('li', { 'data-directories': cycle.join(' ') }, 'Directories: ',
+      h('code', {}, chain(cycleChain(cycle, (a, b) => arch.directoryLinks.has(`${a}\n${b}`)).map((d) => dirNames.get(d) ?? d))))));
   return [summary, svg, ...(cycleList ? [cycleList] : []), list];
 }

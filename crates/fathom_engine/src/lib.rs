@@ -433,7 +433,8 @@ impl Index {
     /// The repository as a map: positions, levels of detail, colour groups
     /// and edges, as column arrays.
     pub fn map(&self) -> map::GraphMap {
-        map::build(&self.graph)
+        let roles = self.retrieval.roles();
+        map::build(&self.graph, |path| roles.of(path).role.family() == fathom_search::roles::Family::Test)
     }
 
     /// The graph and the files' texts as chunking and ranking read them:

@@ -54,6 +54,10 @@ pub struct MapNodes {
     /// File path, "" for directories.
     pub file: Vec<String>,
     pub line: Vec<u32>,
+    /// Whether the node's file is test code (its role, as search reads
+    /// it): the overview draws tests as their own layer, or hides them.
+    /// False for directories.
+    pub test: Vec<bool>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -79,7 +83,7 @@ struct Item {
 const DIRECTORY_KIND: &str = "directory";
 const GOLDEN_ANGLE: f32 = 2.399_963_1;
 
-pub fn build(graph: &CodeGraph) -> GraphMap {
+pub fn build(graph: &CodeGraph, is_test: impl Fn(&str) -> bool) -> GraphMap {
     let mut kinds: Vec<&'static str> = SymbolKind::ALL.iter().map(|k| k.name()).collect();
     kinds.push(DIRECTORY_KIND);
     let directory_kind = (kinds.len() - 1) as u8;
@@ -153,6 +157,7 @@ pub fn build(graph: &CodeGraph) -> GraphMap {
         nodes.level.push(item.level);
         nodes.parent.push(item.parent.map_or(-1, |p| p as i32));
         nodes.group.push(item.group);
+        nodes.test.push(!item.file.is_empty() && is_test(&item.file));
         nodes.file.push(item.file);
         nodes.line.push(item.line);
     }

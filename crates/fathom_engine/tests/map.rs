@@ -44,6 +44,11 @@ fn the_map_holds_every_definition_under_its_file_and_directories() {
     assert_eq!(map.kinds[nodes.kind[method] as usize], "method");
     assert_eq!(nodes.file[method], "pkg/calc.py");
     assert!(nodes.line[method] > 1);
+    // Test code is marked, so the overview can draw it as its own layer.
+    assert_eq!(nodes.test.len(), n);
+    assert!(!nodes.test[calc] && !nodes.test[method] && !nodes.test[pkg_dir]);
+    let tests: Vec<&str> = (0..n).filter(|&i| nodes.test[i]).map(|i| nodes.file[i].as_str()).collect();
+    assert!(!tests.is_empty() && tests.iter().all(|f| f.starts_with("tests/")), "{tests:?}");
     let util = at("pkg/util");
     assert_eq!(nodes.parent[util] as usize, pkg_dir, "nested directories nest");
 

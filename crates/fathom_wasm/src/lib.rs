@@ -268,6 +268,8 @@ export interface GraphMap {
   nodes: {
     label: string[]; key: string[]; kind: number[]; level: number[]; parent: number[]; group: number[];
     x: number[]; y: number[]; size: number[]; file: string[]; line: number[];
+    /** Whether the node's file is test code (false for directories). */
+    test: boolean[];
   };
   edges: { source: number[]; target: number[]; kind: number[] };
 }
