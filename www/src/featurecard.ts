@@ -110,7 +110,8 @@ export class FeatureCardView {
         : null,
       h('section', { 'data-testid': 'card-symbols' }, h('h3', {}, 'Symbols'),
         ...card.symbols.map((s) => h('article', { class: 'card-symbol' },
-          h('header', {}, this.#link(s.symbol), pathLabel(s.symbol.file ?? '', `${s.symbol.start_line}-${s.symbol.end_line}`)),
+          h('header', {}, this.#link(s.symbol), s.overloads > 1 ? h('span', { class: 'muted', 'data-testid': 'card-overloads' }, ` 1 of ${s.overloads} overloads `) : null,
+            pathLabel(s.symbol.file ?? '', `${s.symbol.start_line}-${s.symbol.end_line}`)),
           s.doc ? h('p', { class: 'symbol-doc' }, s.doc) : null,
           s.code ? h('pre', { class: 'card-code', tabindex: 0, 'aria-label': `Code of ${s.symbol.qualified_name}` }, clip(s.code)) : null))),
       card.tests.length > 0

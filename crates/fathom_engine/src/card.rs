@@ -66,6 +66,9 @@ pub struct CardSymbol {
     pub doc: Option<String>,
     pub language: String,
     pub code: Option<String>,
+    /// How many definitions share its name and kind in its class or
+    /// module (overloads), itself included; the card shows the best-ranked.
+    pub overloads: usize,
 }
 
 /// Tokens in `text`, estimated as an LLM's BPE tokenizer counts code: about
@@ -88,16 +91,23 @@ impl Index {
         let ranking = self.rank(query, &options, query_vector);
         // The best definitions, a file or package standing in only when no
         // definition matched.
-        let picked: Vec<(NodeId, f64)> = ranking
-            .hits
-            .iter()
-            .filter(|hit| {
-                !(matches!(graph.node(hit.node).kind, SymbolKind::Module | SymbolKind::Package)
-                    && ranking.hits.len() > TOP)
-            })
-            .take(TOP)
-            .map(|hit| (hit.node, crate::round5(hit.score)))
-            .collect();
+        // Overloads are one entry, the best-ranked, with their count.
+        let mut picked: Vec<(NodeId, f64)> = Vec::new();
+        for hit in &ranking.hits {
+            let node = graph.node(hit.node);
+            let stand_in = matches!(node.kind, SymbolKind::Module | SymbolKind::Package) && ranking.hits.len() > TOP;
+            let overload = picked.iter().any(|&(id, _)| {
+                let other = graph.node(id);
+                other.kind == node.kind && other.qualified_name == node.qualified_name
+            });
+            if stand_in || overload {
+                continue;
+            }
+            picked.push((hit.node, crate::round5(hit.score)));
+            if picked.len() == TOP {
+                break;
+            }
+        }
         let top: Vec<NodeId> = picked.iter().map(|(id, _)| *id).collect();
         let (edges, connectors) = connect(graph, &top);
         let contexts: Vec<fathom_query::SymbolContext> =
@@ -122,6 +132,7 @@ impl Index {
                 doc: context.docstring.as_deref().map(first_paragraph),
                 language: graph.node(id).language.name().to_owned(),
                 code: self.code(id).map(str::to_owned),
+                overloads: overloads(graph, id),
             })
             .collect();
         let summary = summarize(graph, &top, &edges, &connectors, &tests);
@@ -141,6 +152,24 @@ impl Index {
         render(&mut card);
         card
     }
+}
+
+/// The definitions beside `id` in its parent with its name and kind: its
+/// overloads, itself included (1 where it has none).
+fn overloads(graph: &CodeGraph, id: NodeId) -> usize {
+    let node = graph.node(id);
+    let Some(parent) = graph.parent(id) else { return 1 };
+    let mut same: Vec<NodeId> = graph
+        .outgoing(parent)
+        .map(|(_, child)| child)
+        .filter(|&child| {
+            let other = graph.node(child);
+            other.kind == node.kind && other.qualified_name == node.qualified_name
+        })
+        .collect();
+    same.sort_unstable();
+    same.dedup();
+    same.len().max(1)
 }
 
 /// Edges among `top`, and the symbols (not in `top`) adjacent to two or more
@@ -324,7 +353,9 @@ fn render(card: &mut FeatureCard) {
     let mut text = head;
     let mut omitted = Vec::new();
     for s in &card.symbols {
-        let title = format!("### `{}` ({}) — {}\n", s.symbol.qualified_name, s.symbol.kind.name(), cite(&s.symbol));
+        let overloads = if s.overloads > 1 { format!(", 1 of {} overloads", s.overloads) } else { String::new() };
+        let title =
+            format!("### `{}` ({}{overloads}) — {}\n", s.symbol.qualified_name, s.symbol.kind.name(), cite(&s.symbol));
         let doc = s.doc.as_ref().map_or(String::new(), |d| format!("{d}\n"));
         // Room for the closing note, should it name every symbol.
         let reserve = 12 + card.symbols.iter().map(|s| estimate_tokens(&s.symbol.qualified_name) + 2).sum::<usize>();

@@ -63,3 +63,25 @@ fn a_card_of_tests_does_not_say_that_no_test_reaches_them() {
     assert!(!card.symbols.is_empty());
     assert!(!card.summary.iter().any(|s| s.starts_with("No test reaches")), "{:?}", card.summary);
 }
+
+#[test]
+fn overloads_are_one_entry_with_their_count() {
+    let files = vec![(
+        "src/main/java/demo/Codec.java".to_owned(),
+        b"package demo;\n\n/** Turns values into JSON text. */\npublic class Codec {\n    /** Serializes a date to JSON. */\n    \
+public String toJson(java.util.Date date) { return quote(date.toString()); }\n\n    /** Serializes a number to JSON. */\n    \
+public String toJson(int number) { return Integer.toString(number); }\n\n    /** Serializes text to JSON. */\n    \
+public String toJson(String text) { return quote(text); }\n\n    private String quote(String s) { return s; }\n}\n"
+            .to_vec(),
+    )];
+    let index = fathom_engine::index_files("codec", files, &Options::default(), &mut Recorder::new());
+    let card = index.feature_card("how is a value serialized to json with toJson", None, 4000);
+    let to_json: Vec<_> = card.symbols.iter().filter(|s| s.symbol.qualified_name == "demo.Codec.toJson").collect();
+    assert_eq!(to_json.len(), 1, "{:?}", card.symbols.iter().map(|s| &s.symbol.qualified_name).collect::<Vec<_>>());
+    assert_eq!(to_json[0].overloads, 3);
+    assert!(card.markdown.contains("1 of 3 overloads"), "{}", card.markdown);
+    let mut sentences = card.summary.clone();
+    sentences.sort();
+    sentences.dedup();
+    assert_eq!(sentences.len(), card.summary.len(), "{:?}", card.summary);
+}

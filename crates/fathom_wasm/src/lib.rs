@@ -290,7 +290,8 @@ export interface Reference {
 export interface FeatureCard {
   query: string;
   mode: SearchMode;
-  symbols: { symbol: NodeRef; score: number; signature: string | null; doc: string | null; language: string; code: string | null }[];
+  /** `overloads`: definitions sharing its name and kind in its class or module, itself included (the card shows the best-ranked). */
+  symbols: { symbol: NodeRef; score: number; signature: string | null; doc: string | null; language: string; code: string | null; overloads: number }[];
   connectors: NodeRef[];
   edges: Hop[];
   tests: Reached[];
