@@ -123,6 +123,10 @@ export class GraphMapView {
   /** Whether test code is grouped into the architecture (off: the production architecture alone). */
   #withTests = false;
   #testsToggle: HTMLInputElement | undefined;
+  /** Counts overview drawings: only the latest is shown. */
+  #overviewDraws = 0;
+  /** The panel size the overview was last drawn for, `WxH`. */
+  #overviewSize: string | undefined;
   readonly #overview: HTMLElement;
   readonly #stage: HTMLElement;
   #level: Level = 'architecture';
@@ -154,6 +158,8 @@ export class GraphMapView {
     this.#overview = h('section', { class: 'map-overview', 'data-testid': 'map-overview', 'aria-label': 'Architecture: communities and their dependencies' });
     this.#stage = h('div', { class: 'map-stage' }, this.#canvas, this.#legend, this.#status);
     root.replaceChildren(this.#toolbar(), this.#overview, this.#stage, this.#list);
+    // The overview is scaled to its panel: drawn again when the panel changes size.
+    new ResizeObserver(() => this.#redrawOverview()).observe(this.#overview);
     this.#setLevel('architecture');
   }
 
@@ -236,10 +242,41 @@ export class GraphMapView {
     const arch = architecture(map, { tests: this.#withTests });
     arch.communityOf.forEach((c, i) => graph.setNodeAttribute(String(i), 'community', c));
     this.#architecture = arch;
-    this.#overview.replaceChildren(...renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c)));
-    this.#root.dataset.communities = String(arch.communities.length);
-    this.#root.dataset.tests = arch.testFiles === 0 ? 'none' : arch.withTests ? 'included' : 'left-out';
     if (this.#testsToggle) this.#testsToggle.disabled = arch.testFiles === 0;
+    void this.#drawOverview();
+  }
+
+  /**
+   * Draws the overview for the panel's size (laid out by ELK, which loads
+   * the first time); a drawing started earlier is dropped when it ends.
+   * The map's `data-communities` says when it is drawn.
+   */
+  async #drawOverview(): Promise<void> {
+    const arch = this.#architecture;
+    if (!arch) return;
+    const mine = ++this.#overviewDraws;
+    const panel = this.#overview;
+    // The panel's inner size, less the summary line above the drawing.
+    const size = panel.hidden || panel.clientWidth === 0 ? { width: 0, height: 0 } : { width: panel.clientWidth - 24, height: panel.clientHeight - 56 };
+    try {
+      const parts = await renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c), size);
+      if (mine !== this.#overviewDraws || arch !== this.#architecture) return;
+      panel.replaceChildren(...parts);
+      this.#overviewSize = `${size.width}x${size.height}`;
+      this.#root.dataset.communities = String(arch.communities.length);
+      this.#root.dataset.tests = arch.testFiles === 0 ? 'none' : arch.withTests ? 'included' : 'left-out';
+    } catch (error) {
+      if (mine !== this.#overviewDraws) return;
+      panel.replaceChildren(h('p', { class: 'map-empty', role: 'alert' }, `The architecture could not be drawn: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+
+  /** Draws the overview again where the panel's size has changed by more than a little since. */
+  #redrawOverview(): void {
+    const panel = this.#overview;
+    if (panel.hidden || panel.clientWidth === 0 || !this.#architecture) return;
+    const [w, h] = (this.#overviewSize ?? '0x0').split('x').map(Number);
+    if (Math.abs((w ?? 0) - (panel.clientWidth - 24)) > 40 || Math.abs((h ?? 0) - (panel.clientHeight - 56)) > 40) void this.#drawOverview();
   }
 
   /** Shows the architecture overview or the files and definitions. */
@@ -251,6 +288,7 @@ export class GraphMapView {
     this.#list.hidden = level === 'architecture';
     for (const [l, button] of this.#levelButtons) button.setAttribute('aria-pressed', String(l === level));
     if (level === 'files') this.resize();
+    else this.#redrawOverview();
   }
 
   /** Opens a community: its files and definitions on the map, coloured by community. */
@@ -334,6 +372,7 @@ export class GraphMapView {
   resize(): void {
     this.#sigma?.resize();
     this.#sync(); // draws: sigma's setGraph refreshes
+    this.#redrawOverview();
   }
 
   dispose(): void {
