@@ -371,10 +371,21 @@ fn evaluate(
     options: &SearchOptions,
     levels: &[(Level, &[HashSet<String>])],
 ) -> Value {
+    score(texts, levels, |i, text| index.search(text, options, vectors.map(|v| v[i].as_slice())))
+}
+
+/// Runs `search` on every query (its number and text) and scores each
+/// level's ranking against that level's relevant items, with the mean time
+/// a query took.
+fn score(
+    texts: &[String],
+    levels: &[(Level, &[HashSet<String>])],
+    mut search: impl FnMut(usize, &str) -> SearchResults,
+) -> Value {
     let mut metrics = vec![Metrics::default(); levels.len()];
     let started = Instant::now();
     for (i, text) in texts.iter().enumerate() {
-        let results = index.search(text, options, vectors.map(|v| v[i].as_slice()));
+        let results = search(i, text);
         for (m, ((_, rank), relevant)) in metrics.iter_mut().zip(levels) {
             m.add(&rank(&results), &relevant[i]);
         }
@@ -464,22 +475,9 @@ fn evaluate_reranked(
     options: &SearchOptions,
     levels: &[(Level, &[HashSet<String>])],
 ) -> Value {
-    let mut metrics = vec![Metrics::default(); levels.len()];
-    let started = Instant::now();
-    for (i, text) in texts.iter().enumerate() {
-        let results =
-            fathom_engine::embed::search(index, embedder, cache.as_deref_mut(), text, options).expect("embeds");
-        for (m, ((_, rank), relevant)) in metrics.iter_mut().zip(levels) {
-            m.add(&rank(&results), &relevant[i]);
-        }
-    }
-    let ms = started.elapsed().as_secs_f64() * 1000.0 / texts.len().max(1) as f64;
-    let mut out = json!({});
-    for (m, ((name, _), _)) in metrics.iter().zip(levels) {
-        out[*name] = m.json();
-        out[*name]["ms_per_query"] = json!((ms * 1000.0).round() / 1000.0);
-    }
-    out
+    score(texts, levels, |_, text| {
+        fathom_engine::embed::search(index, embedder, cache.as_deref_mut(), text, options).expect("embeds")
+    })
 }
 
 /// Writes every query's lanes (`FATHOM_EVAL_DUMP=DIR`), one JSON line per
