@@ -3,8 +3,6 @@
 //! model. The browser does the same in `fathom_wasm`, asynchronously, with
 //! IndexedDB for the cache.
 
-use std::collections::HashMap;
-
 use fathom_embed::Embedder;
 use fathom_embed::cache::{self, DiskCache};
 
@@ -27,51 +25,81 @@ pub struct EmbedReport {
 pub fn embed_index(
     index: &mut Index,
     embedder: &Embedder,
-    mut cache: Option<&mut DiskCache>,
+    cache: Option<&mut DiskCache>,
     observer: &mut dyn Observer,
 ) -> Result<EmbedReport, fathom_embed::EmbedError> {
     index.set_embedding_model(fathom_embed::MODEL_ID);
     let pending = index.pending_chunks();
     let mut report = EmbedReport { chunks: index.chunks().len(), ..EmbedReport::default() };
-    let mut todo = Vec::new();
-    // Each chunk's cache key, computed once, and only for a cache: indexing
-    // hashes nothing.
-    let keys: HashMap<usize, cache::Key> = match cache {
-        Some(_) => pending.iter().filter_map(|&chunk| Some((chunk, cache::key(&index.chunk_hash(chunk)?)?))).collect(),
-        None => HashMap::new(),
-    };
-    for chunk in pending {
-        let cached = keys.get(&chunk).and_then(|key| cache.as_deref()?.get(key)).map(<[f32]>::to_vec);
-        match cached {
+    let found = vectors(index, embedder, cache, pending, |done, total| observer.progress(Stage::Embed, done, total))?;
+    report.from_cache = found.from_cache;
+    report.embedded = found.vectors.len() - found.from_cache;
+    for (chunk, vector) in found.vectors {
+        index.set_vector(chunk, vector);
+    }
+    index.build_dense();
+    Ok(report)
+}
+
+/// MiniLM's vectors for some chunks, and how many of them were not
+/// computed (the index or the cache had them).
+struct Found {
+    vectors: Vec<(usize, Vec<f32>)>,
+    from_cache: usize,
+}
+
+/// MiniLM's vectors for `chunks`: the index's where it has one, else the
+/// cache's by content hash, else the model's (shortest texts first, in
+/// batches of [`BATCH`]), which go into the cache. `progress(done, total)`
+/// counts the chunks the model embeds. The one path both whole-repository
+/// embedding and a question's candidates take, so they share the cache.
+fn vectors(
+    index: &Index,
+    embedder: &Embedder,
+    mut cache: Option<&mut DiskCache>,
+    chunks: Vec<usize>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Found, fathom_embed::EmbedError> {
+    let mut found = Found { vectors: Vec::with_capacity(chunks.len()), from_cache: 0 };
+    let mut todo: Vec<(usize, Option<cache::Key>, String)> = Vec::new();
+    for chunk in chunks {
+        if let Some(vector) = index.vector(chunk) {
+            found.vectors.push((chunk, vector.to_vec()));
+            found.from_cache += 1;
+            continue;
+        }
+        // The cache key is computed only for a cache: indexing hashes nothing.
+        let key = cache.as_ref().and_then(|_| cache::key(&index.chunk_hash(chunk)?));
+        match key.and_then(|key| cache.as_deref()?.get(&key)) {
             Some(vector) => {
-                index.set_vector(chunk, vector);
-                report.from_cache += 1;
+                found.vectors.push((chunk, vector.to_vec()));
+                found.from_cache += 1;
             }
-            None => todo.push(chunk),
+            None => {
+                if let Some(text) = index.chunk_text(chunk) {
+                    todo.push((chunk, key, text));
+                }
+            }
         }
     }
-    let mut texts: Vec<(usize, String)> = todo.into_iter().filter_map(|c| Some((c, index.chunk_text(c)?))).collect();
-    by_length(embedder, &mut texts, |(_, t)| t);
-    let total = texts.len();
-    observer.progress(Stage::Embed, 0, total);
-    for (done, batch) in texts.chunks(BATCH).enumerate() {
-        let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
-        let vectors = embedder.embed(&refs)?;
-        for ((chunk, _), vector) in batch.iter().zip(vectors) {
-            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), keys.get(chunk)) {
+    by_length(embedder, &mut todo, |(_, _, text)| text);
+    let total = todo.len();
+    progress(0, total);
+    for (done, batch) in todo.chunks(BATCH).enumerate() {
+        let texts: Vec<&str> = batch.iter().map(|(_, _, text)| text.as_str()).collect();
+        for ((chunk, key, _), vector) in batch.iter().zip(embedder.embed(&texts)?) {
+            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), key) {
                 cache.insert(*key, &vector);
             }
-            index.set_vector(*chunk, vector);
-            report.embedded += 1;
+            found.vectors.push((*chunk, vector));
         }
-        observer.progress(Stage::Embed, ((done + 1) * BATCH).min(total), total);
+        progress(((done + 1) * BATCH).min(total), total);
     }
     if let Some(cache) = cache {
         // A cache that cannot be written costs the next run time, not this one its answer.
         let _ = cache.flush();
     }
-    index.build_dense();
-    Ok(report)
+    Ok(found)
 }
 
 /// Puts texts in the order the model reads them best: by their length in
@@ -102,7 +130,7 @@ pub fn load_static(dir: &std::path::Path) -> Result<std::sync::Arc<fathom_static
 pub fn search(
     index: &Index,
     embedder: &Embedder,
-    mut cache: Option<&mut DiskCache>,
+    cache: Option<&mut DiskCache>,
     query: &str,
     options: &crate::SearchOptions,
 ) -> Result<crate::SearchResults, fathom_embed::EmbedError> {
@@ -114,37 +142,7 @@ pub fn search(
     if wanted.is_empty() {
         return Ok(index.search(query, options, None));
     }
-    let mut vectors: Vec<(usize, Vec<f32>)> = Vec::with_capacity(wanted.len());
-    let mut todo: Vec<(usize, Option<cache::Key>, String)> = Vec::new();
-    for chunk in wanted {
-        if let Some(vector) = index.vector(chunk) {
-            vectors.push((chunk, vector.to_vec()));
-            continue;
-        }
-        let key = index.chunk_hash(chunk).and_then(|hash| cache::key(&hash));
-        match key.and_then(|key| cache.as_deref()?.get(&key)) {
-            Some(vector) => vectors.push((chunk, vector.to_vec())),
-            None => {
-                if let Some(text) = index.chunk_text(chunk) {
-                    todo.push((chunk, key, text));
-                }
-            }
-        }
-    }
-    by_length(embedder, &mut todo, |(_, _, text)| text);
-    for batch in todo.chunks(BATCH) {
-        let texts: Vec<&str> = batch.iter().map(|(_, _, text)| text.as_str()).collect();
-        for ((chunk, key, _), vector) in batch.iter().zip(embedder.embed(&texts)?) {
-            if let (Some(cache), Some(key)) = (cache.as_deref_mut(), key) {
-                cache.insert(*key, &vector);
-            }
-            vectors.push((*chunk, vector));
-        }
-    }
-    if let Some(cache) = cache {
-        // As in `embed_index`: a cache that cannot be written costs the next question time.
-        let _ = cache.flush();
-    }
+    let found = vectors(index, embedder, cache, wanted, |_, _| ())?;
     let vector = embedder.embed_query(query)?;
-    Ok(index.search_with(query, options, Some(&vector), Some(&vectors)))
+    Ok(index.search_with(query, options, Some(&vector), Some(&found.vectors)))
 }

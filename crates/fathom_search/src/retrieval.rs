@@ -473,7 +473,6 @@ impl Lane<'_> {
                     .map(|(chunk, v)| (*chunk as u32, crate::dense::dot(v, vector)))
                     .collect();
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                scored.dedup_by_key(|(chunk, _)| *chunk);
                 scored.truncate(limit);
                 scored
             }
