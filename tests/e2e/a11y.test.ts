@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, test } from 'vitest';
-import { searchFor, uploadZip, waitForState } from './app';
+import { openSidebar, searchFor, uploadZip, waitForState } from './app';
 import { screenshot, sharedBrowser, withApp } from './browser';
 import { zipFixture } from './fixtures';
 
@@ -56,6 +56,8 @@ for (const scheme of ['light', 'dark'] as const) {
         found.push(...(await audit(page, 'start')));
         await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
         await waitForState(page, 'ready');
+        found.push(...(await audit(page, 'ready, sidebar folded')));
+        await openSidebar(page);
         found.push(...(await audit(page, 'library and summary')));
 
         await searchFor(page, 'calculator total');

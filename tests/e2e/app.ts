@@ -78,6 +78,15 @@ export function highlighted(page: Page): Promise<{ lines: number[]; text: string
   });
 }
 
+/**
+ * Opens the sidebar (drop zone, library, progress, summary), which an open
+ * index folds away behind the top bar's toggle; a no-op where it is open.
+ */
+export async function openSidebar(page: Page): Promise<void> {
+  if ((await page.evaluate(() => document.body.dataset.sidebar)) === 'closed') await page.getByTestId('sidebar-toggle').click();
+  await page.getByTestId('library').waitFor();
+}
+
 /** Reads a summary table: data-<key> → data-count of each row under the given test id. */
 export function summaryCounts(page: Page, testId: string, key: 'language' | 'kind' | 'edge'): Promise<Record<string, number>> {
   return page.evaluate(

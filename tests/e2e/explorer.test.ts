@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, test } from 'vitest';
-import { searchFor, uploadZip, waitForState } from './app';
+import { openSidebar, searchFor, uploadZip, waitForState } from './app';
 import { openApp, screenshot, sharedBrowser, withApp as withAppIn, type AppPage } from './browser';
 import { zipFiles, zipFixture } from './fixtures';
 
@@ -457,6 +457,7 @@ describe('code navigation and the library', () => {
       await page.evaluate(() => { document.querySelector('#status-line')?.removeAttribute('data-source'); });
       await uploadZip(page, 'mini-py-js.zip', archive);
       await expect.poll(() => page.locator('#status-line').getAttribute('data-source'), { timeout: 20_000 }).toBe('library');
+      await openSidebar(page);
       await page.getByTestId('recent').locator('[data-testid="recent-delete"]').first().click();
       await expect.poll(() => page.getByTestId('recent').locator('li[data-name]').count()).toBe(0);
     });

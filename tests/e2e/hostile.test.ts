@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { citationOf, countOf, searchFor, uploadZip, waitForState } from './app';
+import { citationOf, countOf, openSidebar, searchFor, uploadZip, waitForState } from './app';
 import { screenshot, sharedBrowser, withApp } from './browser';
 import { zipFixture } from './fixtures';
 
@@ -67,6 +67,7 @@ describe('hostile archives in the page', () => {
         if (file.startsWith('bomb')) expect(answered.length, 'input answered while the bomb was read').toBeGreaterThan(0);
         await waitForState(page, 'ready');
         // What was left out is listed with its reason.
+        await openSidebar(page);
         const list = page.getByTestId('skipped');
         for (const group of await list.locator('details summary').all()) await group.click();
         // Each group's items are drawn once it opens.
@@ -126,6 +127,7 @@ describe('a panic in the engine', () => {
       await waitForState(page, 'ready');
       await searchFor(page, 'compute_total');
       expect((await citationOf(page, 0)).file).toBe('server/billing.py');
+      await openSidebar(page);
       await saved.locator('[data-testid="recent-delete"]').click();
     });
   });

@@ -7,7 +7,7 @@ import type { Locator, Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { dropFiles, dropZip, searchFor, waitForState } from './app';
+import { dropFiles, dropZip, openSidebar, searchFor, waitForState } from './app';
 import { zipFiles, zipFixture } from './fixtures';
 import { fathom } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
@@ -83,6 +83,7 @@ describe('edges from a SCIP index', () => {
       expect(await page.getByTestId('summary-scip-agreement').textContent()).toContain('at 3 of 3 call sites');
       await expectPreciseCallees(page);
       await screenshot(page, 'scip-inside-archive');
+      await openSidebar(page);
       await page.getByTestId('summary-scip').scrollIntoViewIfNeeded();
       await screenshot(page, 'scip-summary');
       await page.setViewportSize({ width: 390, height: 844 });
@@ -107,6 +108,7 @@ describe('edges from a SCIP index', () => {
       ]);
       await waitForState(page, 'ready');
       expect(await page.getByTestId('summary-scip').count()).toBe(0);
+      await openSidebar(page);
       const list = page.getByTestId('skipped');
       for (const group of await list.locator('details summary').all()) await group.click();
       const broken = list.locator('li[data-path="broken.scip"]');

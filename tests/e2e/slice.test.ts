@@ -6,6 +6,7 @@ import {
   countOf,
   dropZip,
   highlighted,
+  openSidebar,
   range,
   resultCount,
   searchFor,
@@ -78,6 +79,7 @@ describe('webapp fixture', () => {
       }
 
       // A vendored directory is skipped once, as a whole; other files are listed by reason.
+      await openSidebar(page);
       const skipped = page.getByTestId('skipped');
       for (const group of await skipped.locator('details summary').all()) await group.click();
       const skippedPaths = () => skipped.locator('li[data-path]').evaluateAll((items) =>
@@ -96,6 +98,46 @@ describe('webapp fixture', () => {
       await openFirstResult(page, 'createClient', 'web/src/api.ts', 'function createClient');
 
       expect(requests.some((url) => url.endsWith('.wasm'))).toBe(true);
+    });
+  });
+
+  test('once indexed, the sidebar folds into the top bar and results and code take the width', async () => {
+    await withApp(async ({ page }) => {
+      const sidebar = page.locator('#sidebar');
+      const toggle = page.getByTestId('sidebar-toggle');
+      await uploadZip(page, 'webapp.zip', zipFixture('webapp'));
+      await waitForState(page, 'ready');
+      expect(await sidebar.isVisible()).toBe(false);
+      expect(await toggle.textContent()).toMatch(/^6 files · \d+ symbols$/);
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      await openFirstResult(page, 'compute_total', 'server/billing.py', 'def compute_total');
+      const widths = (): Promise<{ results: number; main: number; left: number }> => page.evaluate(() => {
+        const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect();
+        return { results: box('.results-pane').width, main: box('.main-pane').width, left: box('.results-pane').left };
+      });
+      for (const width of [1280, 1920]) {
+        await page.setViewportSize({ width, height: 900 });
+        const seen = await widths();
+        // Two fifths for the results, three for the code, from the left edge.
+        expect(seen.left).toBe(0);
+        expect(seen.results).toBeGreaterThanOrEqual(width * 0.39);
+        expect(seen.main).toBeGreaterThanOrEqual(width * 0.59);
+        // The result's name and citation are shown whole.
+        const clipped = await page.getByTestId('search-result').first().locator('.cite').evaluate((e) => e.scrollWidth > e.clientWidth);
+        expect(clipped).toBe(false);
+        await screenshot(page, `webapp-folded-${width}`);
+      }
+      // The toggle opens the sidebar on demand, with the summary, and folds it again.
+      await toggle.click();
+      expect(await sidebar.isVisible()).toBe(true);
+      expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+      expect(await page.getByTestId('summary-files').isVisible()).toBe(true);
+      await screenshot(page, 'webapp-unfolded-1920');
+      await toggle.click();
+      expect(await sidebar.isVisible()).toBe(false);
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await toggle.isVisible()).toBe(true);
+      await screenshot(page, 'webapp-folded-390');
     });
   });
 

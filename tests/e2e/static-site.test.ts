@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { uploadZip, waitForState } from './app';
+import { openSidebar, uploadZip, waitForState } from './app';
 import { fathom, repoRoot } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
 import { type Served, serveDir } from './serve';
@@ -131,6 +131,7 @@ describe('a static documentation site', () => {
       await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
       await waitForState(page, 'ready');
       const download = page.waitForEvent('download');
+      await openSidebar(page);
       await page.getByTestId('export-bundle').click();
       const exported = join(site, 'from-the-page.fathom');
       await (await download).saveAs(exported);

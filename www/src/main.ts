@@ -54,6 +54,20 @@ const fileInput = byTestId<HTMLInputElement>('archive-input');
 const folderInput = byTestId<HTMLInputElement>('folder-input');
 const cancelButton = byTestId<HTMLButtonElement>('cancel-button');
 const statusLine = required('#status-line');
+const sidebarToggle = byTestId<HTMLButtonElement>('sidebar-toggle');
+
+/**
+ * The sidebar (drop zone, library, progress, summary) is open while nothing is
+ * indexed or an archive is being indexed; an open index folds it away so that
+ * results and code get the width, and the top bar's toggle, which says what
+ * was indexed, opens it on demand.
+ */
+function showSidebar(open: boolean): void {
+  document.body.dataset.sidebar = open ? 'open' : 'closed';
+  sidebarToggle.setAttribute('aria-expanded', String(open));
+}
+sidebarToggle.addEventListener('click', () => showSidebar(document.body.dataset.sidebar === 'closed'));
+showSidebar(true);
 
 const search = new SearchPanel({
   input: byTestId<HTMLInputElement>('search-input'),
@@ -283,6 +297,8 @@ client.onCrash((error) => {
   const message = messageOf(error);
   banner.show(`${message.charAt(0).toUpperCase()}${message.slice(1)}. Its index is gone: drop the archive again, or open it from the library.`);
   statusLine.textContent = 'No index open: the engine was restarted';
+  sidebarToggle.hidden = true;
+  showSidebar(true);
   delete statusLine.dataset.source;
   summaryRoot.replaceChildren();
   setState('error');
@@ -445,6 +461,8 @@ async function indexOnce(
   progress.reset();
   cancelled = false;
   statusLine.textContent = `Indexing ${name}…`;
+  sidebarToggle.hidden = true;
+  showSidebar(true);
   try {
     const summary = await run((p) => progress.update(p));
     renderSummary(summaryRoot, summary);
@@ -465,6 +483,10 @@ async function indexOnce(
     if (!how.saved && currentKey) void save(currentKey, name, summary, false);
     lastSummary = summary;
     statusLine.textContent = `Indexed ${name} · ready`;
+    sidebarToggle.textContent = `${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols`;
+    sidebarToggle.title = 'Show or hide the drop zone, library, progress and summary';
+    sidebarToggle.hidden = false;
+    showSidebar(false);
     repoName = name;
     setState('ready');
     void followLink(parseLink(location.hash));
@@ -480,6 +502,7 @@ async function indexOnce(
       // Nothing started: whatever was open stays open.
       progress.reset();
       statusLine.textContent = `Did not index ${name}: it is over this tab's memory budget`;
+      sidebarToggle.hidden = !indexed;
       setState(indexed ? 'ready' : 'idle');
     } else if (cancelled) {
       statusLine.textContent = `Cancelled indexing ${name}`;
