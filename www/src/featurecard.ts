@@ -1,8 +1,9 @@
 // The feature card: one view answering "how does X work" from the engine's
-// card (Rust builds it all: symbols, connecting edges, tests, a summary read
-// off the graph, and the Markdown). This draws it, with the graph of its
-// symbols, what connects them and their tests, and copies the Markdown as
-// context for an LLM.
+// card (Rust builds it all: the implementing definitions, the entry points
+// that reach them, the settings that change them, where they sit, the edges
+// that connect them, their tests, and the Markdown). This draws it in that
+// order, tests last, with the graph of its symbols, and copies the Markdown
+// as context for an LLM.
 import type { FeatureCard, NodeRef } from '../../web/src/index';
 import { h, pathLabel, symbolLink } from '../../web/src/ui/dom';
 import { type AnswerNode, answerGraph } from './answergraph';
@@ -100,23 +101,34 @@ export class FeatureCardView {
     const keys = [...card.symbols.map((s) => s.symbol.qualified_name), ...card.connectors.map((c) => c.qualified_name)];
     const mapButton = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'card-map' }, 'Show in map');
     mapButton.addEventListener('click', () => this.#actions.showInMap(keys));
+    for (const entry of card.entry_points) known.set(entry.symbol.qualified_name, entry.symbol);
+    const said = (testId: string, title: string, sentences: string[]): HTMLElement | null =>
+      sentences.length > 0
+        ? h('section', { 'data-testid': testId }, h('h3', {}, title),
+            h('ul', { class: 'card-summary' }, ...sentences.map((s) => h('li', {}, ...this.#sentence(s, known)))))
+        : null;
     const parts: (HTMLElement | null)[] = [
       h('h2', { class: 'card-title' }, card.query),
       h('p', { class: 'muted' }, `${card.mode} search · ${card.tokens.toLocaleString('en-US')} of ${card.budget.toLocaleString('en-US')} tokens as context`),
-      h('ul', { class: 'card-summary', 'data-testid': 'card-summary' }, ...card.summary.map((s) => h('li', {}, ...this.#sentence(s, known)))),
-      card.edges.length + card.tests.length > 0
-        ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton),
-            answerGraph(nodes, edges, (n) => this.#actions.open(n), 'card-graph'))
-        : null,
-      h('section', { 'data-testid': 'card-symbols' }, h('h3', {}, 'Symbols'),
+      h('section', { 'data-testid': 'card-symbols' }, h('h3', {}, 'Implementation'),
         ...card.symbols.map((s) => h('article', { class: 'card-symbol' },
           h('header', {}, this.#link(s.symbol), s.overloads > 1 ? h('span', { class: 'muted', 'data-testid': 'card-overloads' }, ` 1 of ${s.overloads} overloads `) : null,
             pathLabel(s.symbol.file ?? '', `${s.symbol.start_line}-${s.symbol.end_line}`)),
           s.doc ? h('p', { class: 'symbol-doc' }, s.doc) : null,
           s.code ? h('pre', { class: 'card-code', tabindex: 0, 'aria-label': `Code of ${s.symbol.qualified_name}` }, clip(s.code)) : null))),
+      said('card-entry-points', 'Entry points', card.sentences.entry_points),
+      said('card-settings', 'Settings', card.sentences.settings),
+      said('card-placement', 'Where it sits', card.sentences.placement),
+      h('section', {}, h('h3', {}, 'Structure'),
+        h('ul', { class: 'card-summary', 'data-testid': 'card-summary' }, ...card.summary.map((s) => h('li', {}, ...this.#sentence(s, known))))),
+      card.edges.length + card.tests.length > 0
+        ? h('section', { class: 'card-graph' }, h('h3', {}, 'How they connect ', mapButton),
+            answerGraph(nodes, edges, (n) => this.#actions.open(n), 'card-graph'))
+        : null,
       card.tests.length > 0
         ? h('section', { 'data-testid': 'card-tests' }, h('h3', {}, `Tests (${card.tests.length})`),
-            h('ul', {}, ...card.tests.map((t) => h('li', {}, this.#link(t.node)))))
+            h('ul', {}, ...card.tests.map((t) => h('li', {}, this.#link(t.node),
+              h('span', { class: 'muted' }, t.depth === 0 ? ' matches the question' : ` ${t.depth} call${t.depth === 1 ? '' : 's'} away`)))))
         : null,
       h('details', { class: 'card-md' }, h('summary', {}, 'Markdown context'),
         h('textarea', { class: 'card-markdown', readonly: true, rows: 12, 'aria-label': 'The card as Markdown', 'data-testid': 'card-markdown' }, card.markdown)),

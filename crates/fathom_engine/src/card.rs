@@ -1,16 +1,24 @@
 //! Feature cards: one answer to "how does X work" built from search and the
-//! graph, with no language model. A card holds the best symbols for the
-//! question, the edges that connect them (directly, or through one symbol in
-//! between), their code cited to exact lines, the tests that reach them, a
-//! few sentences on the structure read off the graph, and a Markdown
-//! rendering sized to a token budget, to paste into any LLM as context.
+//! graph, with no language model. A card leads with the definitions that
+//! implement the behaviour and what each does (signature, doc comment, code
+//! cited to exact lines), then gives the public entry points that reach
+//! them, the settings that change them (builder and options types, config
+//! keys and environment variables their code reads), where they sit (their
+//! directory and the directories it depends on and is used by), the edges
+//! that connect them, and their tests, last. Every statement is read off a
+//! graph edge or a line of code. A Markdown rendering sized to a token
+//! budget goes into any LLM as context.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
-use fathom_model::SymbolKind;
+use fathom_model::{SymbolKind, Visibility};
 use fathom_query::{Hop, NodeRef, Reached, hop};
+use fathom_search::retrieval::{Intent, is_test};
+use fathom_search::roles::Role;
+use regex::Regex;
 use serde::Serialize;
 
 use crate::{Index, SearchMode, SearchOptions};
@@ -19,6 +27,14 @@ use crate::{Index, SearchMode, SearchOptions};
 const TOP: usize = 6;
 /// How many in-between symbols may join the card to connect its symbols.
 const CONNECTORS: usize = 4;
+/// How many calls up from a card's definition an entry point may be.
+const ENTRY_HOPS: usize = 3;
+/// At most this many entry points, settings and neighbouring directories.
+const ENTRY_POINTS: usize = 5;
+const SETTINGS: usize = 8;
+const NEIGHBOURS: usize = 3;
+/// Callers visited per definition while looking for entry points.
+const ENTRY_VISITS: usize = 400;
 /// Edges that say how code depends on code (containment is shown by the
 /// citations instead).
 const DEPENDENCIES: [EdgeKind; 7] = [
@@ -39,12 +55,27 @@ pub struct FeatureCard {
     /// The search mode that ran (hybrid runs as lexical until embeddings
     /// are ready).
     pub mode: SearchMode,
+    /// The definitions that implement what the question asks, best first.
+    /// Tests, docs and examples lead only where the question asks for them,
+    /// or where the search put one first (a question naming a test helper).
     pub symbols: Vec<CardSymbol>,
+    /// Public definitions with no caller in the project's own code that
+    /// reach the symbols through calls: where a user of the code comes in.
+    pub entry_points: Vec<EntryPoint>,
+    /// What changes the symbols' behaviour: builder and options types
+    /// linked to them, config keys and environment variables their code reads.
+    pub settings: Vec<Setting>,
+    /// The directory most of the symbols live in, and its neighbours.
+    pub placement: Option<Placement>,
+    /// The entry points, settings and placement as the card says them, one
+    /// sentence each (the page and the Markdown show the same words).
+    pub sentences: Sentences,
     /// Symbols that are not among the best but connect two of them.
     pub connectors: Vec<NodeRef>,
     /// Edges among the card's symbols and connectors.
     pub edges: Vec<Hop>,
-    /// Tests that reach the card's symbols through calls (3 hops at most).
+    /// Tests that reach the card's symbols through calls (3 hops at most),
+    /// then tests that matched the question themselves (`depth` 0).
     pub tests: Vec<Reached>,
     /// Sentences on the structure, each read off the graph.
     pub summary: Vec<String>,
@@ -71,6 +102,60 @@ pub struct CardSymbol {
     pub overloads: usize,
 }
 
+/// A public definition that reaches some of the card's symbols through calls.
+#[derive(Clone, Debug, Serialize)]
+pub struct EntryPoint {
+    pub symbol: NodeRef,
+    /// The card's symbols it reaches (qualified names), in the card's order.
+    pub reaches: Vec<String>,
+    /// Calls from it to the nearest of them; 0 where it is one of them.
+    pub calls: usize,
+}
+
+/// Something that changes how the card's symbols behave.
+#[derive(Clone, Debug, Serialize)]
+pub struct Setting {
+    /// A type's qualified name, a config key or an environment variable.
+    pub name: String,
+    /// `"type"` (a builder, options or configuration type), `"key"` (a key
+    /// read from a configuration object) or `"environment"`.
+    pub kind: &'static str,
+    /// Where it is defined (a type) or read (a key).
+    pub file: String,
+    pub line: u32,
+    /// The card's symbol that uses it or whose code reads it.
+    pub used_by: String,
+}
+
+/// Where the card's symbols sit: their directory and the directories it
+/// depends on and is used by (calls, imports, uses and inheritance between
+/// their files, tests and docs left out).
+#[derive(Clone, Debug, Serialize)]
+pub struct Placement {
+    /// The directory most of the symbols live in ("" at the root).
+    pub directory: String,
+    /// Files of the project's own code in it.
+    pub files: usize,
+    /// The other directories the symbols live in.
+    pub also: Vec<String>,
+    pub depends_on: Vec<DirectoryLink>,
+    pub used_by: Vec<DirectoryLink>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Sentences {
+    pub entry_points: Vec<String>,
+    pub settings: Vec<String>,
+    pub placement: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DirectoryLink {
+    pub directory: String,
+    /// Dependency edges between the two directories' files, that way.
+    pub edges: usize,
+}
+
 /// Tokens in `text`, estimated as an LLM's BPE tokenizer counts code: about
 /// one token per four bytes, and never fewer than one per word.
 pub fn estimate_tokens(text: &str) -> usize {
@@ -85,14 +170,27 @@ impl Index {
     pub fn feature_card(&self, query: &str, query_vector: Option<&[f32]>, budget: usize) -> FeatureCard {
         let budget = budget.max(MIN_BUDGET);
         let graph = &self.graph;
+        let roles = self.retrieval().roles();
         let options = SearchOptions { k: TOP * 3, ..SearchOptions::default() };
         // The ranking's own node ids: no snippets to build, no names to
         // resolve back to nodes.
         let ranking = self.rank(query, &options, query_vector);
+        // Tests, docs and examples are evidence. The search already ranks
+        // them below the code unless the question asks for them or names
+        // one; where it still put one first, the card follows it.
+        let evidence = |id: NodeId| {
+            is_test(graph, id) || graph.path_of(id).is_some_and(|p| matches!(roles.of(p).role, Role::Test | Role::Docs))
+        };
+        let intent = Intent::of(query);
+        let implementation_leads = !intent.tests
+            && !intent.examples
+            && ranking.hits.first().is_some_and(|h| !evidence(h.node))
+            && !ranking.hits.iter().all(|h| evidence(h.node));
         // The best definitions, a file or package standing in only when no
-        // definition matched.
-        // Overloads are one entry, the best-ranked, with their count.
+        // definition matched. Overloads are one entry, the best-ranked, with
+        // their count.
         let mut picked: Vec<(NodeId, f64)> = Vec::new();
+        let mut matched_tests: Vec<(NodeId, f64)> = Vec::new();
         for hit in &ranking.hits {
             let node = graph.node(hit.node);
             let stand_in = matches!(node.kind, SymbolKind::Module | SymbolKind::Package) && ranking.hits.len() > TOP;
@@ -103,13 +201,19 @@ impl Index {
             if stand_in || overload {
                 continue;
             }
-            picked.push((hit.node, crate::round5(hit.score)));
-            if picked.len() == TOP {
-                break;
+            if implementation_leads && evidence(hit.node) {
+                if is_test(graph, hit.node) {
+                    matched_tests.push((hit.node, hit.score));
+                }
+                continue;
+            }
+            if picked.len() < TOP {
+                picked.push((hit.node, crate::round5(hit.score)));
             }
         }
         let top: Vec<NodeId> = picked.iter().map(|(id, _)| *id).collect();
-        let (edges, connectors) = connect(graph, &top);
+        // Tests connect the code they call; they are listed as tests.
+        let (edges, connectors) = connect(graph, &top, &|id| implementation_leads && evidence(id));
         let contexts: Vec<fathom_query::SymbolContext> =
             top.iter().map(|&id| fathom_query::symbol(graph, id)).collect();
         let mut tests: Vec<Reached> = Vec::new();
@@ -122,6 +226,12 @@ impl Index {
         }
         tests.sort_by(|a, b| a.depth.cmp(&b.depth).then(b.confidence.total_cmp(&a.confidence)));
         tests.truncate(10);
+        // Tests the question matched, after those that reach the code.
+        for &(id, _) in matched_tests.iter().take(4) {
+            if tests.len() < 12 && !tests.iter().any(|t| t.node.id == id.index() as u32) {
+                tests.push(Reached { node: NodeRef::new(graph, id), depth: 0, confidence: 1.0, path: Vec::new() });
+            }
+        }
         let symbols: Vec<CardSymbol> = picked
             .iter()
             .zip(&contexts)
@@ -135,11 +245,25 @@ impl Index {
                 overloads: overloads(graph, id),
             })
             .collect();
+        let entry_points = entry_points(graph, &top, &evidence);
+        let settings = settings(graph, &symbols, &top);
+        let placement = placement(graph, &top, &|path: &str| {
+            matches!(roles.of(path).role, Role::Test | Role::Docs) || fathom_search::retrieval::is_test_path(path)
+        });
         let summary = summarize(graph, &top, &edges, &connectors, &tests);
+        let sentences = Sentences {
+            entry_points: entry_points.iter().map(entry_sentence).collect(),
+            settings: settings.iter().map(setting_sentence).collect(),
+            placement: placement.as_ref().map(placement_sentences).unwrap_or_default(),
+        };
         let mut card = FeatureCard {
             query: query.to_owned(),
             mode: ranking.mode,
             symbols,
+            entry_points,
+            settings,
+            placement,
+            sentences,
             connectors: connectors.iter().map(|&id| NodeRef::new(graph, id)).collect(),
             edges,
             tests,
@@ -152,6 +276,230 @@ impl Index {
         render(&mut card);
         card
     }
+}
+
+/// Whether a user of the code may call `id`: not private or internal by its
+/// language's marks, nor named private by convention (`_helper`).
+fn is_public(graph: &CodeGraph, id: NodeId) -> bool {
+    let node = graph.node(id);
+    let marked = node.details.as_ref().and_then(|d| d.visibility);
+    let underscored = node.name.starts_with('_') && !(node.name.starts_with("__") && node.name.ends_with("__"));
+    !matches!(marked, Some(Visibility::Private | Visibility::Internal)) && !underscored
+}
+
+/// The public definitions, within [`ENTRY_HOPS`] calls above each of `top`,
+/// that nothing in the project's own code calls (tests, docs and examples
+/// do not count as callers): most of `top` reached first, then the nearest.
+fn entry_points(graph: &CodeGraph, top: &[NodeId], evidence: &dyn Fn(NodeId) -> bool) -> Vec<EntryPoint> {
+    // Each entry point's distance from each of `top` it reaches.
+    let mut found: BTreeMap<NodeId, BTreeMap<usize, usize>> = BTreeMap::new();
+    for (i, &start) in top.iter().enumerate() {
+        let mut seen = HashSet::from([start]);
+        let mut frontier = vec![start];
+        for depth in 0..=ENTRY_HOPS {
+            let mut next = Vec::new();
+            for &id in &frontier {
+                let callers: Vec<NodeId> = graph
+                    .incoming(id)
+                    .filter(|(edge, caller)| {
+                        edge.kind == EdgeKind::Calls
+                            && *caller != id
+                            && !graph.node(*caller).is_external
+                            && !evidence(*caller)
+                    })
+                    .map(|(_, caller)| caller)
+                    .collect();
+                if callers.is_empty() {
+                    // Functions and methods: a class is entered through its
+                    // constructor, a module by importing it.
+                    if is_public(graph, id) && matches!(graph.node(id).kind, SymbolKind::Function | SymbolKind::Method)
+                    {
+                        found.entry(id).or_default().entry(i).or_insert(depth);
+                    }
+                } else if depth < ENTRY_HOPS {
+                    for caller in callers {
+                        if seen.len() < ENTRY_VISITS && seen.insert(caller) {
+                            next.push(caller);
+                        }
+                    }
+                }
+            }
+            frontier = next;
+        }
+    }
+    // One of `top` that reaches others is said by those; one that reaches
+    // only itself is an entry point at 0 calls.
+    let mut ranked: Vec<(NodeId, usize, BTreeSet<usize>)> = found
+        .into_iter()
+        .map(|(id, reached)| {
+            let others: BTreeMap<usize, usize> =
+                reached.iter().filter(|&(_, &d)| d > 0).map(|(&i, &d)| (i, d)).collect();
+            let reached = if others.is_empty() { reached } else { others };
+            let calls = reached.values().copied().min().unwrap_or(0);
+            (id, calls, reached.into_keys().collect())
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.2.len()
+            .cmp(&a.2.len())
+            .then(a.1.cmp(&b.1))
+            .then(graph.fan_in(b.0).cmp(&graph.fan_in(a.0)))
+            .then(a.0.cmp(&b.0))
+    });
+    ranked
+        .into_iter()
+        .take(ENTRY_POINTS)
+        .map(|(id, calls, reaches)| EntryPoint {
+            symbol: NodeRef::new(graph, id),
+            reaches: reaches.into_iter().map(|i| graph.node(top[i]).qualified_name.clone()).collect(),
+            calls,
+        })
+        .collect()
+}
+
+/// A type that configures others, by the conventions of its name:
+/// `GsonBuilder`, `ClientOptions`, `Config`, `Settings`, `BuildParameters`.
+static SETTINGS_TYPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(builder|options?|config|configuration|settings|preferences|params|parameters|flags)$")
+        .expect("the pattern compiles")
+});
+/// An environment variable read: `os.environ["X"]`, `os.getenv("X")`,
+/// `std::env::var("X")`, `System.getenv("X")`, `process.env.X`, `os.Getenv("X")`.
+static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"\b(?:getenv|Getenv|LookupEnv|environ(?:\.get)?|env::var(?:_os)?|process\.env)\s*(?:\(\s*|\[\s*|\.)["'`]?([A-Za-z_][A-Za-z0-9_]*)"#,
+    )
+    .expect("the pattern compiles")
+});
+/// A key read from a configuration object: `app.config["DEBUG"]`,
+/// `self.options.get("timeout")`, `settings.getProperty("x")`,
+/// `System.getProperty("x")`.
+static CONFIG_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?i)\b(?:config|conf|cfg|settings|options|opts|props|properties|preferences|system)\s*(?:\[\s*|\.get\w*\(\s*)["']([A-Za-z_][\w.\-]*)["']"#,
+    )
+    .expect("the pattern compiles")
+});
+
+/// The settings of the card's symbols: builder, options and configuration
+/// types (classes, structs, interfaces) one dependency edge away from a
+/// symbol or its class; then the config keys and environment variables each
+/// symbol's code reads, with their lines.
+fn settings(graph: &CodeGraph, symbols: &[CardSymbol], top: &[NodeId]) -> Vec<Setting> {
+    let mut out: Vec<Setting> = Vec::new();
+    let mut named = HashSet::new();
+    let mut push = |setting: Setting, out: &mut Vec<Setting>| {
+        if out.len() < SETTINGS && named.insert((setting.kind, setting.name.clone())) {
+            out.push(setting);
+        }
+    };
+    for (&id, symbol) in top.iter().zip(symbols) {
+        let mut near: Vec<NodeId> = Vec::new();
+        let owner = graph.parent(id).filter(|&p| graph.node(p).kind == SymbolKind::Class);
+        for at in std::iter::once(id).chain(owner) {
+            near.extend(graph.outgoing(at).filter(|(e, _)| DEPENDENCIES.contains(&e.kind)).map(|(_, n)| n));
+            near.extend(graph.incoming(at).filter(|(e, _)| DEPENDENCIES.contains(&e.kind)).map(|(_, n)| n));
+        }
+        // A method of a configuring type reads as its type.
+        let near = near.into_iter().map(|n| match graph.node(n).kind {
+            SymbolKind::Method | SymbolKind::Field => graph.parent(n).unwrap_or(n),
+            _ => n,
+        });
+        let mut near: Vec<NodeId> = near
+            .filter(|&n| {
+                let node = graph.node(n);
+                n != id && !node.is_external && node.kind == SymbolKind::Class && SETTINGS_TYPE.is_match(&node.name)
+            })
+            .collect();
+        near.sort_unstable();
+        near.dedup();
+        for n in near {
+            let node = graph.node(n);
+            push(
+                Setting {
+                    name: node.qualified_name.clone(),
+                    kind: "type",
+                    file: graph.path_of(n).unwrap_or_default().to_owned(),
+                    line: node.span.start_line,
+                    used_by: symbol.symbol.qualified_name.clone(),
+                },
+                &mut out,
+            );
+        }
+        let Some(code) = &symbol.code else { continue };
+        let file = symbol.symbol.file.clone().unwrap_or_default();
+        for (offset, line) in code.lines().enumerate() {
+            let at = symbol.symbol.start_line + offset as u32;
+            for (pattern, kind) in [(&*ENVIRONMENT, "environment"), (&*CONFIG_KEY, "key")] {
+                for found in pattern.captures_iter(line) {
+                    push(
+                        Setting {
+                            name: found[1].to_owned(),
+                            kind,
+                            file: file.clone(),
+                            line: at,
+                            used_by: symbol.symbol.qualified_name.clone(),
+                        },
+                        &mut out,
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+fn directory_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// The directory most of `top` live in (the best-ranked's on a tie), its
+/// files, and the directories its files depend on and are used by, by the
+/// dependency edges between their files; test and docs files (`excluded`)
+/// count on neither side.
+fn placement(graph: &CodeGraph, top: &[NodeId], excluded: &dyn Fn(&str) -> bool) -> Option<Placement> {
+    let dirs: Vec<&str> = top.iter().filter_map(|&id| graph.path_of(id)).map(directory_of).collect();
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for &dir in &dirs {
+        match counts.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((dir, 1)),
+        }
+    }
+    // Stable: the first of the most common in rank order.
+    let (directory, _) = counts.iter().copied().rev().max_by_key(|&(_, n)| n)?;
+    let also: Vec<String> =
+        counts.iter().filter(|(d, _)| *d != directory).map(|(d, _)| d.to_string()).take(NEIGHBOURS).collect();
+    let files = graph.files().iter().filter(|f| directory_of(&f.path) == directory && !excluded(&f.path)).count();
+    let mut depends_on: HashMap<&str, usize> = HashMap::new();
+    let mut used_by: HashMap<&str, usize> = HashMap::new();
+    for (_, from, to, edge) in graph.edges() {
+        if !DEPENDENCIES.contains(&edge.kind) {
+            continue;
+        }
+        let (Some(a), Some(b)) = (graph.path_of(from), graph.path_of(to)) else { continue };
+        let (da, db) = (directory_of(a), directory_of(b));
+        if da == db || excluded(a) || excluded(b) {
+            continue;
+        }
+        if da == directory {
+            *depends_on.entry(db).or_default() += 1;
+        } else if db == directory {
+            *used_by.entry(da).or_default() += 1;
+        }
+    }
+    let strongest = |links: HashMap<&str, usize>| -> Vec<DirectoryLink> {
+        let mut links: Vec<(&str, usize)> = links.into_iter().collect();
+        links.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        links.into_iter().take(NEIGHBOURS).map(|(d, n)| DirectoryLink { directory: d.to_owned(), edges: n }).collect()
+    };
+    Some(Placement {
+        directory: directory.to_owned(),
+        files,
+        also,
+        depends_on: strongest(depends_on),
+        used_by: strongest(used_by),
+    })
 }
 
 /// The definitions beside `id` in its parent with its name and kind: its
@@ -172,9 +520,10 @@ fn overloads(graph: &CodeGraph, id: NodeId) -> usize {
     same.len().max(1)
 }
 
-/// Edges among `top`, and the symbols (not in `top`) adjacent to two or more
-/// of them, with their edges: a call chain `a -> x -> b` shows through `x`.
-fn connect(graph: &CodeGraph, top: &[NodeId]) -> (Vec<Hop>, Vec<NodeId>) {
+/// Edges among `top`, and the symbols (not in `top`, nor `left_out`)
+/// adjacent to two or more of them, with their edges: a call chain
+/// `a -> x -> b` shows through `x`.
+fn connect(graph: &CodeGraph, top: &[NodeId], left_out: &dyn Fn(NodeId) -> bool) -> (Vec<Hop>, Vec<NodeId>) {
     let in_top: HashSet<NodeId> = top.iter().copied().collect();
     let mut edges = Vec::new();
     let mut touching: HashMap<NodeId, HashSet<NodeId>> = HashMap::new();
@@ -185,12 +534,16 @@ fn connect(graph: &CodeGraph, top: &[NodeId]) -> (Vec<Hop>, Vec<NodeId>) {
             }
             if in_top.contains(&other) {
                 edges.push(hop(graph, id, other, edge));
-            } else if !graph.node(other).is_external {
+            } else if !graph.node(other).is_external && !left_out(other) {
                 touching.entry(other).or_default().insert(id);
             }
         }
         for (edge, other) in graph.incoming(id) {
-            if DEPENDENCIES.contains(&edge.kind) && !in_top.contains(&other) && !graph.node(other).is_external {
+            if DEPENDENCIES.contains(&edge.kind)
+                && !in_top.contains(&other)
+                && !graph.node(other).is_external
+                && !left_out(other)
+            {
                 touching.entry(other).or_default().insert(id);
             }
         }
@@ -279,13 +632,14 @@ fn summarize(
     {
         out.push(format!("{} is the most used: {} callers in the repository.", name(most), graph.fan_in(most)));
     }
-    if !tests.is_empty() {
-        let names: Vec<String> = tests.iter().take(4).map(|t| format!("`{}`", t.node.qualified_name)).collect();
+    let reaching: Vec<&Reached> = tests.iter().filter(|t| t.depth > 0).collect();
+    if !reaching.is_empty() {
+        let names: Vec<String> = reaching.iter().take(4).map(|t| format!("`{}`", t.node.qualified_name)).collect();
         out.push(format!(
             "{} test{} reach{} them, such as {}.",
-            tests.len(),
-            if tests.len() == 1 { "" } else { "s" },
-            if tests.len() == 1 { "es" } else { "" },
+            reaching.len(),
+            plural(reaching.len()),
+            if reaching.len() == 1 { "es" } else { "" },
             join(&names)
         ));
     } else if !top.iter().all(|&id| fathom_search::retrieval::is_test(graph, id)) {
@@ -311,22 +665,33 @@ fn first_paragraph(doc: &str) -> String {
     doc.trim().split("\n\n").next().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Writes the Markdown: the summary, the relations and the symbols' code in
-/// rank order, each cited. Code that does not fit the budget is cut (its
-/// head kept, the cut said) or, when even that does not fit, left out and
+/// Writes the Markdown in the card's order: the implementing definitions
+/// with their code, then entry points, settings, placement, structure,
+/// relations and tests. The sections after the code take at most half the
+/// budget (each cut where it would pass its share, the cut said); the code
+/// the rest: cut to its head, or, when even that does not fit, left out and
 /// listed.
 fn render(card: &mut FeatureCard) {
     let mut head = String::new();
     let _ = writeln!(head, "# {}\n", card.query.trim());
     let _ = writeln!(head, "Context from Fathom's code graph. Every path is `file:start-end`.\n");
-    let _ = writeln!(head, "## Structure\n");
-    let sentences: Vec<String> = card.summary.iter().map(|s| format!("- {s}")).collect();
-    push_limited(&mut head, &sentences, card.budget * 2 / 5, "sentences");
-    // The summary, relations and tests take at most half the budget; the
-    // code the rest, less room for the note on what was left out.
-    let half = card.budget / 2;
+    let mut rest = String::new();
+    let share = |tenths: usize| card.budget * tenths / 10;
+    let bullets = |sentences: &[String]| -> Vec<String> { sentences.iter().map(|s| format!("- {s}")).collect() };
+    for (heading, sentences, tenths, what) in [
+        ("Entry points", &card.sentences.entry_points, 1, "entry points"),
+        ("Settings", &card.sentences.settings, 2, "settings"),
+        ("Where it sits", &card.sentences.placement, 3, "sentences"),
+    ] {
+        if !sentences.is_empty() {
+            let _ = writeln!(rest, "\n## {heading}\n");
+            push_limited(&mut rest, &bullets(sentences), share(tenths), what);
+        }
+    }
+    let _ = writeln!(rest, "\n## Structure\n");
+    push_limited(&mut rest, &bullets(&card.summary), share(4), "sentences");
     if !card.edges.is_empty() {
-        let _ = writeln!(head, "\n## Relations\n");
+        let _ = writeln!(rest, "\n## Relations\n");
         let lines: Vec<String> = card
             .edges
             .iter()
@@ -341,24 +706,34 @@ fn render(card: &mut FeatureCard) {
                 )
             })
             .collect();
-        push_limited(&mut head, &lines, half, "relations");
+        push_limited(&mut rest, &lines, card.budget * 9 / 20, "relations");
     }
     if !card.tests.is_empty() {
-        let _ = writeln!(head, "\n## Tests\n");
-        let lines: Vec<String> =
-            card.tests.iter().map(|t| format!("- `{}` — {}", t.node.qualified_name, cite(&t.node))).collect();
-        push_limited(&mut head, &lines, half, "tests");
+        let _ = writeln!(rest, "\n## Tests\n");
+        let lines: Vec<String> = card
+            .tests
+            .iter()
+            .map(|t| {
+                let how = if t.depth == 0 { "matches the question".to_owned() } else { calls_to(t.depth as usize) };
+                format!("- `{}` — {} ({how})", t.node.qualified_name, cite(&t.node))
+            })
+            .collect();
+        push_limited(&mut rest, &lines, share(5), "tests");
     }
-    let _ = writeln!(head, "\n## Code\n");
+    let _ = writeln!(head, "## Implementation\n");
     let mut text = head;
     let mut omitted = Vec::new();
+    let rest_tokens = estimate_tokens(&rest);
     for s in &card.symbols {
         let overloads = if s.overloads > 1 { format!(", 1 of {} overloads", s.overloads) } else { String::new() };
         let title =
             format!("### `{}` ({}{overloads}) — {}\n", s.symbol.qualified_name, s.symbol.kind.name(), cite(&s.symbol));
         let doc = s.doc.as_ref().map_or(String::new(), |d| format!("{d}\n"));
-        // Room for the closing note, should it name every symbol.
-        let reserve = 12 + card.symbols.iter().map(|s| estimate_tokens(&s.symbol.qualified_name) + 2).sum::<usize>();
+        // Room for the sections after the code, and for the closing note,
+        // should it name every symbol.
+        let reserve = rest_tokens
+            + 12
+            + card.symbols.iter().map(|s| estimate_tokens(&s.symbol.qualified_name) + 2).sum::<usize>();
         let used = estimate_tokens(&text) + reserve;
         let frame = estimate_tokens(&title) + estimate_tokens(&doc) + 8;
         let Some(code) = &s.code else {
@@ -386,9 +761,65 @@ fn render(card: &mut FeatureCard) {
         );
         text.push_str(&note);
     }
+    text.push_str(&rest);
     card.tokens = estimate_tokens(&text);
     card.markdown = text;
     card.omitted_code = omitted;
+}
+
+fn calls_to(depth: usize) -> String {
+    format!("{depth} call{} away", if depth == 1 { "" } else { "s" })
+}
+
+/// "`Gson.toJson` (method) — `Gson.java:12-40`: reaches `a` and `b`, the nearest in 2 calls".
+fn entry_sentence(entry: &EntryPoint) -> String {
+    let what = format!("`{}` ({}) — {}", entry.symbol.qualified_name, entry.symbol.kind.name(), cite(&entry.symbol));
+    if entry.calls == 0 {
+        return format!("{what}: is itself public, and nothing in the project calls it");
+    }
+    let reaches: Vec<String> = entry.reaches.iter().map(|r| format!("`{r}`")).collect();
+    let nearest = if reaches.len() > 1 { ", the nearest" } else { "" };
+    format!("{what}: reaches {}{nearest} in {} call{}", join(&reaches), entry.calls, plural(entry.calls))
+}
+
+/// "`GsonBuilder` (type) — `gson/GsonBuilder.java:80`, used by `Gson`."
+fn setting_sentence(setting: &Setting) -> String {
+    let (what, verb) = match setting.kind {
+        "type" => ("type", "used by"),
+        "environment" => ("environment variable", "read by"),
+        _ => ("config key", "read by"),
+    };
+    format!("`{}` ({what}) — {}:{}, {verb} `{}`", setting.name, setting.file, setting.line, setting.used_by)
+}
+
+/// Where the symbols live, and which directories depend on theirs.
+fn placement_sentences(placement: &Placement) -> Vec<String> {
+    let dir =
+        if placement.directory.is_empty() { "the root".to_owned() } else { format!("`{}/`", placement.directory) };
+    let mut out = vec![format!("They live in {dir} ({} source file{}).", placement.files, plural(placement.files))];
+    if !placement.also.is_empty() {
+        let also: Vec<String> = placement.also.iter().map(|d| format!("`{d}/`")).collect();
+        out.push(format!("Others are in {}.", join(&also)));
+    }
+    let links = |links: &[DirectoryLink]| -> String {
+        join(
+            &links
+                .iter()
+                .map(|l| format!("`{}/` ({} edge{})", l.directory, l.edges, plural(l.edges)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    if !placement.depends_on.is_empty() {
+        out.push(format!("{dir} depends on {}.", links(&placement.depends_on)));
+    }
+    if !placement.used_by.is_empty() {
+        out.push(format!("{dir} is used by {}.", links(&placement.used_by)));
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Appends `lines` while `text` stays within `limit` tokens, then one line

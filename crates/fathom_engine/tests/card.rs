@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::collections::HashSet;
+
 use common::{Recorder, fixture};
 use fathom_engine::card::{MIN_BUDGET, estimate_tokens};
 use fathom_engine::{Options, index_dir};
@@ -31,7 +33,7 @@ fn a_card_cites_its_symbols_connects_them_and_names_their_tests() {
 
     let md = &card.markdown;
     assert!(md.starts_with("# calculator running total add"));
-    assert!(md.contains("## Relations") && md.contains("## Code") && md.contains("```python"));
+    assert!(md.contains("## Relations") && md.contains("## Implementation") && md.contains("```python"));
     assert!(md.contains("pkg/calc.py:"), "every symbol is cited");
     assert_eq!(card.tokens, estimate_tokens(md));
     assert!(card.tokens <= card.budget);
@@ -84,4 +86,84 @@ public String toJson(String text) { return quote(text); }\n\n    private String 
     sentences.sort();
     sentences.dedup();
     assert_eq!(sentences.len(), card.summary.len(), "{:?}", card.summary);
+}
+
+/// A small shop: the pricing code a question is about, a public entry point
+/// two calls above it, the settings it reads, and a test that shares every
+/// word of the question.
+fn shop() -> fathom_engine::Index {
+    let files: Vec<(String, Vec<u8>)> = [
+        ("src/shop/__init__.py", ""),
+        ("src/shop/settings/__init__.py", ""),
+        (
+            "src/shop/pricing.py",
+            "import os\nfrom shop.settings.config import DiscountSettings\n\n\ndef apply_discount(total, settings: DiscountSettings):\n    \"\"\"Apply the configured discount to an order's total.\"\"\"\n    if os.environ.get(\"SHOP_NO_DISCOUNT\"):\n        return total\n    rate = settings.config[\"discount_rate\"]\n    return total * (1 - rate)\n",
+        ),
+        (
+            "src/shop/api.py",
+            "from shop.pricing import apply_discount\nfrom shop.settings.config import DiscountSettings\n\n\ndef checkout(cart):\n    \"\"\"Check a cart out: its total, discounted.\"\"\"\n    return _total(cart)\n\n\ndef _total(cart):\n    return apply_discount(sum(cart), DiscountSettings())\n",
+        ),
+        (
+            "src/shop/settings/config.py",
+            "class DiscountSettings:\n    \"\"\"What the shop's discounts read.\"\"\"\n\n    def __init__(self):\n        self.config = {\"discount_rate\": 0.1}\n",
+        ),
+        (
+            "tests/test_pricing.py",
+            "from shop.pricing import apply_discount\nfrom shop.settings.config import DiscountSettings\n\n\ndef test_discount_applied_to_total():\n    \"\"\"The discount is applied to the total.\"\"\"\n    assert apply_discount(10, DiscountSettings()) < 10\n",
+        ),
+    ]
+    .into_iter()
+    .map(|(path, text)| (path.to_owned(), text.as_bytes().to_vec()))
+    .collect();
+    fathom_engine::index_files("shop", files, &Options::default(), &mut Recorder::new())
+}
+
+#[test]
+fn a_card_leads_with_the_implementation_then_entry_points_settings_placement_and_tests_last() {
+    let card = shop().feature_card("how is the discount applied to the total", None, 4000);
+    let names: Vec<&str> = card.symbols.iter().map(|s| s.symbol.qualified_name.as_str()).collect();
+    assert_eq!(names.first(), Some(&"shop.pricing.apply_discount"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("test_")), "the test is evidence, not the answer: {names:?}");
+    // The test that shares the question's words is still there, last, as matching it.
+    let test = card.tests.iter().find(|t| t.node.qualified_name.ends_with("test_discount_applied_to_total"));
+    assert!(test.is_some(), "{:?}", card.tests);
+    // `checkout` is public and nothing calls it; `_total` is private.
+    let entry = card.entry_points.iter().find(|e| e.symbol.qualified_name == "shop.api.checkout");
+    let entry = entry.unwrap_or_else(|| panic!("{:?}", card.entry_points));
+    // It calls `_total` (on the card too), which calls `apply_discount`.
+    assert_eq!(entry.calls, 1);
+    assert!(entry.reaches.contains(&"shop.pricing.apply_discount".to_owned()), "{:?}", entry.reaches);
+    assert!(!card.entry_points.iter().any(|e| e.symbol.name == "_total"), "{:?}", card.entry_points);
+    // What the code reads, each at its line.
+    let setting = |name: &str| card.settings.iter().find(|s| s.name == name);
+    let env = setting("SHOP_NO_DISCOUNT").unwrap_or_else(|| panic!("{:?}", card.settings));
+    assert_eq!((env.kind, env.file.as_str(), env.line), ("environment", "src/shop/pricing.py", 7));
+    let key = setting("discount_rate").unwrap_or_else(|| panic!("{:?}", card.settings));
+    assert_eq!((key.kind, key.line, key.used_by.as_str()), ("key", 9, "shop.pricing.apply_discount"));
+    let kind = setting("shop.settings.config.DiscountSettings").map(|s| s.kind);
+    assert_eq!(kind, Some("type"), "{:?}", card.settings);
+    // Where it sits: its directory, and the one it depends on.
+    let placement = card.placement.as_ref().expect("a placement");
+    assert_eq!(placement.directory, "src/shop");
+    assert_eq!(placement.files, 3);
+    assert_eq!(placement.depends_on.first().map(|l| l.directory.as_str()), Some("src/shop/settings"));
+    assert!(placement.used_by.iter().all(|l| !l.directory.starts_with("tests")), "{:?}", placement.used_by);
+    // The Markdown in that order, with no sentence twice.
+    let md = &card.markdown;
+    let at = |heading: &str| md.find(heading).unwrap_or_else(|| panic!("{heading} in {md}"));
+    let order = ["## Implementation", "## Entry points", "## Settings", "## Where it sits", "## Tests"].map(at);
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{md}");
+    let lines: Vec<&str> = md.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(lines.iter().collect::<HashSet<_>>().len(), lines.len(), "{md}");
+}
+
+#[test]
+fn a_question_about_tests_gets_the_tests() {
+    let card = shop().feature_card("which test checks the discount", None, 4000);
+    assert_eq!(
+        card.symbols.first().map(|s| s.symbol.name.as_str()),
+        Some("test_discount_applied_to_total"),
+        "{:?}",
+        card.symbols.iter().map(|s| &s.symbol.qualified_name).collect::<Vec<_>>()
+    );
 }

@@ -292,8 +292,17 @@ export interface FeatureCard {
   mode: SearchMode;
   /** `overloads`: definitions sharing its name and kind in its class or module, itself included (the card shows the best-ranked). */
   symbols: { symbol: NodeRef; score: number; signature: string | null; doc: string | null; language: string; code: string | null; overloads: number }[];
+  /** Public functions and methods nothing in the project calls that reach the symbols; `calls` to the nearest, 0 for a symbol that is one itself. */
+  entry_points: { symbol: NodeRef; reaches: string[]; calls: number }[];
+  /** Builder, options and configuration types linked to the symbols; config keys and environment variables their code reads. */
+  settings: { name: string; kind: "type" | "key" | "environment"; file: string; line: number; used_by: string }[];
+  /** The symbols' directory, its source files, and the directories it depends on and is used by. */
+  placement: { directory: string; files: number; also: string[]; depends_on: { directory: string; edges: number }[]; used_by: { directory: string; edges: number }[] } | null;
+  /** The entry points, settings and placement as sentences, names in backticks (the Markdown's words). */
+  sentences: { entry_points: string[]; settings: string[]; placement: string[] };
   connectors: NodeRef[];
   edges: Hop[];
+  /** Tests that reach the symbols through calls, then those the question matched (`depth` 0). */
   tests: Reached[];
   summary: string[];
   markdown: string;
