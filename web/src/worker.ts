@@ -15,6 +15,7 @@ import type {
   IndexSummary,
   MemoryReport,
   EmbeddingProgress,
+  FeatureCard,
   MeaningOptions,
   Progress,
   SearchOptions,
@@ -324,20 +325,26 @@ function cacheFor(model: MiniLmPool): Promise<EmbeddingCache | undefined> {
   return vectorCache.cache;
 }
 
+/** What MiniLM gives a question where its index is not built: the query's vector, and its candidates' vectors. */
+interface Reranking {
+  vector: Float32Array;
+  chunks: Uint32Array;
+  vectors: Float32Array;
+}
+
 /**
- * A search. Where MiniLM is loaded but its index is not built, MiniLM
- * re-ranks the question's candidates (the best few dozen chunks of its
- * words, names and static table): their vectors come from the cache by
- * content hash, the same cache whole-repository embedding fills and reads,
- * and the rest from MiniLM, which stores them there. Otherwise the query
- * reads MiniLM's whole index, or the static table.
+ * Where MiniLM is loaded but its index is not built, MiniLM re-ranks the
+ * question's candidates (the best few dozen chunks of its words, names and
+ * static table): their vectors come from the cache by content hash, the same
+ * cache whole-repository embedding fills and reads, and the rest from
+ * MiniLM, which stores them there. Undefined where MiniLM adds nothing here,
+ * or another index replaced this one meanwhile.
  */
-async function search(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<SearchResults> {
-  const whole = await queryVector(ws, query, options?.mode);
+async function rerankingFor(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<Reranking | undefined> {
   const pool = minilm;
-  if (whole || !pool || options?.mode === 'lexical' || !query.trim()) return ws.search(query, options, whole);
+  if (!pool || options?.mode === 'lexical' || !query.trim()) return undefined;
   const wanted = ws.candidates(query, options);
-  if (wanted.length === 0) return ws.search(query, options);
+  if (wanted.length === 0) return undefined;
   const generation = ws.generation;
   const cache = await cacheFor(pool);
   const found = cache ? await cache.getMany(wanted.map((p) => p.hash)).catch(() => new Map<string, Float32Array>()) : new Map<string, Float32Array>();
@@ -346,7 +353,7 @@ async function search(ws: Workspace, query: string, options: Partial<SearchOptio
     todo.length > 0 ? pool.embed(ws.chunkTexts(Uint32Array.from(todo.map((p) => p.chunk)))) : Promise.resolve(new Float32Array(0)),
     pool.embedQuery(query),
   ]);
-  if (ws.generation !== generation) return ws.search(query, options);
+  if (ws.generation !== generation) return undefined;
   const dim = pool.info.dim;
   if (cache && todo.length > 0) void cache.putMany(todo.map((p) => p.hash), fresh, dim).catch(() => undefined);
   const vectors = new Float32Array(wanted.length * dim);
@@ -359,7 +366,27 @@ async function search(ws: Workspace, query: string, options: Partial<SearchOptio
       next += 1;
     }
   });
-  return ws.search(query, options, vector, Uint32Array.from(wanted.map((p) => p.chunk)), vectors);
+  return { vector, chunks: Uint32Array.from(wanted.map((p) => p.chunk)), vectors };
+}
+
+/** A search: over MiniLM's whole index, else with MiniLM over its candidates ({@link rerankingFor}), else the static table. */
+async function search(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<SearchResults> {
+  const whole = await queryVector(ws, query, options?.mode);
+  if (whole) return ws.search(query, options, whole);
+  const reranking = await rerankingFor(ws, query, options);
+  return reranking
+    ? ws.search(query, options, reranking.vector, reranking.chunks, reranking.vectors)
+    : ws.search(query, options);
+}
+
+/** A feature card, on the ranking its question's search gives (see {@link search}). */
+async function featureCard(ws: Workspace, query: string, budget: number): Promise<FeatureCard> {
+  const whole = await queryVector(ws, query);
+  if (whole) return ws.featureCard(query, budget, whole);
+  const reranking = await rerankingFor(ws, query, {});
+  return reranking
+    ? ws.featureCard(query, budget, reranking.vector, reranking.chunks, reranking.vectors)
+    : ws.featureCard(query, budget);
 }
 
 /**
@@ -540,7 +567,9 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const method = ws[request.method] as (...args: unknown[]) => unknown;
       const args: unknown[] = [...request.args];
       // The questions that read meaning get the query's MiniLM vector, where there is one.
-      if (request.method === 'featureCard') args.push(await queryVector(ws, args[0] as string));
+      if (request.method === 'featureCard') {
+        return { id, type: 'result', op: 'call', value: await featureCard(ws, args[0] as string, args[1] as number) };
+      }
       if (request.method === 'testsFor') args.push(await queryVector(ws, (args[0] as Change).text ?? ''));
       const value = await method.apply(ws, args);
       if (request.method === 'importBundle') newSession();

@@ -21,7 +21,7 @@ use fathom_search::roles::Role;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::{Index, SearchMode, SearchOptions};
+use crate::{ChunkVectors, Index, SearchMode, SearchOptions};
 
 /// How many symbols a card is about.
 const TOP: usize = 6;
@@ -33,6 +33,8 @@ const ENTRY_HOPS: usize = 3;
 const ENTRY_POINTS: usize = 5;
 const SETTINGS: usize = 8;
 const NEIGHBOURS: usize = 3;
+/// A definition's doc, as the card gives it, is at most this long.
+const DOC_CHARS: usize = 320;
 /// Callers visited per definition while looking for entry points.
 const ENTRY_VISITS: usize = 400;
 /// Edges that say how code depends on code (containment is shown by the
@@ -168,13 +170,26 @@ impl Index {
     /// hybrid search once the dense index is ready. `budget` caps the
     /// Markdown in estimated tokens.
     pub fn feature_card(&self, query: &str, query_vector: Option<&[f32]>, budget: usize) -> FeatureCard {
+        self.feature_card_with(query, query_vector, None, budget)
+    }
+
+    /// [`Index::feature_card`] on the ranking [`Index::search_with`] gives
+    /// with MiniLM's vectors for the question's candidates, so that the card
+    /// is about what the search put first.
+    pub fn feature_card_with(
+        &self,
+        query: &str,
+        query_vector: Option<&[f32]>,
+        candidates: Option<&ChunkVectors>,
+        budget: usize,
+    ) -> FeatureCard {
         let budget = budget.max(MIN_BUDGET);
         let graph = &self.graph;
         let roles = self.retrieval().roles();
         let options = SearchOptions { k: TOP * 3, ..SearchOptions::default() };
         // The ranking's own node ids: no snippets to build, no names to
         // resolve back to nodes.
-        let ranking = self.rank(query, &options, query_vector);
+        let ranking = self.rank(query, &options, query_vector, candidates);
         // Tests, docs and examples are evidence. The search already ranks
         // them below the code unless the question asks for them or names
         // one; where it still put one first, the card follows it.
@@ -661,8 +676,47 @@ fn join(items: &[String]) -> String {
     }
 }
 
+/// What a doc comment says first, as plain text: its first paragraph (up to
+/// a blank line, a Javadoc `<p>` or its first `@param`-style tag), inline
+/// tags read as their text (`{@code Date}` as `Date`), markup dropped, and
+/// at most [`DOC_CHARS`] characters, cut after a sentence where one ends.
 fn first_paragraph(doc: &str) -> String {
-    doc.trim().split("\n\n").next().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
+    static INLINE_TAG: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\{@(code|link|linkplain|literal|value)\s+([^}]*)\}").expect("the pattern compiles")
+    });
+    static MARKUP: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"</?[A-Za-z][^>]*>").expect("the pattern compiles"));
+    let doc = doc.trim();
+    let mut end = doc.find("\n\n").unwrap_or(doc.len());
+    for mark in ["<p>", "<P>", "\n@", "\n * @"] {
+        if let Some(at) = doc.find(mark).filter(|&at| at > 0) {
+            end = end.min(at);
+        }
+    }
+    if doc.starts_with('@') {
+        end = 0;
+    }
+    let text = INLINE_TAG.replace_all(&doc[..end], |c: &regex::Captures| {
+        // `{@link Type#method label}` reads as its label, else its target;
+        // `{@code new Gson()}` as its code.
+        let inner = c[2].trim();
+        match &c[1] {
+            "link" | "linkplain" => {
+                let shown = inner.split_once(' ').map_or(inner, |(_, label)| label.trim());
+                shown.trim_start_matches('#').replace('#', ".")
+            }
+            _ => inner.to_owned(),
+        }
+    });
+    let text = MARKUP.replace_all(&text, "");
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.len() <= DOC_CHARS {
+        return text;
+    }
+    let cut = &text[..text.floor_char_boundary(DOC_CHARS)];
+    match cut.rfind(". ") {
+        Some(at) if at > DOC_CHARS / 3 => cut[..=at].to_owned(),
+        _ => format!("{}…", cut.trim_end()),
+    }
 }
 
 /// Writes the Markdown in the card's order: the implementing definitions
@@ -868,5 +922,27 @@ fn fence_language(language: &str) -> &str {
         "c_sharp" | "csharp" => "csharp",
         "tsx" => "tsx",
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_paragraph;
+
+    #[test]
+    fn a_javadoc_reads_as_its_first_paragraph_in_plain_text() {
+        let doc = "Configures Gson to serialize {@code Date} objects according to the pattern provided. \
+You can call this method or {@link #setDateFormat(int)} multiple times.\n<p>The date format will be used \
+to serialize and deserialize {@link java.util.Date}.</p>\n@param pattern the pattern";
+        assert_eq!(
+            first_paragraph(doc),
+            "Configures Gson to serialize Date objects according to the pattern provided. \
+You can call this method or setDateFormat(int) multiple times."
+        );
+        assert_eq!(first_paragraph("Use {@code new Gson()} or a {@link GsonBuilder builder}."), "Use new Gson() or a builder.");
+        assert_eq!(first_paragraph("First.\n\nSecond."), "First.");
+        let long = "A sentence that goes on. ".repeat(30);
+        let cut = first_paragraph(&long);
+        assert!(cut.len() <= super::DOC_CHARS && cut.ends_with('.'), "{cut}");
     }
 }

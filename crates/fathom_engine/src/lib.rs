@@ -448,8 +448,15 @@ impl Index {
     /// index is built; fused, expanded through the graph, explained.
     /// The ranking behind [`Index::search`], by node id, before citations
     /// and snippets: for callers inside the engine that work on nodes.
-    fn rank(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> Ranking {
-        fathom_search::query::search(&self.retrieval, &self.sources(), query, options, query_vector)
+    /// `candidates` as for [`Index::search_with`].
+    fn rank(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        query_vector: Option<&[f32]>,
+        candidates: Option<&ChunkVectors>,
+    ) -> Ranking {
+        fathom_search::query::search_with(&self.retrieval, &self.sources(), query, options, query_vector, candidates)
     }
 
     pub fn search(&self, query: &str, options: &SearchOptions, query_vector: Option<&[f32]>) -> SearchResults {

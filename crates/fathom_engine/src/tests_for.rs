@@ -151,7 +151,7 @@ impl Index {
                 filter: crate::SearchFilter { tests: TestFilter::Exclude, ..Default::default() },
                 ..SearchOptions::default()
             };
-            let results = self.rank(text, &options, query_vector);
+            let results = self.rank(text, &options, query_vector, None);
             let terms = Terms::default().terms(text);
             let known: std::collections::HashSet<&String> =
                 results.hits.iter().flat_map(|h| &h.explain.matched_terms).collect();
@@ -200,10 +200,10 @@ impl Index {
         let lexical = if words.is_empty() {
             Vec::new()
         } else {
-            self.rank(&words, &text_options(SearchMode::Lexical), None).hits
+            self.rank(&words, &text_options(SearchMode::Lexical), None, None).hits
         };
         let dense = match query_vector {
-            Some(v) if !words.is_empty() => self.rank(&words, &text_options(SearchMode::Dense), Some(v)).hits,
+            Some(v) if !words.is_empty() => self.rank(&words, &text_options(SearchMode::Dense), Some(v), None).hits,
             _ => Vec::new(),
         };
 
@@ -277,7 +277,7 @@ impl Index {
             read_report: false,
             ..SearchOptions::default()
         };
-        self.rank(&words[..words.floor_char_boundary(SCRIPT_WORDS)], &options, None).hits
+        self.rank(&words[..words.floor_char_boundary(SCRIPT_WORDS)], &options, None, None).hits
     }
 
     /// The innermost definitions holding the changed lines of one file.

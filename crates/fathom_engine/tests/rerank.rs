@@ -52,6 +52,13 @@ fn the_dense_lane_reads_the_vectors_given_for_the_candidates() {
     assert_eq!(found.params.meaning, Some(Meaning::MinilmCandidates));
     assert_eq!(found.hits[0].symbol, "geometry.hypotenuse");
     assert_eq!(found.hits[0].explain.similarity, Some(1.0));
+
+    // The card on the same vectors is about what that search put first.
+    let hybrid = SearchOptions::default();
+    let searched = index.search_with(question, &hybrid, Some(&query), Some(&vectors));
+    let card = index.feature_card_with(question, Some(&query), Some(&vectors), 2000);
+    assert_eq!(card.symbols[0].symbol.qualified_name, searched.hits[0].symbol);
+    assert_eq!(card.symbols[0].symbol.qualified_name, "geometry.hypotenuse");
 }
 
 #[test]

@@ -559,19 +559,7 @@ impl Workspace {
         #[wasm_bindgen(js_name = candidateVectors)] candidate_vectors: Option<Vec<f32>>,
     ) -> Result<JsValue, JsError> {
         let options = search_options(options)?;
-        let candidates: Option<Vec<(usize, Vec<f32>)>> = match (candidate_chunks, candidate_vectors) {
-            (Some(chunks), Some(vectors)) => {
-                if vectors.len() != chunks.len() * DIM {
-                    return Err(JsError::new(&format!(
-                        "{} floats for {} candidates of {DIM}",
-                        vectors.len(),
-                        chunks.len()
-                    )));
-                }
-                Some(chunks.iter().zip(vectors.chunks_exact(DIM)).map(|(&c, v)| (c as usize, v.to_vec())).collect())
-            }
-            _ => None,
-        };
+        let candidates = with_vectors(candidate_chunks, candidate_vectors)?;
         self.read(|index| to_js(&index.search_with(query, &options, query_vector.as_deref(), candidates.as_deref())))
     }
 
@@ -660,16 +648,14 @@ impl Workspace {
     /// returned) when another index has replaced that one.
     #[wasm_bindgen(js_name = setVectors)]
     pub fn set_vectors(&self, chunks: Vec<u32>, vectors: Vec<f32>, generation: Option<f64>) -> Result<bool, JsError> {
-        if vectors.len() != chunks.len() * DIM {
-            return Err(JsError::new(&format!("{} floats for {} chunks of {DIM}", vectors.len(), chunks.len())));
-        }
+        let vectors = paired(&chunks, &vectors)?;
         let mut state = self.state.borrow_mut();
         if generation.is_some_and(|g| g != state.generation as f64) {
             return Ok(false);
         }
         let index = state.index.as_mut().ok_or_else(no_index)?;
-        for (chunk, vector) in chunks.iter().zip(vectors.chunks_exact(DIM)) {
-            index.set_vector(*chunk as usize, vector.to_vec());
+        for (chunk, vector) in vectors {
+            index.set_vector(chunk, vector);
         }
         Ok(true)
     }
@@ -767,14 +753,21 @@ impl Workspace {
     /// them, their code, the tests that reach them, a summary read off the
     /// graph, and Markdown for an LLM cut to `budget` estimated tokens.
     /// `query_vector` as for `search`.
+    /// `candidateChunks` and `candidateVectors` as for `search`: the card is
+    /// then about what the search put first.
     #[wasm_bindgen(js_name = featureCard, unchecked_return_type = "FeatureCard")]
     pub fn feature_card(
         &self,
         query: &str,
         budget: u32,
         #[wasm_bindgen(js_name = queryVector)] query_vector: Option<Vec<f32>>,
+        #[wasm_bindgen(js_name = candidateChunks)] candidate_chunks: Option<Vec<u32>>,
+        #[wasm_bindgen(js_name = candidateVectors)] candidate_vectors: Option<Vec<f32>>,
     ) -> Result<JsValue, JsError> {
-        self.read(|index| to_js(&index.feature_card(query, query_vector.as_deref(), budget as usize)))
+        let candidates = with_vectors(candidate_chunks, candidate_vectors)?;
+        self.read(|index| {
+            to_js(&index.feature_card_with(query, query_vector.as_deref(), candidates.as_deref(), budget as usize))
+        })
     }
 
     /// Tests to run for a change, ranked, each with its evidence trail, and
@@ -885,6 +878,27 @@ impl Workspace {
     fn read<T>(&self, f: impl FnOnce(&Index) -> Result<T, JsError>) -> Result<T, JsError> {
         let state = self.state.borrow();
         f(state.index.as_ref().ok_or_else(no_index)?)
+    }
+}
+
+/// `chunks.len()` vectors of `DIM` floats end to end, each with its chunk;
+/// an error that says so where the lengths disagree.
+fn paired(chunks: &[u32], vectors: &[f32]) -> Result<Vec<(usize, Vec<f32>)>, JsError> {
+    if vectors.len() != chunks.len() * DIM {
+        return Err(JsError::new(&format!("{} floats for {} chunks of {DIM}", vectors.len(), chunks.len())));
+    }
+    Ok(chunks.iter().zip(vectors.chunks_exact(DIM)).map(|(&c, v)| (c as usize, v.to_vec())).collect())
+}
+
+/// A question's candidates with MiniLM's vectors (see `Workspace.search`),
+/// where both were given.
+fn with_vectors(
+    chunks: Option<Vec<u32>>,
+    vectors: Option<Vec<f32>>,
+) -> Result<Option<Vec<(usize, Vec<f32>)>>, JsError> {
+    match (chunks, vectors) {
+        (Some(chunks), Some(vectors)) => paired(&chunks, &vectors).map(Some),
+        _ => Ok(None),
     }
 }
 
