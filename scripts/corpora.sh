@@ -24,6 +24,38 @@ if [ ! -d rxjs-7.8.1 ]; then
   npm pack --silent rxjs@7.8.1 >/dev/null
   rm -rf package && tar xzf rxjs-7.8.1.tgz && mv package rxjs-7.8.1
 fi
+# The newcomer suite (tests/e2e/newcomer.test.ts): one project per language
+# of `make eval`'s question set, each from a registry this machine reaches, as
+# the archive a user would drop (a .tar.gz, which the page reads).
+# A Debian source package's upstream tarball, checked: debian POOL FILE SHA256 OUT.
+debian() {
+  [ -f "$4" ] && return
+  echo "corpora: $4 (Debian source, $2)"
+  curl -sSfL -o "$4.part" "http://deb.debian.org/debian/pool/main/$1/$2"
+  echo "$3  $4.part" | sha256sum --check --quiet
+  case "$2" in
+    *.xz) xz -dc "$4.part" | gzip -n > "$4.tmp" && rm "$4.part" && mv "$4.tmp" "$4" ;;
+    *) mv "$4.part" "$4" ;;
+  esac
+}
+debian libg/libgoogle-gson-java libgoogle-gson-java_2.10.1.orig.tar.xz \
+  ee8d226848374c5cd0b3a0af7915eb96d5c977fdc84d34db1cfd7c8a5b66a345 gson-2.10.1.tar.gz
+debian j/jq jq_1.7.1.orig.tar.gz fc75b1824aba7a954ef0886371d951c3bf4b6e0a921d1aefc553f309702d6ed1 jq-1.7.1.tar.gz
+debian c/catch2 catch2_3.7.1.orig.tar.gz c991b247a1a0d7bb9c39aa35faf0fe9e19764213f28ffba3109388e62ee0269c catch2-3.7.1.tar.gz
+debian g/golang-github-spf13-cobra golang-github-spf13-cobra_1.8.1.orig.tar.gz \
+  5d45f6fcce63f9f4dd12b34a15669335a35ca3f7bf297ba465c3fbf62308e5fe cobra-1.8.1.tar.gz
+if [ ! -f express-4.21.2.tgz ]; then
+  echo "corpora: express 4.21.2 (npm tarball)"
+  npm pack --silent express@4.21.2 >/dev/null
+fi
+if [ ! -f bytes-1.7.2.crate ]; then
+  echo "corpora: bytes 1.7.2 (crates.io)"
+  curl -sSfL -o bytes-1.7.2.crate.part https://static.crates.io/crates/bytes/bytes-1.7.2.crate
+  echo "428d9aa8fbc0670b7b8d6030a7fadd0f86151cae55e4dbbece15f3780a3dfaf3  bytes-1.7.2.crate.part" | sha256sum --check --quiet
+  mv bytes-1.7.2.crate.part bytes-1.7.2.crate
+fi
+[ -f marshmallow-3.21.3.tar.gz ] || { echo "corpora: marshmallow 3.21.3 (PyPI sdist)"; pip download --quiet --no-deps --no-binary :all: marshmallow==3.21.3 -d .; }
+
 if [ "${1:-}" = "--bench" ]; then
   # pvlib: `make bench` times localisation on a repository of its size, with
   # the real pvlib bug reports of shared/data/swe-dev as the questions.
