@@ -939,7 +939,10 @@ to serialize and deserialize {@link java.util.Date}.</p>\n@param pattern the pat
             "Configures Gson to serialize Date objects according to the pattern provided. \
 You can call this method or setDateFormat(int) multiple times."
         );
-        assert_eq!(first_paragraph("Use {@code new Gson()} or a {@link GsonBuilder builder}."), "Use new Gson() or a builder.");
+        assert_eq!(
+            first_paragraph("Use {@code new Gson()} or a {@link GsonBuilder builder}."),
+            "Use new Gson() or a builder."
+        );
         assert_eq!(first_paragraph("First.\n\nSecond."), "First.");
         let long = "A sentence that goes on. ".repeat(30);
         let cut = first_paragraph(&long);
