@@ -32,7 +32,7 @@ use std::time::Instant;
 use fathom_embed::Embedder;
 use fathom_embed::cache::DiskCache;
 use fathom_engine::{Index, Options, SearchOptions};
-use fathom_model::SymbolKind;
+use fathom_model::{Language, SymbolKind};
 use fathom_search::roles::Role;
 use fathom_static::StaticModel;
 use regex::Regex;
@@ -254,8 +254,10 @@ pub fn plain(heading: &str) -> String {
 }
 
 /// The code a section's text holds: inline spans, fenced and indented
-/// blocks, reStructuredText roles and literals, rustdoc links.
-pub fn code_of(body: &str) -> Vec<String> {
+/// blocks, reStructuredText roles and literals, rustdoc links. A fenced or
+/// directive block counts where `counts` accepts its info string (`python`,
+/// `console`; empty where it has none).
+pub fn code_of(body: &str, counts: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut code = Vec::new();
     let mut in_fence = false;
     let mut skip_block = false;
@@ -266,7 +268,7 @@ pub fn code_of(body: &str) -> Vec<String> {
             if !in_fence {
                 let info = trimmed.trim_start_matches(['`', '~']).trim().to_ascii_lowercase();
                 let info = info.split([' ', ',', '{']).next().unwrap_or_default();
-                skip_block = NOT_CODE.contains(&info);
+                skip_block = !counts(info);
             }
             in_fence = !in_fence;
             continue;
@@ -288,7 +290,8 @@ pub fn code_of(body: &str) -> Vec<String> {
             || trimmed
                 .strip_prefix(".. code-block::")
                 .or_else(|| trimmed.strip_prefix(".. code::"))
-                .is_some_and(|l| !NOT_CODE.contains(&l.trim().to_ascii_lowercase().as_str()));
+                .or_else(|| trimmed.strip_prefix(".. sourcecode::"))
+                .is_some_and(|l| counts(&l.trim().to_ascii_lowercase()));
         if trimmed.starts_with(">>>") || trimmed.starts_with("...") {
             code.push(trimmed.to_owned());
             continue;
@@ -306,45 +309,113 @@ pub fn code_of(body: &str) -> Vec<String> {
     code
 }
 
-/// Fenced or directive blocks in these languages are commands, data or
-/// configuration, whose words name no definition (`go install`, `<container>`).
-const NOT_CODE: [&str; 24] = [
-    "bash",
-    "sh",
-    "shell",
-    "console",
-    "shell-session",
-    "sh-session",
-    "zsh",
-    "powershell",
-    "bat",
-    "cmd",
-    "text",
-    "txt",
-    "plain",
-    "yaml",
-    "yml",
-    "json",
-    "xml",
-    "toml",
-    "ini",
-    "properties",
-    "proto",
-    "protobuf",
-    "dockerfile",
-    "cmake",
-];
+/// GitHub Linguist's languages (`crates/fathom_search/linguist/languages.yml`,
+/// kept by `scripts/linguist.sh`), as GitHub reads a code block's info
+/// string: each language's lowercase name, aliases and extensions (without
+/// the dot), to the extensions of the language, and of the one it is grouped
+/// under (`pycon`, "Python console", reads as Python).
+static LINGUIST: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
+    linguist(include_str!("../../fathom_search/linguist/languages.yml"))
+});
+
+/// Reads Linguist's `languages.yml`: only the fields named above, from its
+/// fixed layout (a language per unindented `Name:` line, two-space fields,
+/// `  - item` lists).
+fn linguist(yaml: &str) -> HashMap<String, Vec<String>> {
+    struct Entry {
+        name: String,
+        group: Option<String>,
+        aliases: Vec<String>,
+        extensions: Vec<String>,
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut list: Option<&str> = None;
+    for line in yaml.lines() {
+        if line.starts_with('#') || line.trim().is_empty() || line == "---" {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            let name = line.trim_end_matches(':').trim_matches(['"', '\'']).to_owned();
+            entries.push(Entry { name, group: None, aliases: Vec::new(), extensions: Vec::new() });
+            list = None;
+            continue;
+        }
+        let Some(entry) = entries.last_mut() else { continue };
+        let item = |s: &str| s.trim().trim_matches(['"', '\'']).to_owned();
+        if let Some(value) = line.strip_prefix("  - ") {
+            match list {
+                Some("aliases") => entry.aliases.push(item(value).to_lowercase()),
+                Some("extensions") => entry.extensions.push(item(value).trim_start_matches('.').to_lowercase()),
+                _ => {}
+            }
+        } else if let Some(field) = line.strip_prefix("  ").filter(|f| !f.starts_with(' ')) {
+            let (key, value) = field.split_once(':').unwrap_or((field, ""));
+            list = Some(match key {
+                "aliases" => "aliases",
+                "extensions" => "extensions",
+                _ => "",
+            });
+            if key == "group" {
+                entry.group = Some(item(value));
+            }
+        }
+    }
+    let extensions: HashMap<String, Vec<String>> =
+        entries.iter().map(|e| (e.name.clone(), e.extensions.clone())).collect();
+    let mut by_key: HashMap<String, Vec<String>> = HashMap::new();
+    for entry in &entries {
+        let mut exts = entry.extensions.clone();
+        if let Some(group) = entry.group.as_ref().and_then(|g| extensions.get(g)) {
+            exts.extend(group.iter().cloned());
+        }
+        let keys = std::iter::once(entry.name.to_lowercase()).chain(entry.aliases.iter().cloned());
+        for key in keys.chain(entry.extensions.iter().cloned()) {
+            by_key.entry(key).or_insert_with(|| exts.clone());
+        }
+    }
+    by_key
+}
+
+/// The languages Fathom parses that a code block's info string names, by
+/// Linguist; `None` where Linguist knows no such language.
+pub fn block_languages(info: &str) -> Option<BTreeSet<Language>> {
+    let extensions = LINGUIST.get(&info.to_lowercase())?;
+    Some(extensions.iter().filter_map(|e| Language::from_path(&format!("x.{e}"))).collect())
+}
 
 /// The identifiers in `code` that name an API, three characters or more, in
 /// order, once each: one that a span holds alone (`` `Schema` ``,
-/// `` `tokio::spawn` ``), or one the code calls, reaches into or names a type
-/// with: followed by `(`, after `.` or `::`, or capitalised as a type is
-/// (`UserSchema`). The rest of a line (`for item in items`) names variables
-/// and words.
+/// `` `tokio::spawn` ``, `` `load()` ``; a bare lowercase word such as
+/// `` `ignore` `` only where the code also uses it), or one the code calls,
+/// reaches into or names a type with: followed by `(`, after `.` or `::`, or
+/// capitalised as a type is (`UserSchema`). The rest of a line
+/// (`for item in items`) names variables and words.
 pub fn identifiers(code: &[String]) -> Vec<String> {
     static WORD: LazyLock<Regex> = LazyLock::new(|| pattern(r"[A-Za-z_][A-Za-z0-9_]*"));
     static PATH: LazyLock<Regex> =
         LazyLock::new(|| pattern(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$"));
+    static BARE_WORD: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[a-z]+$"));
+    // What each line of code calls, reaches into or names as a type.
+    let named: Vec<Vec<&str>> = code
+        .iter()
+        .map(|line| {
+            if PATH.is_match(line.trim()) {
+                return Vec::new();
+            }
+            WORD.find_iter(line)
+                .filter(|m| {
+                    let name = m.as_str();
+                    let before = &line[..m.start()];
+                    let after = line[m.end()..].trim_start();
+                    let type_name =
+                        name.chars().next().is_some_and(char::is_uppercase) && name.chars().any(char::is_lowercase);
+                    after.starts_with('(') || before.ends_with('.') || before.ends_with("::") || type_name
+                })
+                .map(|m| m.as_str())
+                .collect()
+        })
+        .collect();
+    let used: HashSet<&str> = named.iter().flatten().copied().collect();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let mut keep = |name: &str, out: &mut Vec<String>| {
@@ -352,21 +423,20 @@ pub fn identifiers(code: &[String]) -> Vec<String> {
             out.push(name.to_owned());
         }
     };
-    for line in code {
+    for (line, names) in code.iter().zip(&named) {
         let trimmed = line.trim();
         if PATH.is_match(trimmed) {
+            // A bare lowercase word alone (`ignore`, `ref`, `format`) is
+            // as often a config key, a command or a value as an API name:
+            // it names one where the section's code also uses it.
+            if BARE_WORD.is_match(trimmed) && !used.contains(trimmed) {
+                continue;
+            }
             let last = trimmed.trim_end_matches("()").rsplit(['.', ':']).next().unwrap_or(trimmed);
             keep(last, &mut out);
-            continue;
         }
-        for m in WORD.find_iter(line) {
-            let name = m.as_str();
-            let before = &line[..m.start()];
-            let after = line[m.end()..].trim_start();
-            let type_name = name.chars().next().is_some_and(char::is_uppercase) && name.chars().any(char::is_lowercase);
-            if after.starts_with('(') || before.ends_with('.') || before.ends_with("::") || type_name {
-                keep(name, &mut out);
-            }
+        for name in names {
+            keep(name, &mut out);
         }
     }
     out
@@ -415,16 +485,29 @@ pub fn guides(files: &[(String, Vec<u8>)]) -> Vec<(String, Vec<Section>)> {
 
 /// The questions a project's guides ask, with their gold files, taken from
 /// each guide in turn, at most [`MAX_PER_PROJECT`].
+///
+/// A code block counts where it has no info string, or where Linguist reads
+/// its info string as a language the project's source (`languages`) is in:
+/// commands, data, configuration and other languages' code (SQL in a
+/// Python project's guide) name no definition of the project. A heading
+/// asked twice in one project is asked with its parent's, so that it says
+/// which section it is; where that is asked already, or the same heading
+/// has the same gold (a page kept twice), it is left out.
 pub fn questions(
     repo: &str,
     language: &str,
     guides: Vec<(String, Vec<Section>)>,
     definers: &HashMap<String, BTreeSet<String>>,
+    languages: &HashSet<Language>,
 ) -> Vec<Question> {
+    let counts = |info: &str| {
+        info.is_empty() || block_languages(info).is_some_and(|named| named.iter().any(|l| languages.contains(l)))
+    };
     let mut by_guide: Vec<Vec<Question>> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut asked_sections = HashSet::new();
     for (kind, sections) in guides {
         let mut asked = Vec::new();
-        let mut seen = HashSet::new();
         for section in sections {
             let Some(own) = section.headings.last().map(|h| plain(h)) else { continue };
             let words = own.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
@@ -432,10 +515,12 @@ pub fn questions(
                 continue;
             }
             // A one-word heading ("Usage", "Matchers") says more with its parent's.
-            let question = match section.headings.len() {
-                n if words < 2 && n >= 2 => format!("{}: {own}", plain(&section.headings[n - 2])),
-                _ => own,
-            };
+            let n = section.headings.len();
+            let with_parent = || format!("{}: {own}", plain(&section.headings[n - 2]));
+            let mut question = if words < 2 && n >= 2 { with_parent() } else { own.clone() };
+            if seen.contains(&question.to_lowercase()) && n >= 2 {
+                question = with_parent();
+            }
             let ascii = question.chars().filter(char::is_ascii_alphabetic).count();
             let letters = question.chars().filter(|c| c.is_alphabetic()).count();
             if question.split_whitespace().count() < 2 || ascii * 10 < letters * 9 {
@@ -443,7 +528,7 @@ pub fn questions(
             }
             let mut names = Vec::new();
             let mut gold = BTreeSet::new();
-            for name in identifiers(&code_of(&section.body)) {
+            for name in identifiers(&code_of(&section.body, &counts)) {
                 match definers.get(&name) {
                     Some(files) if files.len() <= MAX_FILES_PER_NAME => {
                         gold.extend(files.iter().cloned());
@@ -452,7 +537,12 @@ pub fn questions(
                     _ => {}
                 }
             }
-            if gold.is_empty() || gold.len() > MAX_GOLD || !seen.insert(question.to_lowercase()) {
+            // A section a project ships twice (a page kept in two places)
+            // is asked once.
+            if gold.is_empty() || gold.len() > MAX_GOLD || !asked_sections.insert((own.to_lowercase(), gold.clone())) {
+                continue;
+            }
+            if !seen.insert(question.to_lowercase()) {
                 continue;
             }
             asked.push(Question {
@@ -556,7 +646,15 @@ pub fn evaluate(
         }
         let index_s = started.elapsed().as_secs_f64();
         let definers = definers(&index);
-        let asked = questions(repo, language, guides, &definers);
+        let roles = index.retrieval().roles();
+        let languages: HashSet<Language> = index
+            .graph()
+            .files()
+            .iter()
+            .filter(|f| roles.of(&f.path).role == Role::Source)
+            .filter_map(|f| Language::from_path(&f.path))
+            .collect();
+        let asked = questions(repo, language, guides, &definers, &languages);
         let whole_files = crate::locate::WholeFileBm25::new(&index);
         eprintln!("questions: {repo}: {} questions (indexed in {index_s:.1} s)", asked.len());
         let roles = index.retrieval().roles();
@@ -654,7 +752,7 @@ mod tests {
         let heads: Vec<Vec<String>> = s.iter().map(|s| s.headings.clone()).collect();
         assert_eq!(heads, vec![vec!["Guide"], vec!["Guide", "Parsing dates"], vec!["Guide", "Output"]]);
         assert!(s[1].body.contains("# not a heading"));
-        assert_eq!(identifiers(&code_of(&s[1].body)), vec!["parse_date"]);
+        assert_eq!(identifiers(&code_of(&s[1].body, &|_| true)), vec!["parse_date"]);
     }
 
     #[test]
@@ -663,11 +761,27 @@ mod tests {
         let s = sections("q.rst", text);
         let heads: Vec<Vec<String>> = s.iter().map(|s| s.headings.clone()).collect();
         assert_eq!(heads, vec![vec!["Quickstart"], vec!["Quickstart", "Declaring Schemas"], vec!["Next"]]);
-        assert_eq!(identifiers(&code_of(&s[1].body)), vec!["Schema", "UserSchema"]);
+        assert_eq!(identifiers(&code_of(&s[1].body, &|_| true)), vec!["Schema", "UserSchema"]);
+        let go = |info: &str| block_languages(info).is_some_and(|l| l.contains(&Language::Go));
         let shell =
-            code_of("```bash\ngo install x\n```\n```go\nsrv := rest.MustNewServer(c)\nfor item in items\n```\n");
+            code_of("```bash\ngo install x\n```\n```go\nsrv := rest.MustNewServer(c)\nfor item in items\n```\n", &go);
         assert_eq!(identifiers(&shell), vec!["MustNewServer"]);
         assert_eq!(plain(":class:`~marshmallow.Schema` and `[links](x)`"), "marshmallow.Schema and links");
+    }
+
+    #[test]
+    fn a_code_block_is_in_the_language_linguist_reads_from_its_info_string() {
+        let named = |info: &str| block_languages(info).map(|l| l.into_iter().collect::<Vec<_>>());
+        assert_eq!(named("python"), Some(vec![Language::Python]));
+        assert_eq!(named("py"), Some(vec![Language::Python]));
+        assert_eq!(named("pycon"), Some(vec![Language::Python]), "Python console, grouped under Python");
+        assert_eq!(named("golang"), Some(vec![Language::Go]));
+        assert_eq!(named("rust"), Some(vec![Language::Rust]));
+        assert!(named("c++").is_some_and(|l| l.contains(&Language::Cpp)), "C++, whose headers Fathom reads as C too");
+        assert_eq!(named("sql"), Some(vec![]));
+        assert_eq!(named("console"), Some(vec![]));
+        assert_eq!(named("yaml"), Some(vec![]));
+        assert_eq!(named("not-a-language"), None);
     }
 
     #[test]
