@@ -314,9 +314,8 @@ pub fn code_of(body: &str, counts: &dyn Fn(&str) -> bool) -> Vec<String> {
 /// string: each language's lowercase name, aliases and extensions (without
 /// the dot), to the extensions of the language, and of the one it is grouped
 /// under (`pycon`, "Python console", reads as Python).
-static LINGUIST: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
-    linguist(include_str!("../../fathom_search/linguist/languages.yml"))
-});
+static LINGUIST: LazyLock<HashMap<String, Vec<String>>> =
+    LazyLock::new(|| linguist(include_str!("../../fathom_search/linguist/languages.yml")));
 
 /// Reads Linguist's `languages.yml`: only the fields named above, from its
 /// fixed layout (a language per unindented `Name:` line, two-space fields,

@@ -485,16 +485,20 @@ fn placement(graph: &CodeGraph, top: &[NodeId], excluded: &dyn Fn(&str) -> bool)
     let (directory, _) = counts.iter().copied().rev().max_by_key(|&(_, n)| n)?;
     let also: Vec<String> =
         counts.iter().filter(|(d, _)| *d != directory).map(|(d, _)| d.to_string()).take(NEIGHBOURS).collect();
-    let files = graph.files().iter().filter(|f| directory_of(&f.path) == directory && !excluded(&f.path)).count();
+    // Each file's directory, or none where it is excluded: judged once per
+    // file, not once per edge.
+    let dir_of: Vec<Option<&str>> =
+        graph.files().iter().map(|f| (!excluded(&f.path)).then(|| directory_of(&f.path))).collect();
+    let files = dir_of.iter().filter(|d| **d == Some(directory)).count();
+    let node_dir = |id: NodeId| graph.node(id).file.and_then(|f| dir_of[f.0 as usize]);
     let mut depends_on: HashMap<&str, usize> = HashMap::new();
     let mut used_by: HashMap<&str, usize> = HashMap::new();
     for (_, from, to, edge) in graph.edges() {
         if !DEPENDENCIES.contains(&edge.kind) {
             continue;
         }
-        let (Some(a), Some(b)) = (graph.path_of(from), graph.path_of(to)) else { continue };
-        let (da, db) = (directory_of(a), directory_of(b));
-        if da == db || excluded(a) || excluded(b) {
+        let (Some(da), Some(db)) = (node_dir(from), node_dir(to)) else { continue };
+        if da == db {
             continue;
         }
         if da == directory {

@@ -881,9 +881,12 @@ impl Workspace {
     }
 }
 
+/// Chunks, each with its MiniLM vector.
+type Vectors = Vec<(usize, Vec<f32>)>;
+
 /// `chunks.len()` vectors of `DIM` floats end to end, each with its chunk;
 /// an error that says so where the lengths disagree.
-fn paired(chunks: &[u32], vectors: &[f32]) -> Result<Vec<(usize, Vec<f32>)>, JsError> {
+fn paired(chunks: &[u32], vectors: &[f32]) -> Result<Vectors, JsError> {
     if vectors.len() != chunks.len() * DIM {
         return Err(JsError::new(&format!("{} floats for {} chunks of {DIM}", vectors.len(), chunks.len())));
     }
@@ -892,10 +895,7 @@ fn paired(chunks: &[u32], vectors: &[f32]) -> Result<Vec<(usize, Vec<f32>)>, JsE
 
 /// A question's candidates with MiniLM's vectors (see `Workspace.search`),
 /// where both were given.
-fn with_vectors(
-    chunks: Option<Vec<u32>>,
-    vectors: Option<Vec<f32>>,
-) -> Result<Option<Vec<(usize, Vec<f32>)>>, JsError> {
+fn with_vectors(chunks: Option<Vec<u32>>, vectors: Option<Vec<f32>>) -> Result<Option<Vectors>, JsError> {
     match (chunks, vectors) {
         (Some(chunks), Some(vectors)) => paired(&chunks, &vectors).map(Some),
         _ => Ok(None),
