@@ -65,6 +65,30 @@ describe('the example page', () => {
         .toContain('web/src/client.FathomClient.#replace');
       expect(await panel.getByTestId('show-in-map').count()).toBe(0);
       await screenshot(page, 'embed-example');
+
+      // At a phone's width the results stand above the code, each the full
+      // width of the element, and the page does not scroll sideways; wider,
+      // they stand side by side.
+      const layout = () => explorer.evaluate((el) => {
+        const box = (selector: string) => el.shadowRoot!.querySelector(selector)!.getBoundingClientRect();
+        const [host, results, code] = [el.getBoundingClientRect(), box('.fx-results'), box('.fx-code')];
+        return {
+          sideBySide: code.left >= results.right - 1,
+          resultsWidth: results.width / host.width,
+          codeWidth: code.width / host.width,
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+        };
+      });
+      for (const width of [390, 1280, 1920]) {
+        await page.setViewportSize({ width, height: 844 });
+        await expect.poll(async () => (await layout()).sideBySide).toBe(width > 600);
+        const seen = await layout();
+        expect(seen.overflow, `${width} px`).toBeLessThanOrEqual(0);
+        if (width <= 600) expect(Math.min(seen.resultsWidth, seen.codeWidth)).toBeGreaterThan(0.95);
+        else expect(seen.codeWidth).toBeGreaterThan(0.55);
+        expect(await first.isVisible()).toBe(true);
+        await screenshot(page, `embed-example-${width}`);
+      }
     });
   });
 });

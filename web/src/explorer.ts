@@ -36,7 +36,7 @@ const COMPONENT_CSS = `
 :host { display: block; height: 560px; border: 1px solid var(--border); border-radius: 6px; overflow: clip;
   background: var(--bg); color: var(--fg); font: 13px/1.45 var(--sans); text-align: left; }
 :host([hidden]) { display: none; }
-.fx { display: grid; grid-template-rows: auto auto minmax(0, 1fr); height: 100%; overflow: clip; }
+.fx { display: grid; grid-template-rows: auto auto minmax(0, 1fr); height: 100%; overflow: clip; container-type: inline-size; }
 .fx-bar { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: var(--bg-bar); border-bottom: 1px solid var(--border); }
 .fx-title { font: 600 12px var(--mono); color: var(--fg-strong); white-space: nowrap; }
 .fx-bar .search-input { padding: 5px 8px; }
@@ -48,6 +48,12 @@ const COMPONENT_CSS = `
 .fx-results .search-status { padding-top: 6px; }
 .fx-code { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
 .fx-filters { padding: 6px 10px 0; }
+/* On a phone, or in a narrow column of a docs page: results above the code, each the full width. */
+@container (max-width: 600px) {
+  .fx-body { grid-template-columns: minmax(0, 1fr); grid-template-rows: minmax(0, 2fr) minmax(0, 3fr); }
+  .fx-results { border-right: 0; border-bottom: 1px solid var(--border); }
+  .fx-title { display: none; }
+}
 `;
 
 /** The stylesheets, built once and shared by every explorer on the page. */
