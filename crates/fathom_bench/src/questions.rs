@@ -54,8 +54,62 @@ pub struct Question {
     pub language: String,
     pub source: String,
     pub question: String,
+    /// The section's first sentence of prose, its code left out: what the
+    /// question reads as with it (`question_with_lead`), a variant reported
+    /// beside the set.
+    pub lead: Option<String>,
     pub names: Vec<String>,
     pub gold: BTreeSet<String>,
+}
+
+impl Question {
+    /// The heading and the section's lead sentence, as one question.
+    pub fn with_lead(&self) -> String {
+        match &self.lead {
+            Some(lead) => format!("{}: {lead}", self.question),
+            None => self.question.clone(),
+        }
+    }
+}
+
+/// A section's first sentence of prose: the first paragraph outside code
+/// blocks, directives, lists, tables and quotes, with links read as their
+/// text and code spans left out (they hold the very names the gold is
+/// made of), cut after its first sentence, at most 200 characters.
+pub fn lead(body: &str) -> Option<String> {
+    static SPAN: LazyLock<Regex> = LazyLock::new(|| pattern(r"`+[^`]*`+"));
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut in_fence = false;
+    let mut literal = false;
+    for line in body.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || (literal && (line.starts_with(' ') || line.starts_with('\t') || trimmed.is_empty())) {
+            continue;
+        }
+        literal = trimmed.ends_with("::") || trimmed.starts_with(".. ");
+        let prose = !trimmed.is_empty()
+            && !literal
+            && !line.starts_with(' ')
+            && !line.starts_with('\t')
+            && !trimmed.starts_with(['#', '-', '*', '|', '>', '<', '=', '+', '!', '['])
+            && !trimmed.chars().next().is_some_and(|c| c.is_ascii_digit());
+        if prose {
+            paragraph.push(trimmed);
+        } else if !paragraph.is_empty() {
+            break;
+        }
+    }
+    let text = plain(&SPAN.replace_all(&paragraph.join(" "), ""));
+    let sentence = match text.find(". ") {
+        Some(end) => &text[..=end],
+        None => &text,
+    };
+    let sentence = &sentence[..sentence.floor_char_boundary(200)];
+    (sentence.split_whitespace().count() >= 3).then(|| sentence.trim().to_owned())
 }
 
 /// One section of a guide: its headings from the outermost, and its text.
@@ -549,6 +603,7 @@ pub fn questions(
                 language: language.to_owned(),
                 source: format!("{kind}#{}", section.headings.last().unwrap()),
                 question,
+                lead: lead(&section.body),
                 names,
                 gold,
             });
@@ -671,14 +726,25 @@ pub fn evaluate(
                     .map(|f| f.file)
                     .collect()
             });
-            let modes = [("fathom", Some(&fathom)), ("bm25", Some(&bm25)), ("rerank", rerank.as_ref())];
+            // The variant: each question with its section's lead sentence.
+            let asked = q.with_lead();
+            let fathom_lead: Vec<String> =
+                index.search(&asked, &options, None).files.into_iter().map(|f| f.file).collect();
+            let bm25_lead = whole_files.search(&asked);
+            let modes = [
+                ("fathom", Some(&fathom)),
+                ("bm25", Some(&bm25)),
+                ("rerank", rerank.as_ref()),
+                ("fathom_lead", Some(&fathom_lead)),
+                ("bm25_lead", Some(&bm25_lead)),
+            ];
             for (mode, ranking) in modes.into_iter().filter_map(|(m, r)| Some((m, r?))) {
                 for (group, key) in [("language", q.language.as_str()), ("repo", q.repo.as_str()), ("all", "overall")] {
                     scores.entry((group.to_owned(), key.to_owned(), mode)).or_default().add(ranking, &q.gold, &is_test);
                 }
             }
             let first = |r: &[String]| r.iter().position(|f| q.gold.contains(f)).map(|p| p + 1);
-            let row = json!({"repo": q.repo, "language": q.language, "source": q.source, "question": q.question,
+            let row = json!({"repo": q.repo, "language": q.language, "source": q.source, "question": q.question, "lead": q.lead,
                 "names": q.names, "gold": q.gold, "fathom_first_gold": first(&fathom), "bm25_first_gold": first(&bm25),
                 "fathom_top": fathom.iter().take(5).collect::<Vec<_>>(),
                 "rerank_first_gold": rerank.as_deref().map(first), "bm25_top": bm25.iter().take(5).collect::<Vec<_>>()});
@@ -699,17 +765,17 @@ pub fn evaluate(
 /// The table `make eval` prints.
 pub fn print_table(report: &Value) {
     println!(
-        "\n{:<34} {:<7} {:>6} {:>6} {:>7} {:>9} {:>5}",
+        "\n{:<34} {:<11} {:>6} {:>6} {:>7} {:>9} {:>5}",
         "questions", "mode", "Acc@1", "Acc@5", "MRR", "tests@5", "n"
     );
     let row = |name: &str, v: &Value| {
-        for mode in ["bm25", "fathom", "rerank"] {
+        for mode in ["bm25", "fathom", "rerank", "bm25_lead", "fathom_lead"] {
             let m = &v[mode];
             if m.is_null() {
                 continue;
             }
             println!(
-                "{:<34} {:<7} {:>6} {:>6} {:>7} {:>8}% {:>5}",
+                "{:<34} {:<11} {:>6} {:>6} {:>7} {:>8}% {:>5}",
                 name, mode, m["acc_at_1"], m["acc_at_5"], m["mrr"], m["tests_in_top_5"], m["questions"]
             );
         }
@@ -781,6 +847,16 @@ mod tests {
         assert_eq!(named("console"), Some(vec![]));
         assert_eq!(named("yaml"), Some(vec![]));
         assert_eq!(named("not-a-language"), None);
+    }
+
+    #[test]
+    fn a_lead_is_the_first_sentence_of_prose_without_its_code() {
+        let md =
+            "```python\nx = 1\n```\nUse `XmlMapper` to write [POJOs](x) as XML. Then read them.\nMore.\n\n- a list\n";
+        assert_eq!(lead(md).as_deref(), Some("Use to write POJOs as XML."));
+        let rst = ".. code-block:: python\n\n    schema.load(data)\n\nValidation runs when data is loaded\n";
+        assert_eq!(lead(rst).as_deref(), Some("Validation runs when data is loaded"));
+        assert_eq!(lead("```\ncode only\n```\n"), None);
     }
 
     #[test]
