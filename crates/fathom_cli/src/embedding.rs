@@ -16,24 +16,43 @@ use fathom_engine::Index;
 
 use crate::progress::Progress;
 
+/// MiniLM, as [`prepare`] leaves it.
+pub enum Minilm {
+    /// Loaded (and every chunk embedded).
+    Loaded(Embedder),
+    /// Asked for, but its asset is missing or unreadable (said on stderr).
+    Missing,
+    /// Not asked for, and the index holds none of its vectors.
+    NotAsked,
+}
+
+impl Minilm {
+    pub fn loaded(self) -> Option<Embedder> {
+        match self {
+            Minilm::Loaded(embedder) => Some(embedder),
+            Minilm::Missing | Minilm::NotAsked => None,
+        }
+    }
+}
+
 /// Builds the static lane, then, where `minilm` asks for it or the index
 /// already holds MiniLM's vectors, embeds what is missing with MiniLM and
 /// returns the model, for the queries. A missing asset is said on stderr
 /// and that tier left out: searches then say in their `note` what ran.
-pub fn prepare(index: &mut Index, minilm: bool) -> Result<Option<Embedder>> {
+pub fn prepare(index: &mut Index, minilm: bool) -> Result<Minilm> {
     let dir = asset::default_dir();
     match fathom_engine::embed::load_static(&dir) {
         Ok(model) => index.build_static(model).map_err(anyhow::Error::msg)?,
         Err(e) => eprintln!("fathom: {e}; no static lane"),
     }
     if !minilm && index.embedding_status().embedded == 0 {
-        return Ok(None);
+        return Ok(Minilm::NotAsked);
     }
     let (weights, tokenizer) = match asset::read_dir(&dir) {
         Ok(files) => files,
         Err(e) => {
             eprintln!("fathom: {e}; MiniLM is left out");
-            return Ok(None);
+            return Ok(Minilm::Missing);
         }
     };
     let embedder = Embedder::cpu(&weights, &tokenizer)?;
@@ -41,21 +60,26 @@ pub fn prepare(index: &mut Index, minilm: bool) -> Result<Option<Embedder>> {
     let mut progress = Progress::new();
     fathom_engine::embed::embed_index(index, &embedder, cache.as_mut(), &mut progress)?;
     progress.finish();
-    Ok(Some(embedder))
+    Ok(Minilm::Loaded(embedder))
 }
 
-/// MiniLM for re-ranking questions' candidates where `prepare` gave none:
-/// loaded from the asset, or `None` (said on stderr) where it is missing,
-/// and search reads meaning through the static table alone.
-pub fn for_questions(prepared: Option<Embedder>) -> Option<Embedder> {
-    if prepared.is_some() {
-        return prepared;
-    }
-    match asset::read_dir(&asset::default_dir()).map(|(weights, tokenizer)| Embedder::cpu(&weights, &tokenizer)) {
-        Ok(Ok(embedder)) => Some(embedder),
-        Ok(Err(e)) | Err(e) => {
-            eprintln!("fathom: {e}; questions are read through the static table alone");
-            None
+/// MiniLM for re-ranking questions' candidates: the one `prepare` loaded,
+/// else loaded from the asset where `prepare` did not try; `None` where the
+/// asset is missing (said on stderr once), and search reads meaning through
+/// the static table alone.
+pub fn for_questions(prepared: Minilm) -> Option<Embedder> {
+    match prepared {
+        Minilm::Loaded(embedder) => Some(embedder),
+        Minilm::Missing => None,
+        Minilm::NotAsked => {
+            match asset::read_dir(&asset::default_dir()).map(|(weights, tokenizer)| Embedder::cpu(&weights, &tokenizer))
+            {
+                Ok(Ok(embedder)) => Some(embedder),
+                Ok(Err(e)) | Err(e) => {
+                    eprintln!("fathom: {e}; questions are read through the static table alone");
+                    None
+                }
+            }
         }
     }
 }

@@ -445,7 +445,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             // A description is also read by meaning, as a hybrid search is.
             let text = change.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
             let query_vector = match text {
-                Some(text) if !args.lexical => match embedding::prepare(&mut index, false)? {
+                Some(text) if !args.lexical => match embedding::prepare(&mut index, false)?.loaded() {
                     Some(embedder) => Some(embedder.embed_query(text)?),
                     None => None,
                 },
@@ -476,7 +476,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 anyhow::bail!("the report is empty: give its title and text");
             }
             let mut index = open(&target)?;
-            let embedder = embedding::prepare(&mut index, embed)?;
+            let embedder = embedding::prepare(&mut index, embed)?.loaded();
             let vector = embedder.map(|e| e.embed_query(&report)).transpose()?;
             let found = index.locate(&report, k.max(1), vector.as_deref());
             output::locate(&found, json)?;

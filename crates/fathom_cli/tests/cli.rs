@@ -463,3 +463,20 @@ fn locate_reads_a_report_from_stdin_and_prints_files_with_their_evidence() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/report.txt"));
 }
+
+#[test]
+fn a_missing_model_is_said_once_and_search_still_answers() {
+    let dir = fixture();
+    let missing = std::env::temp_dir().join("fathom-no-model-here");
+    let out = Command::new(env!("CARGO_BIN_EXE_fathom"))
+        .args(["search", dir.to_str().unwrap(), "add an amount to the running sum", "--minilm", "--json"])
+        .env("FATHOM_MODEL_DIR", &missing)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // `--minilm` asked for it; the question's candidates would have too.
+    assert_eq!(stderr.matches("minilm-l6-v2.f16.safetensors").count(), 1, "{stderr}");
+    assert!(!stderr.contains("questions are read through"), "{stderr}");
+    let found = json(&out);
+    assert!(!found["hits"].as_array().unwrap().is_empty(), "{found}");
+}
