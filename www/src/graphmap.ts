@@ -125,8 +125,8 @@ export class GraphMapView {
   #testsToggle: HTMLInputElement | undefined;
   /** Counts overview drawings: only the latest is shown. */
   #overviewDraws = 0;
-  /** The panel size the overview was last drawn for, `WxH`. */
-  #overviewSize: string | undefined;
+  /** The panel's inner size the overview was last drawn for. */
+  #overviewSize: { width: number; height: number } | undefined;
   readonly #overview: HTMLElement;
   readonly #stage: HTMLElement;
   #level: Level = 'architecture';
@@ -256,13 +256,12 @@ export class GraphMapView {
     if (!arch) return;
     const mine = ++this.#overviewDraws;
     const panel = this.#overview;
-    // The panel's inner size, less the summary line above the drawing.
-    const size = panel.hidden || panel.clientWidth === 0 ? { width: 0, height: 0 } : { width: panel.clientWidth - 24, height: panel.clientHeight - 56 };
+    const size = this.#overviewInner();
     try {
       const parts = await renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c), size);
       if (mine !== this.#overviewDraws || arch !== this.#architecture) return;
       panel.replaceChildren(...parts);
-      this.#overviewSize = `${size.width}x${size.height}`;
+      this.#overviewSize = size;
       this.#root.dataset.communities = String(arch.communities.length);
       this.#root.dataset.tests = arch.testFiles === 0 ? 'none' : arch.withTests ? 'included' : 'left-out';
     } catch (error) {
@@ -271,12 +270,23 @@ export class GraphMapView {
     }
   }
 
-  /** Draws the overview again where the panel's size has changed by more than a little since. */
-  #redrawOverview(): void {
+  /** The overview panel's inner size, less the summary line above the drawing; zero while it is hidden. */
+  #overviewInner(): { width: number; height: number } {
     const panel = this.#overview;
-    if (panel.hidden || panel.clientWidth === 0 || !this.#architecture) return;
-    const [w, h] = (this.#overviewSize ?? '0x0').split('x').map(Number);
-    if (Math.abs((w ?? 0) - (panel.clientWidth - 24)) > 40 || Math.abs((h ?? 0) - (panel.clientHeight - 56)) > 40) void this.#drawOverview();
+    if (panel.hidden || panel.clientWidth === 0) return { width: 0, height: 0 };
+    return { width: panel.clientWidth - 24, height: panel.clientHeight - 56 };
+  }
+
+  /**
+   * Draws the overview again where the panel's size has changed by more
+   * than a little since (the panel's ResizeObserver calls it, also when the
+   * panel is shown).
+   */
+  #redrawOverview(): void {
+    const now = this.#overviewInner();
+    if (now.width === 0 || !this.#architecture) return;
+    const was = this.#overviewSize ?? { width: 0, height: 0 };
+    if (Math.abs(was.width - now.width) > 40 || Math.abs(was.height - now.height) > 40) void this.#drawOverview();
   }
 
   /** Shows the architecture overview or the files and definitions. */
@@ -287,8 +297,8 @@ export class GraphMapView {
     this.#stage.hidden = level === 'architecture';
     this.#list.hidden = level === 'architecture';
     for (const [l, button] of this.#levelButtons) button.setAttribute('aria-pressed', String(l === level));
+    // The overview's panel, shown, redraws itself (its ResizeObserver).
     if (level === 'files') this.resize();
-    else this.#redrawOverview();
   }
 
   /** Opens a community: its files and definitions on the map, coloured by community. */
@@ -372,7 +382,6 @@ export class GraphMapView {
   resize(): void {
     this.#sigma?.resize();
     this.#sync(); // draws: sigma's setGraph refreshes
-    this.#redrawOverview();
   }
 
   dispose(): void {

@@ -69,9 +69,14 @@ export async function renderOverview(
   const drawn = arch.communities.slice(0, MAX_DRAWN);
   const ids = new Set(drawn.map((c) => c.id));
   const shown = arch.dependencies.filter((d) => ids.has(d.from) && ids.has(d.to));
-  const [across, down] = await Promise.all([layered(drawn, shown, 'RIGHT'), layered(drawn, shown, 'DOWN')]);
+  // Both ways where there is a panel to fill; a hidden one gets one, as
+  // it keeps the drawing's own size until it is shown and drawn again.
   const visible = size.width > 0 && size.height > 0;
-  const g = visible && fit(down, size.width, size.height) > fit(across, size.width, size.height) ? down : across;
+  const [across, down] = await Promise.all([
+    layered(drawn, shown, 'RIGHT'),
+    visible ? layered(drawn, shown, 'DOWN') : undefined,
+  ]);
+  const g = down && fit(down, size.width, size.height) > fit(across, size.width, size.height) ? down : across;
   const [width, height] = [Math.ceil(g.width ?? 0), Math.ceil(g.height ?? 0)];
   const scale = visible ? Math.min(MAX_SCALE, Math.max(MIN_SCALE, fit(g, size.width, size.height))) : 1;
   const svg = el('svg', {

@@ -127,24 +127,26 @@ fn main() {
     let loaded_static = fathom_engine::embed::load_static(&asset::default_dir());
     let statics = || loaded_static.as_ref().map(Arc::clone).expect("the static table: run `make model`");
     report["static_table"] = json!(loaded_static.as_ref().ok().map(|s| s.id().to_owned()));
-    if wants("search") {
-        // MiniLM is loaded wherever its asset is: it re-ranks each question's
-        // candidates (the `rerank` mode) without embedding the corpus, and,
-        // unless FATHOM_EVAL_DENSE=0, embeds the whole corpus for its modes.
-        let loaded = match asset::read_dir(&asset::default_dir()) {
+    // MiniLM, loaded once wherever its asset is, with the disk cache of its
+    // vectors: search and the questions re-rank each question's candidates
+    // with it; unless FATHOM_EVAL_DENSE=0, search embeds the whole corpus and
+    // localisation reads reports with it.
+    let mut loaded: Option<(Embedder, Option<DiskCache>)> = None;
+    if ["search", "locate", "questions"].iter().any(|set| wants(set)) {
+        match asset::read_dir(&asset::default_dir()) {
             Ok((weights, tokenizer)) => {
                 let embedder = Embedder::cpu(&weights, &tokenizer).expect("the model loads");
-                report["model"] = json!(fathom_embed::MODEL_ID);
-                report["backend"] = json!(embedder.backend().as_str());
-                Some((embedder, DiskCache::open(&DiskCache::default_dir()).ok()))
+                loaded = Some((embedder, DiskCache::open(&DiskCache::default_dir()).ok()));
             }
             Err(e) if minilm => panic!("the model asset: run `make model`: {e}"),
-            Err(e) => {
-                eprintln!("eval: {e}; MiniLM's modes are left out");
-                None
-            }
-        };
-        let mut loaded = loaded;
+            Err(e) => eprintln!("eval: {e}; MiniLM's modes are left out"),
+        }
+    }
+    if wants("search") {
+        if let Some((embedder, _)) = &loaded {
+            report["model"] = json!(fathom_embed::MODEL_ID);
+            report["backend"] = json!(embedder.backend().as_str());
+        }
         let mut models = Models {
             statics: statics(),
             minilm: loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())),
@@ -171,16 +173,7 @@ fn main() {
         };
         let instances = locate::instances(&sets);
         report["localisation"] = if !instances.is_empty() {
-            let loaded = minilm.then(|| {
-                let (weights, tokenizer) =
-                    asset::read_dir(&asset::default_dir()).expect("the model asset: run `make model`");
-                (
-                    Embedder::cpu(&weights, &tokenizer).expect("the model loads"),
-                    DiskCache::open(&DiskCache::default_dir()).ok(),
-                )
-            });
-            let mut loaded = loaded;
-            let embedder = loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut()));
+            let embedder = loaded.as_mut().filter(|_| minilm).map(|(e, cache)| (&*e, cache.as_mut()));
             let report = locate::evaluate(
                 &instances,
                 &corpora_dir().join("swe-dev"),
@@ -195,13 +188,6 @@ fn main() {
         };
     }
     if wants("questions") {
-        // MiniLM re-ranks each question's candidates wherever its asset is.
-        let mut loaded = asset::read_dir(&asset::default_dir()).ok().map(|(weights, tokenizer)| {
-            (
-                Embedder::cpu(&weights, &tokenizer).expect("the model loads"),
-                DiskCache::open(&DiskCache::default_dir()).ok(),
-            )
-        });
         report["questions"] = questions::evaluate(
             &root,
             &corpora_dir().join("swe-dev"),
