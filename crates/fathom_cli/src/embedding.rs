@@ -18,8 +18,8 @@ use crate::progress::Progress;
 
 /// MiniLM, as [`prepare`] leaves it.
 pub enum Minilm {
-    /// Loaded (and every chunk embedded).
-    Loaded(Embedder),
+    /// Loaded (and every chunk embedded); boxed, as the model is large.
+    Loaded(Box<Embedder>),
     /// Asked for, but its asset is missing or unreadable (said on stderr).
     Missing,
     /// Not asked for, and the index holds none of its vectors.
@@ -29,7 +29,7 @@ pub enum Minilm {
 impl Minilm {
     pub fn loaded(self) -> Option<Embedder> {
         match self {
-            Minilm::Loaded(embedder) => Some(embedder),
+            Minilm::Loaded(embedder) => Some(*embedder),
             Minilm::Missing | Minilm::NotAsked => None,
         }
     }
@@ -60,7 +60,7 @@ pub fn prepare(index: &mut Index, minilm: bool) -> Result<Minilm> {
     let mut progress = Progress::new();
     fathom_engine::embed::embed_index(index, &embedder, cache.as_mut(), &mut progress)?;
     progress.finish();
-    Ok(Minilm::Loaded(embedder))
+    Ok(Minilm::Loaded(Box::new(embedder)))
 }
 
 /// MiniLM for re-ranking questions' candidates: the one `prepare` loaded,
@@ -69,7 +69,7 @@ pub fn prepare(index: &mut Index, minilm: bool) -> Result<Minilm> {
 /// the static table alone.
 pub fn for_questions(prepared: Minilm) -> Option<Embedder> {
     match prepared {
-        Minilm::Loaded(embedder) => Some(embedder),
+        Minilm::Loaded(embedder) => Some(*embedder),
         Minilm::Missing => None,
         Minilm::NotAsked => {
             match asset::read_dir(&asset::default_dir()).map(|(weights, tokenizer)| Embedder::cpu(&weights, &tokenizer))
