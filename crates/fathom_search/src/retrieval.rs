@@ -943,18 +943,10 @@ impl Retrieval {
         {
             let matches: Vec<(u32, f32)> =
                 lane.search(LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
-            let best = matches.first().map_or(0.0, |&(_, s)| s);
-            // In hybrid mode the lane's weight follows its confidence, and
-            // each share its similarity relative to the best (see `Fusion`).
             let fusion = lane.fusion();
-            let (confidence, exponent) = if mode == Mode::Hybrid {
-                (fusion.dense_confidence(best), fusion.dense_score_exponent)
-            } else {
-                (1.0, 0.0)
-            };
-            for (rank, (node, chunk, similarity)) in by_symbol(&self.chunks, matches).enumerate() {
+            let shares = meaning_shares(&self.chunks, matches, w.dense, (mode == Mode::Hybrid).then_some(&fusion));
+            for (rank, (node, chunk, similarity, share)) in shares.into_iter().enumerate() {
                 let hit = entry(&mut fused, node);
-                let share = rrf(w.dense * confidence * relative(similarity, best, exponent), rank);
                 hit.explain.dense_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.dense = share;
                 hit.explain.similarity = Some((f64::from(similarity) * 1000.0).round() / 1000.0);
@@ -974,12 +966,8 @@ impl Retrieval {
         {
             let matches: Vec<(u32, f32)> =
                 statics.search(&vector, LANE_DEPTH).into_iter().filter(|(_, s)| *s >= options.min_similarity).collect();
-            let best = matches.first().map_or(0.0, |&(_, s)| s);
-            let confidence = STATIC_FUSION.dense_confidence(best);
-            for (rank, (node, _, similarity)) in by_symbol(&self.chunks, matches).enumerate() {
+            for (node, _, _, share) in meaning_shares(&self.chunks, matches, w.dense, Some(&STATIC_FUSION)) {
                 let hit = entry(&mut fused, node);
-                let share =
-                    rrf(w.dense * confidence * relative(similarity, best, STATIC_FUSION.dense_score_exponent), rank);
                 hit.explain.lanes.dense += share;
                 hit.score += share;
             }
@@ -1218,6 +1206,26 @@ fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
 
 /// Chunk results grouped into symbols in order of each symbol's best chunk:
 /// `(symbol, best chunk, its score)`.
+/// A meaning lane's matches (chunks, best first), one per symbol, each with
+/// its share of the fused score: RRF of the lane's `weight`, scaled, where
+/// `fusion` is given (hybrid mode), by the lane's confidence in its best
+/// match and each match's similarity relative to the best (see `Fusion`).
+fn meaning_shares(
+    chunks: &[Chunk],
+    matches: Vec<(u32, f32)>,
+    weight: f64,
+    fusion: Option<&Fusion>,
+) -> Vec<(NodeId, usize, f32, f64)> {
+    let best = matches.first().map_or(0.0, |&(_, s)| s);
+    let (confidence, exponent) = fusion.map_or((1.0, 0.0), |f| (f.dense_confidence(best), f.dense_score_exponent));
+    by_symbol(chunks, matches)
+        .enumerate()
+        .map(|(rank, (node, chunk, similarity))| {
+            (node, chunk, similarity, rrf(weight * confidence * relative(similarity, best, exponent), rank))
+        })
+        .collect()
+}
+
 fn by_symbol(chunks: &[Chunk], ranked: Vec<(u32, f32)>) -> impl Iterator<Item = (NodeId, usize, f32)> {
     let mut seen = std::collections::HashSet::new();
     ranked.into_iter().filter_map(move |(chunk, score)| {
