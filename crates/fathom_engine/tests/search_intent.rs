@@ -32,6 +32,11 @@ def test_serialized_dates_json_round_trip():
 
 def test_json_dates_serialized_in_lists():
     assert DateSerializer().serialize(date(1999, 12, 31))
+
+
+class TestSimple:
+    def simple(self):
+        assert DateSerializer().serialize(date(2000, 1, 1))
 "#;
 
 const HELPER: &str = r#"def make_dates_for_json():
@@ -57,6 +62,18 @@ fn a_how_question_gets_the_implementation_before_its_tests() {
     assert_eq!(found.first().map(String::as_str), Some("src/dates.py"), "{found:?}");
     // The tests stay in the answer, as evidence.
     assert!(found.iter().any(|f| f == "tests/test_dates.py"), "{found:?}");
+}
+
+#[test]
+fn a_plain_word_of_the_question_that_names_a_test_does_not_ask_for_it() {
+    // `simple` is a test's name and a word of the question: the question is
+    // about how serializing is used, not about that test.
+    let index = index();
+    let found = files(&index, "usage, simple serialize");
+    assert_eq!(found.first().map(String::as_str), Some("src/dates.py"), "{found:?}");
+    // Named as code, or alone, it is asked for.
+    let found = files(&index, "TestSimple.simple");
+    assert_eq!(found.first().map(String::as_str), Some("tests/test_dates.py"), "{found:?}");
 }
 
 #[test]

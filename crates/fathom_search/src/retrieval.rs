@@ -990,8 +990,10 @@ impl Retrieval {
             if role != Role::Source {
                 hit.explain.role = Some(role);
             }
-            // A definition the query names is what it asks for, whatever it is.
-            let named = hit.name_match == Some(MatchKind::Exact);
+            // A definition the query names is what it asks for, whatever it
+            // is: named as code, or alone.
+            let named =
+                hit.name_match == Some(MatchKind::Exact) && names_as_code(&hints, query, &graph.node(hit.node).name);
             hit.score *= match (role.family(), &intent) {
                 (Family::Foreign, _) => FOREIGN,
                 (Family::Test, Some(intent)) if !intent.tests && !named => TEST_PRIOR,
@@ -1206,6 +1208,15 @@ fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
 
 /// Chunk results grouped into symbols in order of each symbol's best chunk:
 /// `(symbol, best chunk, its score)`.
+/// Whether `query` names `name` as code: a code-shaped word of it ends in the
+/// name (`Schema.load`, `load()`, `make_dates`), or the query is the name
+/// alone. A plain word of a phrase (`simple` in "usage, simple reading")
+/// matches names too, but does not ask for that definition, whatever it is.
+fn names_as_code(hints: &Hints, query: &str, name: &str) -> bool {
+    query.trim() == name
+        || hints.identifiers.iter().any(|i| i.trim_end_matches("()").rsplit(['.', ':']).next() == Some(name))
+}
+
 /// A meaning lane's matches (chunks, best first), one per symbol, each with
 /// its share of the fused score: RRF of the lane's `weight`, scaled, where
 /// `fusion` is given (hybrid mode), by the lane's confidence in its best
