@@ -369,24 +369,27 @@ async function rerankingFor(ws: Workspace, query: string, options: Partial<Searc
   return { vector, chunks: Uint32Array.from(wanted.map((p) => p.chunk)), vectors };
 }
 
-/** A search: over MiniLM's whole index, else with MiniLM over its candidates ({@link rerankingFor}), else the static table. */
-async function search(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<SearchResults> {
+/**
+ * What a question reads meaning with, as `search` and `featureCard` take it
+ * after their own arguments: MiniLM's whole index (the query's vector), else
+ * MiniLM over its candidates ({@link rerankingFor}), else nothing (the
+ * static table).
+ */
+async function meaningFor(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<[Float32Array?, Uint32Array?, Float32Array?]> {
   const whole = await queryVector(ws, query, options?.mode);
-  if (whole) return ws.search(query, options, whole);
+  if (whole) return [whole];
   const reranking = await rerankingFor(ws, query, options);
-  return reranking
-    ? ws.search(query, options, reranking.vector, reranking.chunks, reranking.vectors)
-    : ws.search(query, options);
+  return reranking ? [reranking.vector, reranking.chunks, reranking.vectors] : [];
 }
 
-/** A feature card, on the ranking its question's search gives (see {@link search}). */
+/** A search, reading meaning as {@link meaningFor} says. */
+async function search(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<SearchResults> {
+  return ws.search(query, options, ...(await meaningFor(ws, query, options)));
+}
+
+/** A feature card, on the ranking its question's search gives. */
 async function featureCard(ws: Workspace, query: string, budget: number): Promise<FeatureCard> {
-  const whole = await queryVector(ws, query);
-  if (whole) return ws.featureCard(query, budget, whole);
-  const reranking = await rerankingFor(ws, query, {});
-  return reranking
-    ? ws.featureCard(query, budget, reranking.vector, reranking.chunks, reranking.vectors)
-    : ws.featureCard(query, budget);
+  return ws.featureCard(query, budget, ...(await meaningFor(ws, query, {})));
 }
 
 /**

@@ -55,7 +55,7 @@ pub struct Question {
     pub source: String,
     pub question: String,
     /// The section's first sentence of prose, its code left out: what the
-    /// question reads as with it (`question_with_lead`), a variant reported
+    /// question reads as with it ([`Question::with_lead`]), a variant reported
     /// beside the set.
     pub lead: Option<String>,
     pub names: Vec<String>,

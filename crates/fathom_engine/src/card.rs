@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::{SymbolKind, Visibility};
 use fathom_query::{Hop, NodeRef, Reached, hop};
-use fathom_search::retrieval::{Intent, is_test};
+use fathom_search::retrieval::{Intent, is_runnable_test, is_test, is_test_path};
 use fathom_search::roles::Role;
 use regex::Regex;
 use serde::Serialize;
@@ -193,9 +193,8 @@ impl Index {
         // Tests, docs and examples are evidence. The search already ranks
         // them below the code unless the question asks for them or names
         // one; where it still put one first, the card follows it.
-        let evidence = |id: NodeId| {
-            is_test(graph, id) || graph.path_of(id).is_some_and(|p| matches!(roles.of(p).role, Role::Test | Role::Docs))
-        };
+        let aside = |path: &str| matches!(roles.of(path).role, Role::Test | Role::Docs) || is_test_path(path);
+        let evidence = |id: NodeId| is_runnable_test(graph, id) || graph.path_of(id).is_some_and(aside);
         let intent = Intent::of(query);
         let implementation_leads = !intent.tests
             && !intent.examples
@@ -205,7 +204,7 @@ impl Index {
         // definition matched. Overloads are one entry, the best-ranked, with
         // their count.
         let mut picked: Vec<(NodeId, f64)> = Vec::new();
-        let mut matched_tests: Vec<(NodeId, f64)> = Vec::new();
+        let mut matched_tests: Vec<NodeId> = Vec::new();
         for hit in &ranking.hits {
             let node = graph.node(hit.node);
             let stand_in = matches!(node.kind, SymbolKind::Module | SymbolKind::Package) && ranking.hits.len() > TOP;
@@ -218,7 +217,7 @@ impl Index {
             }
             if implementation_leads && evidence(hit.node) {
                 if is_test(graph, hit.node) {
-                    matched_tests.push((hit.node, hit.score));
+                    matched_tests.push(hit.node);
                 }
                 continue;
             }
@@ -242,7 +241,7 @@ impl Index {
         tests.sort_by(|a, b| a.depth.cmp(&b.depth).then(b.confidence.total_cmp(&a.confidence)));
         tests.truncate(10);
         // Tests the question matched, after those that reach the code.
-        for &(id, _) in matched_tests.iter().take(4) {
+        for &id in matched_tests.iter().take(4) {
             if tests.len() < 12 && !tests.iter().any(|t| t.node.id == id.index() as u32) {
                 tests.push(Reached { node: NodeRef::new(graph, id), depth: 0, confidence: 1.0, path: Vec::new() });
             }
@@ -262,9 +261,7 @@ impl Index {
             .collect();
         let entry_points = entry_points(graph, &top, &evidence);
         let settings = settings(graph, &symbols, &top);
-        let placement = placement(graph, &top, &|path: &str| {
-            matches!(roles.of(path).role, Role::Test | Role::Docs) || fathom_search::retrieval::is_test_path(path)
-        });
+        let placement = placement(graph, &top, &aside);
         let summary = summarize(graph, &top, &edges, &connectors, &tests);
         let sentences = Sentences {
             entry_points: entry_points.iter().map(entry_sentence).collect(),
@@ -661,7 +658,7 @@ fn summarize(
             if reaching.len() == 1 { "es" } else { "" },
             join(&names)
         ));
-    } else if !top.iter().all(|&id| fathom_search::retrieval::is_test(graph, id)) {
+    } else if !top.iter().all(|&id| is_test(graph, id)) {
         // A card made of tests has nothing to say of tests that reach it.
         out.push("No test reaches these symbols through calls.".to_owned());
     }
@@ -781,17 +778,16 @@ fn render(card: &mut FeatureCard) {
     let _ = writeln!(head, "## Implementation\n");
     let mut text = head;
     let mut omitted = Vec::new();
-    let rest_tokens = estimate_tokens(&rest);
+    // Room for the sections after the code, and for the closing note,
+    // should it name every symbol.
+    let reserve = estimate_tokens(&rest)
+        + 12
+        + card.symbols.iter().map(|s| estimate_tokens(&s.symbol.qualified_name) + 2).sum::<usize>();
     for s in &card.symbols {
         let overloads = if s.overloads > 1 { format!(", 1 of {} overloads", s.overloads) } else { String::new() };
         let title =
             format!("### `{}` ({}{overloads}) — {}\n", s.symbol.qualified_name, s.symbol.kind.name(), cite(&s.symbol));
         let doc = s.doc.as_ref().map_or(String::new(), |d| format!("{d}\n"));
-        // Room for the sections after the code, and for the closing note,
-        // should it name every symbol.
-        let reserve = rest_tokens
-            + 12
-            + card.symbols.iter().map(|s| estimate_tokens(&s.symbol.qualified_name) + 2).sum::<usize>();
         let used = estimate_tokens(&text) + reserve;
         let frame = estimate_tokens(&title) + estimate_tokens(&doc) + 8;
         let Some(code) = &s.code else {

@@ -1206,8 +1206,6 @@ fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
     doc
 }
 
-/// Chunk results grouped into symbols in order of each symbol's best chunk:
-/// `(symbol, best chunk, its score)`.
 /// Whether `query` names `name` as code: a code-shaped word of it ends in the
 /// name (`Schema.load`, `load()`, `make_dates`), or the query is the name
 /// alone. A plain word of a phrase (`simple` in "usage, simple reading")
@@ -1237,6 +1235,8 @@ fn meaning_shares(
         .collect()
 }
 
+/// Chunk results grouped into symbols in order of each symbol's best chunk:
+/// `(symbol, best chunk, its score)`.
 fn by_symbol(chunks: &[Chunk], ranked: Vec<(u32, f32)>) -> impl Iterator<Item = (NodeId, usize, f32)> {
     let mut seen = std::collections::HashSet::new();
     ranked.into_iter().filter_map(move |(chunk, score)| {
