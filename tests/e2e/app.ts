@@ -133,3 +133,36 @@ export async function clickWord(page: Page, line: Locator, word: string): Promis
   if (!at) throw new Error(`\`${word}\` is not on the line`);
   await page.mouse.click(at.x, at.y);
 }
+
+/** The map's architecture overview as drawn: how much of its panel it fills one way, its scale, and its community labels. */
+export interface OverviewDrawn {
+  fill: number;
+  scale: number;
+  labels: { name: string; clipped: boolean }[];
+}
+
+/**
+ * Reads the map's overview once it is drawn for the panel's current size
+ * (its `data-overview` within the 40 px the map lets pass without a
+ * redraw), in one evaluation, so a drawing being replaced is never read.
+ */
+export async function overviewDrawn(page: Page, timeout = 10_000): Promise<OverviewDrawn> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const drawn = await page.getByTestId('graph-view').evaluate((root): OverviewDrawn | undefined => {
+      const panel = root.querySelector('[data-testid="map-overview"]') as HTMLElement;
+      const svg = panel.querySelector('[data-testid="overview-graph"]') as SVGSVGElement | null;
+      const [w, h] = [panel.clientWidth - 24, panel.clientHeight - 56];
+      const [dw, dh] = ((root as HTMLElement).dataset.overview ?? '').split('x').map(Number);
+      if (!svg || dw === undefined || dh === undefined || !(Math.abs(dw - w) <= 40 && Math.abs(dh - h) <= 40)) return undefined;
+      const labels = [...svg.querySelectorAll<SVGGElement>('.ov-community')].map((g) => {
+        const [box, text] = [g.querySelector('rect')!.getBBox(), g.querySelector('.ov-name') as SVGTextContentElement];
+        return { name: g.dataset.name ?? '', clipped: text.getComputedTextLength() > box.width };
+      });
+      return { fill: Math.max(svg.clientWidth / w, svg.clientHeight / h), scale: svg.clientWidth / svg.viewBox.baseVal.width, labels };
+    });
+    if (drawn) return drawn;
+    if (Date.now() > deadline) throw new Error(`the map's overview was not drawn for its panel within ${timeout} ms`);
+    await page.waitForTimeout(100);
+  }
+}

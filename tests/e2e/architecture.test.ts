@@ -5,7 +5,7 @@
 // as those two layers, in real headless Chromium.
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, test } from 'vitest';
-import { uploadZip, waitForState } from './app';
+import { overviewDrawn, uploadZip, waitForState } from './app';
 import { screenshot, sharedBrowser, withApp } from './browser';
 import { zipFiles } from './fixtures';
 
@@ -171,14 +171,9 @@ describe('the architecture map', () => {
         // spans at least 80% of it one way, unless it is already drawn at
         // its largest (2.5 times its size: two boxes, here), and its labels
         // are never drawn smaller than 0.8 times their size.
-        await expect.poll(() => page.getByTestId('map-overview').evaluate((panel) => {
-          const svg = panel.querySelector('[data-testid="overview-graph"]') as SVGSVGElement;
-          const [w, h] = [panel.clientWidth - 24, panel.clientHeight - 56];
-          const scale = svg.clientWidth / svg.viewBox.baseVal.width;
-          return scale >= 2.45 || Math.max(svg.clientWidth / w, svg.clientHeight / h) >= 0.8;
-        }), { timeout: 10_000 }).toBe(true);
-        const scale = await page.getByTestId('overview-graph').evaluate((svg) => (svg as SVGSVGElement).clientWidth / (svg as SVGSVGElement).viewBox.baseVal.width);
-        expect(scale).toBeGreaterThanOrEqual(0.8);
+        const drawn = await overviewDrawn(page);
+        expect(drawn.scale >= 2.45 || drawn.fill >= 0.8, JSON.stringify(drawn)).toBe(true);
+        expect(drawn.scale).toBeGreaterThanOrEqual(0.8);
         await screenshot(page, `architecture-layers-${width}`);
       }
       // Every label is drawn whole: its text fits inside its box.

@@ -249,7 +249,9 @@ export class GraphMapView {
   /**
    * Draws the overview for the panel's size (laid out by ELK, which loads
    * the first time); a drawing started earlier is dropped when it ends.
-   * The map's `data-communities` says when it is drawn.
+   * The map's `data-communities` says when it is drawn, and its
+   * `data-overview` says for which inner size ("drawing" while a drawing
+   * is under way), so a reader can tell a stale drawing from a current one.
    */
   async #drawOverview(): Promise<void> {
     const arch = this.#architecture;
@@ -257,15 +259,18 @@ export class GraphMapView {
     const mine = ++this.#overviewDraws;
     const panel = this.#overview;
     const size = this.#overviewInner();
+    this.#root.dataset.overview = 'drawing';
     try {
       const parts = await renderOverview(arch, GROUP_PALETTE, (c) => this.#zoomIntoCommunity(c), size);
       if (mine !== this.#overviewDraws || arch !== this.#architecture) return;
       panel.replaceChildren(...parts);
       this.#overviewSize = size;
+      this.#root.dataset.overview = `${size.width}x${size.height}`;
       this.#root.dataset.communities = String(arch.communities.length);
       this.#root.dataset.tests = arch.testFiles === 0 ? 'none' : arch.withTests ? 'included' : 'left-out';
     } catch (error) {
       if (mine !== this.#overviewDraws) return;
+      this.#root.dataset.overview = 'failed';
       panel.replaceChildren(h('p', { class: 'map-empty', role: 'alert' }, `The architecture could not be drawn: ${error instanceof Error ? error.message : String(error)}`));
     }
   }
