@@ -281,11 +281,14 @@ pub fn is_runnable_test(graph: &CodeGraph, id: NodeId) -> bool {
 pub const TEST_DIRS: [&str; 6] = ["test", "tests", "__tests__", "spec", "specs", "testing"];
 
 /// `tests/…`, `__tests__/…`, `test_x.py`, `x_test.go`, `x.test.ts`,
-/// `x.spec.js`, `XTest.java`, `XTests.cs`, `x_spec.rb`.
+/// `x.spec.js`, `XTest.java`, `XTests.cs`, `x_spec.rb`, and a folder
+/// whose name is made of words one of which is "test" or "tests"
+/// (`src/integration-test/`, `src/integrationTest/`, `test-support/`,
+/// `SelfTest/`: [`is_test_dir`]).
 pub fn is_test_path(path: &str) -> bool {
     let mut segments = path.split('/').rev();
     let file = segments.next().unwrap_or_default();
-    if segments.any(|s| TEST_DIRS.contains(&s)) {
+    if segments.any(is_test_dir) {
         return true;
     }
     let stem = file.split('.').next().unwrap_or_default();
@@ -296,6 +299,31 @@ pub fn is_test_path(path: &str) -> bool {
         || stem.ends_with("Tests")
         || file.contains(".test.")
         || file.contains(".spec.")
+}
+
+/// A folder that holds tests: one of [`TEST_DIRS`], or a name made of words
+/// (split at `-`, `_`, `.` and lower-to-upper case changes) one of which is
+/// "test" or "tests": Gradle's `integrationTest` source set, Maven's
+/// `integration-test`, a `test-utils` crate. `latest`, `contest` and
+/// `testdata` are one word each and hold no such word.
+pub fn is_test_dir(segment: &str) -> bool {
+    if TEST_DIRS.contains(&segment) {
+        return true;
+    }
+    let mut words: Vec<String> = Vec::new();
+    let mut previous: Option<char> = None;
+    for c in segment.chars() {
+        let split = matches!(c, '-' | '_' | '.');
+        let boundary = c.is_uppercase() && previous.is_some_and(char::is_lowercase);
+        if split || boundary || words.is_empty() {
+            words.push(String::new());
+        }
+        if !split {
+            words.last_mut().expect("a word was started").push(c.to_ascii_lowercase());
+        }
+        previous = Some(c);
+    }
+    words.len() > 1 && words.iter().any(|w| w == "test" || w == "tests")
 }
 
 /// Why a hit is where it is.
@@ -1434,10 +1462,23 @@ mod tests {
             "src/test/java/a/BTest.java",
             "CTests.cs",
             "spec/d_spec.rb",
+            "jib-cli/src/integration-test/java/a/Command.java",
+            "app/src/integrationTest/kotlin/A.kt",
+            "tokio-test/src/io.rs",
+            "tests/SelfTest/UsageTests/Misc.tests.cpp",
         ] {
             assert!(is_test_path(path), "{path}");
         }
-        for path in ["src/app.py", "latest.py", "contest/a.py", "attestation.rs", "src/Testing.java"] {
+        for path in [
+            "src/app.py",
+            "latest.py",
+            "contest/a.py",
+            "attestation.rs",
+            "src/Testing.java",
+            "src/_pytest/main.py",
+            "latest-release/a.go",
+            "src/testkit/a.rs",
+        ] {
             assert!(!is_test_path(path), "{path}");
         }
     }
