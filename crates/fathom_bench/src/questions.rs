@@ -448,11 +448,14 @@ pub fn identifiers(code: &[String]) -> Vec<String> {
     static PATH: LazyLock<Regex> =
         LazyLock::new(|| pattern(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$"));
     static BARE_WORD: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[a-z]+$"));
-    // What each line of code calls, reaches into or names as a type.
+    // What each line of code calls, reaches into or names as a type, its
+    // strings, comments and file paths left out.
+    let masked: Vec<String> = code.iter().map(|line| code_only(line)).collect();
     let named: Vec<Vec<&str>> = code
         .iter()
-        .map(|line| {
-            if PATH.is_match(line.trim()) {
+        .zip(&masked)
+        .map(|(original, line)| {
+            if PATH.is_match(original.trim()) {
                 return Vec::new();
             }
             WORD.find_iter(line)
@@ -493,6 +496,34 @@ pub fn identifiers(code: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+/// A line of code with what names no definition blanked out: string
+/// literals (`"Hello World"`), line comments (`// Create a client`,
+/// `# Output`), and file paths, URLs and environment variables
+/// (`$HOME/.config/Jib/config.json`, `https://…`), which name folders and
+/// products, not the project's API.
+fn code_only(line: &str) -> String {
+    static STRING: LazyLock<Regex> = LazyLock::new(|| pattern(r#""(?:[^"\\]|\\.)*"|(?:^|[\s(\[{=,])('[^'\s][^']*')"#));
+    static COMMENT: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?:^|[^:])//.*$|(?:^|\s)#\s.*$"));
+    static RUN: LazyLock<Regex> = LazyLock::new(|| pattern(r"\S+"));
+    static FILE_PATH: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[$%~]|^\.\.?/|://|\w[/\\]\w"));
+    let blank = |m: &str| " ".repeat(m.len());
+    // A single-quoted string keeps the character before it (`load('x')`).
+    let out = STRING.replace_all(line, |c: &regex::Captures| match c.get(1) {
+        Some(quoted) => {
+            format!("{}{}", &c[0][..quoted.start() - c.get(0).expect("a match").start()], blank(quoted.as_str()))
+        }
+        None => blank(&c[0]),
+    });
+    let out = COMMENT.replace_all(&out, |c: &regex::Captures| blank(&c[0]));
+    let out = RUN.replace_all(
+        &out,
+        |c: &regex::Captures| {
+            if FILE_PATH.is_match(&c[0]) { blank(&c[0]) } else { c[0].to_owned() }
+        },
+    );
+    out.into_owned()
 }
 
 /// The project's own definitions by name: the source files (by the index's
@@ -832,6 +863,19 @@ mod tests {
             code_of("```bash\ngo install x\n```\n```go\nsrv := rest.MustNewServer(c)\nfor item in items\n```\n", &go);
         assert_eq!(identifiers(&shell), vec!["MustNewServer"]);
         assert_eq!(plain(":class:`~marshmallow.Schema` and `[links](x)`"), "marshmallow.Schema and links");
+    }
+
+    #[test]
+    fn strings_comments_and_file_paths_name_no_definition() {
+        let code = [
+            r#"log.Println("Hello World") // Create a New client"#,
+            "x = load('Some Value')  # Output: Result",
+            "$XDG_CONFIG_HOME/Google/Jib/config.json",
+            "see https://Example.org/Docs and ./Build/Out",
+            "fn get<'a>(x: &'a Config) -> Parser",
+        ]
+        .map(str::to_owned);
+        assert_eq!(identifiers(&code), vec!["Println", "load", "Config", "Parser"]);
     }
 
     #[test]
