@@ -79,13 +79,14 @@ cli:
 corpora:
 	@scripts/corpora.sh
 
-## bench: query latency on Django; embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), the static lane natively and in Chromium, first-visit bytes, HNSW recall, hybrid search latency on Flask; writes bench/report.json.
+## bench: query latency on Django; the heap's peak beside the memory plan's estimate (natively and in the page), and the hostile corpus's memory cases under 2, 4 and 6 GiB of address space (release build); embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), the static lane natively and in Chromium, first-visit bytes, HNSW recall, hybrid search latency on Flask; writes bench/report.json.
 bench: build
 	@scripts/corpora.sh --bench
 	@scripts/refenv.sh
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench embed-sample
 	npx vitest run --config tests/vitest.bench.config.ts
 	cargo run --locked --release -q -p fathom_bench --bin fathom-bench
+	FATHOM_HOSTILE_LIMITS=all cargo test --locked --release -q -p fathom_cli --all-features --test hostile -- --nocapture
 
 ## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask, bug
 ## localisation on shared/data/swe-dev (with leave-one-repository-out figures), test recommendation against BM25 on requests' and Flask's release history,

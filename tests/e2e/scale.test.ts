@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import type { FathomClient, Plan } from '../../web/src/index';
-import { uploadZip, waitForState } from './app';
+import { citationOf, openSidebar, searchFor, uploadZip, waitForState } from './app';
 import { fathom } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
+import { zipFiles } from './fixtures';
 
 const baseUrl = inject('baseUrl');
 const browser = sharedBrowser({ webgpu: false });
@@ -79,6 +80,45 @@ describe('scale', () => {
       expect(files.some((f) => f.path.startsWith('src/flask/'))).toBe(true);
       expect(files.filter((f) => f.path.startsWith('tests/'))).toEqual([]);
       expect(await page.getByTestId('summary').textContent()).toMatch(/Excluded by a pattern \(\d+\)/);
+    });
+  });
+
+  test('files denser than the plan estimates are measured while parsing, and the rest left out (issue 51)', async () => {
+    // 40 modules of one-line functions, 200 KB each: several times the heap
+    // per byte that ordinary code takes. The plan's estimate fits the
+    // budget, so no choice is offered; the index worker's heap is measured
+    // while parsing, and past half the budget the rest is left out.
+    const files: Record<string, string> = {};
+    for (let module = 0; module < 40; module += 1) {
+      const lines: string[] = [];
+      for (let j = 0, size = 0; size < 200_000; j += 1) {
+        const line = `def f_${module}_${j}(value): return helper_${j}(value) + ${module}\n`;
+        lines.push(line);
+        size += line.length;
+      }
+      files[`dense/module_${String(module).padStart(2, '0')}.py`] = lines.join('');
+    }
+    files['needle/ordinary.py'] = 'def find_the_ordinary_file():\n    return 42\n';
+    const archive = zipFiles(files);
+    const budgetMb = 96;
+    await withApp(browser(), `${baseUrl}?budget=${budgetMb}`, async ({ page }) => {
+      const plan = await page.evaluate(
+        (bytes) => (globalThis as unknown as { fathom: FathomClient }).fathom.plan(new Blob([new Uint8Array(bytes)]), 'dense.zip'),
+        [...archive],
+      );
+      expect(plan.estimated_heap_bytes).toBeLessThan(budgetMb * MB);
+      await uploadZip(page, 'dense.zip', archive);
+      await waitForState(page, 'ready', 120_000);
+      expect(await page.getByTestId('budget').isHidden()).toBe(true);
+      const indexed = await page.evaluate(() => (globalThis as unknown as { fathom: FathomClient }).fathom.files());
+      expect(indexed.length).toBeGreaterThan(1);
+      expect(indexed.length).toBeLessThan(41);
+      expect(indexed.some((f) => f.path === 'needle/ordinary.py')).toBe(true);
+      await openSidebar(page);
+      const limit = page.locator('[data-testid="skipped"] [data-reason="limit"]');
+      expect(Number(await limit.getAttribute('data-count'))).toBe(41 - indexed.length);
+      await searchFor(page, 'find_the_ordinary_file');
+      expect((await citationOf(page, 0)).file).toBe('needle/ordinary.py');
     });
   });
 

@@ -84,7 +84,9 @@ export class FathomClient {
    * left out and reported as skipped. `scip`: SCIP indexes given beside the
    * archive (one inside it is found by the engine), whose references become
    * precise edges; one that cannot be read is listed as skipped, with its
-   * cause.
+   * cause. `heapBudget` (bytes): the indexing worker's heap is measured
+   * while parsing, and the files past it are left out, listed as skipped
+   * (limit), whatever the plan estimated.
    */
   async indexZip(
     file: Blob,
@@ -92,11 +94,12 @@ export class FathomClient {
     onProgress?: (progress: Progress) => void,
     exclude: string[] = [],
     scip: { name: string; file: Blob }[] = [],
+    heapBudget?: number,
   ): Promise<IndexSummary> {
     const bytes = await file.arrayBuffer();
     const indexes = await Promise.all(scip.map(async (s) => ({ name: s.name, bytes: await s.file.arrayBuffer() })));
     return this.#request(
-      { op: 'indexZip', name, bytes, exclude, scip: indexes },
+      { op: 'indexZip', name, bytes, exclude, scip: indexes, heapBudget },
       [bytes, ...indexes.map((s) => s.bytes)],
       onProgress,
     );

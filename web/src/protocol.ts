@@ -191,7 +191,7 @@ export interface MemoryReport {
 }
 
 export type WorkerRequest =
-  | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer; exclude: string[]; scip: { name: string; bytes: ArrayBuffer }[] }
+  | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer; exclude: string[]; scip: { name: string; bytes: ArrayBuffer }[]; heapBudget?: number | undefined }
   | { id: number; op: 'plan'; name: string; bytes: ArrayBuffer }
   | { id: number; op: 'prepare' }
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }

@@ -514,7 +514,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const bytes = new Uint8Array(request.bytes);
       pool?.startTally();
       const sample = await parseSample(ws, bytes, request.exclude);
-      const staged = ws.stageZip(request.name, bytes, request.exclude, onProgress);
+      const staged = ws.stageZip(request.name, bytes, request.exclude, onProgress, request.heapBudget);
       for (const index of request.scip) ws.attachScip(index.name, new Uint8Array(index.bytes));
       const value = await indexStaged(ws, staged, onProgress, await sample());
       newSession();

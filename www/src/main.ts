@@ -426,7 +426,7 @@ function indexArchive(name: string, load: () => Promise<Blob>, scip: File[] = []
     const plan = await client.plan(blob, name).catch(() => undefined);
     stopIfCancelled();
     const exclude = plan ? await budgetView.choose(name, plan, budget) : [];
-    return client.indexZip(blob, name, onProgress, exclude, scip.map((file) => ({ name: file.name, file })));
+    return client.indexZip(blob, name, onProgress, exclude, scip.map((file) => ({ name: file.name, file })), budget);
   }, how);
 }
 

@@ -146,7 +146,7 @@ impl<'a> Collector<'a> {
         if let Some(budget) = &self.options.limits.budget {
             let kept = self.files.len() + self.listed.len();
             let weight = self.kept_bytes + entry.declared_size + budget.per_file * (kept as u64 + 1);
-            if self.over_budget.0 > 0 || weight > budget.weight {
+            if weight > budget.weight {
                 self.over_budget.0 += 1;
                 self.over_budget.1 += entry.declared_size;
                 return self.skip(path, SkipReason::Limit, format!("{OVER_BUDGET}: {}", budget.why));

@@ -45,16 +45,22 @@ impl Default for Limits {
 }
 
 /// A memory budget, as what reading may keep: each kept file weighs its
-/// bytes plus `per_file`. The file that would take the weight past `weight`
-/// and every one after it (in the input's order) are skipped as
-/// [`SkipReason::Limit`], decided by the sizes the input declares, before
-/// anything is read.
+/// bytes plus `per_file`. A file that would take the weight past `weight`
+/// is skipped as [`SkipReason::Limit`], decided by the sizes the input
+/// declares, before anything is read; a smaller one after it may still fit
+/// (an ordinary module after many large ones is kept).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
     pub weight: u64,
     pub per_file: u64,
     /// Where the budget comes from, for the skipped files' detail.
     pub why: String,
+    /// The heap indexing may take, in bytes, where the caller's allocator
+    /// is counted (`fathom_engine::heap`): parsing then measures what it
+    /// holds and stops admitting files near it, whatever the estimate
+    /// behind `weight` said. Zero where nothing is measured.
+    #[serde(default)]
+    pub heap: u64,
 }
 
 /// How to read an input.

@@ -19,21 +19,25 @@ fn loose(files: &[(&str, &[u8])]) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
-fn the_memory_budget_keeps_the_first_files_and_lists_the_rest_before_reading_them() {
+fn the_memory_budget_keeps_the_files_that_fit_and_lists_the_rest_before_reading_them() {
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     for i in 0..10 {
         writer.start_file(format!("m{i}.py"), zip::write::SimpleFileOptions::default()).unwrap();
         std::io::Write::write_all(&mut writer, &[b'#'; 1000]).unwrap();
     }
+    // A small file after the large ones still fits beside the first four.
+    writer.start_file("small.py", zip::write::SimpleFileOptions::default()).unwrap();
+    std::io::Write::write_all(&mut writer, &[b'#'; 50]).unwrap();
     let bytes = writer.finish().unwrap().into_inner();
-    // Each file weighs 1,000 bytes and 100 more: four fit in 4,500.
-    let budget = Budget { weight: 4500, per_file: 100, why: "a test's".into() };
+    // Each file weighs its bytes and 100 more: four of 1,000 fit in 4,600,
+    // and then the one of 50.
+    let budget = Budget { weight: 4600, per_file: 100, why: "a test's".into(), heap: 0 };
     let options = options(Limits { budget: Some(budget), ..Limits::default() });
     let survey = survey_archive("m.zip", &bytes, &options).unwrap();
-    assert_eq!((survey.files, survey.over_budget, survey.over_budget_bytes), (4, 6, 6000));
+    assert_eq!((survey.files, survey.over_budget, survey.over_budget_bytes), (5, 6, 6000));
     let archive = read_archive("m.zip", &bytes, &options, &mut |_, _| {}).unwrap();
     let kept: Vec<&str> = archive.files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(kept, ["m0.py", "m1.py", "m2.py", "m3.py"]);
+    assert_eq!(kept, ["m0.py", "m1.py", "m2.py", "m3.py", "small.py"]);
     assert_eq!(archive.over_budget, (6, 6000));
     let left: Vec<&str> = archive.skipped.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(left, ["m4.py", "m5.py", "m6.py", "m7.py", "m8.py", "m9.py"]);

@@ -14,6 +14,11 @@ use fathom_engine::{Index, Observer, Options};
 use fathom_model::SymbolKind;
 use serde_json::json;
 
+/// Counted, so that each corpus's heap peak is measured beside the plan's
+/// estimate (`throughput_bench`).
+#[global_allocator]
+static ALLOCATOR: fathom_engine::heap::Counted = fathom_engine::heap::Counted;
+
 const CORPUS: &str = "Django-5.0.6";
 /// The repository localisation latency is measured on.
 const LOCATE_CORPUS: &str = "pvlib-0.10.5";
@@ -119,6 +124,20 @@ fn main() {
         report["browser_index"]["native_index_s"] = json!(round(index_s));
     }
     report["scale_50k"] = browser_index["scale_50k"].clone();
+    // The page's plan for the same archives (`plan_zip`, what the page
+    // checks its budget against) beside the heap the page measured.
+    for (key, archive, heap) in [
+        ("browser_index", format!("{CORPUS}.tar.gz"), "heap_mb"),
+        ("scale_50k", "synthetic-50000.zip".into(), "index_heap_mb"),
+    ] {
+        let Ok(bytes) = std::fs::read(corpora.join(&archive)) else { continue };
+        let Ok(plan) = fathom_engine::pipeline::plan_zip(&archive, &bytes, &Options::default()) else { continue };
+        if report[key].is_object() {
+            let estimate = round(plan.estimated_heap_bytes as f64 / (1 << 20) as f64);
+            report[key]["plan_estimate_mb"] = json!(estimate);
+            report[key]["estimate_covers_peak"] = json!(report[key][heap].as_f64().map(|h| estimate >= h));
+        }
+    }
     report["reopen"] = json!({
         "browser_reload_to_search_s": browser_index["reopen"]["reload_to_search_s"],
         "bundle_load_p50_s": report["bundle"]["django"]["load_p50_s"],
@@ -152,6 +171,15 @@ fn main() {
             row["mb_per_s"],
             row["stage_ms"]
         );
+        let m = &row["memory"];
+        println!(
+            "        memory: heap peak {} MB ({} per source byte) | the plan's estimate {} MB ({} per source byte) | covers the peak: {}",
+            m["heap_peak_mb"],
+            m["peak_per_source_byte"],
+            m["plan_estimate_mb"],
+            m["estimate_per_source_byte"],
+            m["estimate_covers_peak"]
+        );
     }
     let b = &report["browser_index"];
     if b.is_object() {
@@ -167,6 +195,15 @@ fn main() {
             b["heap_peak_live_mb"],
             b["web_tree_sitter_parse_s"],
             b["native_parse_only_s"]
+        );
+        println!(
+            "    memory: the page's plan estimated {} MB for the index worker's heap of {} MB (covers it: {}); 50,000 files: {} MB for {} MB (covers it: {})",
+            b["plan_estimate_mb"],
+            b["heap_mb"],
+            b["estimate_covers_peak"],
+            report["scale_50k"]["plan_estimate_mb"],
+            report["scale_50k"]["index_heap_mb"],
+            report["scale_50k"]["estimate_covers_peak"]
         );
         let ratio = |b: &serde_json::Value| match (b["fathom_s"].as_f64(), b["web_tree_sitter_parse_s"].as_f64()) {
             (Some(fathom), Some(reference)) if reference > 0.0 => format!("{:.2}", fathom / reference),
@@ -367,23 +404,38 @@ fn throughput_bench(corpora: &std::path::Path) -> serde_json::Value {
         .iter()
         .map(|name| {
             let path = corpora.join(name);
+            fathom_engine::heap::reset_peak();
+            let before = fathom_engine::heap::live().unwrap_or(0);
             let started = Instant::now();
-            let index = if path.is_dir() {
-                fathom_engine::index_dir(&path, &Options::default(), &mut Clock(Instant::now())).expect("indexes")
+            let (index, archive_bytes) = if path.is_dir() {
+                let index =
+                    fathom_engine::index_dir(&path, &Options::default(), &mut Clock(Instant::now())).expect("indexes");
+                (index, 0)
             } else {
                 let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                fathom_engine::index_zip(name, &bytes, &Options::default(), &mut Clock(Instant::now()))
-                    .expect("indexes")
+                let index = fathom_engine::index_zip(name, &bytes, &Options::default(), &mut Clock(Instant::now()))
+                    .expect("indexes");
+                (index, bytes.len() as u64)
             };
             let seconds = started.elapsed().as_secs_f64();
+            let peak = fathom_engine::heap::counts().map_or(0, |(_, peak)| peak.saturating_sub(before));
             let summary = index.summary();
             let bytes: usize = index.file_list().iter().filter_map(|f| index.file_text(&f.path)).map(str::len).sum();
             let mb = bytes as f64 / (1 << 20) as f64;
+            // What the CLI's plan would budget for it (`pipeline::native_heap`).
+            let estimate = fathom_engine::pipeline::native_heap(summary.files, bytes as u64, archive_bytes);
+            let to_mb = |b: u64| round(b as f64 / (1 << 20) as f64);
             json!({
                 "corpus": name.trim_end_matches(".zip").to_lowercase(), "files": summary.files, "source_mb": round(mb),
                 "symbols": summary.symbols, "edges": summary.edges, "seconds": round(seconds),
                 "files_per_s": (summary.files as f64 / seconds).round(), "mb_per_s": round(mb / seconds),
                 "stage_ms": summary.timings_ms,
+                "memory": {
+                    "heap_peak_mb": to_mb(peak), "plan_estimate_mb": to_mb(estimate),
+                    "peak_per_source_byte": round(peak as f64 / bytes.max(1) as f64),
+                    "estimate_per_source_byte": round(estimate as f64 / bytes.max(1) as f64),
+                    "estimate_covers_peak": estimate >= peak,
+                },
             })
         })
         .collect();

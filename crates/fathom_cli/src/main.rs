@@ -15,6 +15,11 @@ use clap::{Parser, Subcommand};
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Options, SearchMode, SearchOptions, human_bytes};
 
+/// The system allocator, counted: indexing measures what it holds and stops
+/// admitting files near the memory budget (`memory`).
+#[global_allocator]
+static ALLOCATOR: fathom_engine::heap::Counted = fathom_engine::heap::Counted;
+
 #[derive(Parser)]
 #[command(name = "fathom", version, about = "Code comprehension for a repository archive or directory")]
 struct Cli {
@@ -559,38 +564,39 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
     }
     let budget = memory::budget(MEMORY.get().copied().flatten());
     let mut progress = progress::Progress::new();
+    let mut planned = 0;
     let index = if target.is_dir() {
         // Canonical, so that `.` is named after the directory it stands for.
         let dir = target.canonicalize().with_context(|| format!("cannot open `{}`", target.display()))?;
         let options = with_budget(options, budget.as_ref(), 0);
-        let index = fathom_engine::pipeline::stage_dir(&dir, &options, &mut progress)
+        fathom_engine::pipeline::stage_dir(&dir, &options, &mut progress)
             .map(|staged| staged.with_scip(scip).index(&mut progress))
-            .map_err(fathom_engine::EngineError::from);
-        if let Ok(index) = &index {
-            let left_out =
-                index.summary().skipped.iter().filter(|s| s.detail.starts_with(fathom_engine::OVER_BUDGET)).count();
-            if let (Some(budget), true) = (&budget, left_out > 0) {
-                progress.finish();
-                eprintln!(
-                    "fathom: memory: {left_out} files were left out, over the budget of {}; they are listed as skipped (limit)",
-                    budget.why
-                );
-            }
-        }
-        index
+            .map_err(fathom_engine::EngineError::from)
     } else {
         let bytes = std::fs::read(target).with_context(|| format!("cannot read `{}`", target.display()))?;
         let name =
             target.file_name().map_or_else(|| target.display().to_string(), |n| n.to_string_lossy().into_owned());
         let options = with_budget(options, budget.as_ref(), bytes.len() as u64);
         if let Some(budget) = &budget {
-            say_what_is_left_out(&name, &bytes, &options, budget)?;
+            planned = say_what_is_left_out(&name, &bytes, &options, budget)?;
         }
-        fathom_engine::pipeline::stage_zip(&name, &bytes, &options, &mut progress)
-            .map(|staged| staged.with_scip(scip).index(&mut progress))
+        let staged = fathom_engine::pipeline::stage_zip(&name, &bytes, &options, &mut progress);
+        drop(bytes);
+        staged.map(|staged| staged.with_scip(scip).index(&mut progress))
     };
     progress.finish();
-    Ok(index?)
+    let index = index?;
+    // Files the plan could not foresee: those left out while reading a
+    // directory, and those parsing measured over the budget.
+    let left_out = index.summary().skipped.iter().filter(|s| s.detail.starts_with(fathom_engine::OVER_BUDGET)).count();
+    if let (Some(budget), true) = (&budget, left_out > planned) {
+        eprintln!(
+            "fathom: memory: {} files were left out, over the budget of {}; they are listed as skipped (limit)",
+            left_out - planned,
+            budget.why
+        );
+    }
+    Ok(index)
 }
 
 /// `options`, with what the memory budget lets reading keep.
@@ -603,16 +609,17 @@ fn with_budget(options: &Options, budget: Option<&memory::Budget>, archive_bytes
 
 /// Before an archive is read: when indexing all of it would take more than
 /// the budget, which files are left out. Its listing says, reading no file.
-fn say_what_is_left_out(name: &str, bytes: &[u8], options: &Options, budget: &memory::Budget) -> Result<()> {
+/// Returns how many.
+fn say_what_is_left_out(name: &str, bytes: &[u8], options: &Options, budget: &memory::Budget) -> Result<usize> {
     let survey = fathom_engine::pipeline::plan_zip(name, bytes, options)?.survey;
     if survey.over_budget == 0 {
-        return Ok(());
+        return Ok(0);
     }
     let (files, source) = (survey.files + survey.over_budget, survey.bytes + survey.over_budget_bytes);
     let need = fathom_engine::pipeline::native_heap(files, source, bytes.len() as u64);
     eprintln!(
         "fathom: memory: all of `{name}` ({files} files, {}) would take about {} to index, over the budget of {}. \
-         Indexing its first {} files ({}); the {} after them ({}) are left out and listed as skipped (limit).",
+         Indexing {} of its files ({}); the other {} ({}) are left out and listed as skipped (limit).",
         human_bytes(source),
         human_bytes(need),
         budget.why,
@@ -621,7 +628,7 @@ fn say_what_is_left_out(name: &str, bytes: &[u8], options: &Options, budget: &me
         survey.over_budget,
         human_bytes(survey.over_budget_bytes),
     );
-    Ok(())
+    Ok(survey.over_budget)
 }
 
 fn parse_edge_kind(text: &str) -> Result<fathom_engine::EdgeKind, String> {

@@ -1,7 +1,10 @@
 //! The hostile corpus (`tests/hostile/generate.py`, built here at test time)
 //! through `fathom index` and `fathom search`. For every case:
-//! - the process ends by itself within [`CASE_SECONDS`], in an address space
-//!   of [`ADDRESS_SPACE_MB`] (or the case's own limit);
+//! - the process ends by itself within [`CASE_SECONDS`] per 2 GiB of its
+//!   address space (more memory lets it index more), in an address space
+//!   of [`ADDRESS_SPACE_MB`] or the case's first limit; with
+//!   `FATHOM_HOSTILE_LIMITS=all` (`make bench`, on the release build), once
+//!   under each of the case's limits (the memory cases: 2, 4 and 6 GiB);
 //! - nothing panics, and the exit status is the one the case expects: 2
 //!   only for an input unreadable as a whole, with a message naming the cause;
 //! - the ordinary file is indexed and found by its function's name;
@@ -23,6 +26,11 @@ const CASE_SECONDS: u64 = 90;
 /// sets its own.
 const ADDRESS_SPACE_MB: u64 = 2048;
 
+/// How long a command may run in an address space of `limit_mb`.
+fn seconds_for(limit_mb: u64) -> u64 {
+    CASE_SECONDS * limit_mb.div_ceil(ADDRESS_SPACE_MB).max(1)
+}
+
 fn repo() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -37,7 +45,7 @@ struct Case {
     errors: Vec<String>,
     stderr: Option<String>,
     args: Vec<String>,
-    limit_mb: Option<u64>,
+    limits_mb: Vec<u64>,
 }
 
 /// What one command did.
@@ -50,7 +58,7 @@ struct Run {
 }
 
 /// Runs `fathom args` in `cwd`, with `home` as its home, under an address
-/// space limit, killed past [`CASE_SECONDS`]. Output goes to files, so a
+/// space limit, killed past [`CASE_SECONDS`] per 2 GiB of it. Output goes to files, so a
 /// large answer cannot fill a pipe that nobody reads while it runs.
 fn fathom(args: &[&str], cwd: &Path, home: &Path, limit_mb: u64) -> Run {
     let out = cwd.join("../stdout");
@@ -70,7 +78,7 @@ fn fathom(args: &[&str], cwd: &Path, home: &Path, limit_mb: u64) -> Run {
         .stderr(std::fs::File::create(&err).unwrap())
         .spawn()
         .expect("sh runs");
-    let deadline = start + Duration::from_secs(CASE_SECONDS);
+    let deadline = start + Duration::from_secs(seconds_for(limit_mb));
     let (status, timed_out) = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break (Some(status), false);
@@ -110,20 +118,19 @@ fn tree(dir: &Path) -> Vec<String> {
 }
 
 /// The problems with one case, empty when it meets every rule.
-fn check(case: &Case, corpus: &Path, work: &Path) -> Vec<String> {
+fn check(case: &Case, limit: u64, corpus: &Path, work: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     let (cwd, home) = (work.join("cwd"), work.join("home"));
     std::fs::create_dir_all(&cwd).unwrap();
     std::fs::create_dir_all(&home).unwrap();
     let input = corpus.join(&case.input);
     let input = input.to_str().unwrap();
-    let limit = case.limit_mb.unwrap_or(ADDRESS_SPACE_MB);
     let mut args = vec!["index", input, "--json", "--no-embed", "-o", "index.fathom"];
     args.extend(case.args.iter().map(String::as_str));
     let run = fathom(&args, &cwd, &home, limit);
     let said = || format!("stderr: {}", run.stderr.chars().take(600).collect::<String>());
     if run.timed_out {
-        problems.push(format!("still running after {CASE_SECONDS} s"));
+        problems.push(format!("still running after {} s", seconds_for(limit)));
         return problems;
     }
     if run.stderr.contains("panicked") || run.code.is_none() {
@@ -188,7 +195,7 @@ fn check(case: &Case, corpus: &Path, work: &Path) -> Vec<String> {
     if !written.is_empty() {
         problems.push(format!("wrote {written:?}"));
     }
-    eprintln!("{:<34} {:6.2} s  exit {:?}", case.name, run.seconds, run.code);
+    eprintln!("{:<34} {:>5} MB {:6.2} s  exit {:?}", case.name, limit, run.seconds, run.code);
     problems
 }
 
@@ -207,16 +214,29 @@ fn every_hostile_case_ends_in_seconds_keeps_the_ordinary_file_and_lists_what_it_
         serde_json::from_slice(&std::fs::read(corpus.join("manifest.json")).unwrap()).expect("the manifest reads");
     assert!(cases.len() >= 40, "{} cases", cases.len());
     let before = tree(&corpus);
+    let every_limit = std::env::var("FATHOM_HOSTILE_LIMITS").is_ok_and(|v| v == "all");
+    let runs: Vec<(&Case, u64)> = cases
+        .iter()
+        .flat_map(|case| {
+            let limits = match case.limits_mb.as_slice() {
+                [] => vec![ADDRESS_SPACE_MB],
+                all if every_limit => all.to_vec(),
+                [first, ..] => vec![*first],
+            };
+            limits.into_iter().map(move |limit| (case, limit))
+        })
+        .collect();
     // Two at a time: each case is bounded in memory by its address space.
-    let queue = Mutex::new(cases.iter());
+    let queue = Mutex::new(runs.iter());
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {
-                while let Some(case) = { queue.lock().unwrap().next() } {
-                    let problems = check(case, &corpus, &root.join("work").join(&case.name));
+                while let Some(&(case, limit)) = { queue.lock().unwrap().next() } {
+                    let work = root.join("work").join(format!("{}-{limit}", case.name));
+                    let problems = check(case, limit, &corpus, &work);
                     if !problems.is_empty() {
-                        failures.lock().unwrap().push(format!("{}: {}", case.name, problems.join("; ")));
+                        failures.lock().unwrap().push(format!("{} ({limit} MB): {}", case.name, problems.join("; ")));
                     }
                 }
             });
@@ -227,5 +247,5 @@ fn every_hostile_case_ends_in_seconds_keeps_the_ordinary_file_and_lists_what_it_
     // The unreadable folders the generator made must be readable to be removed.
     let _ = Command::new("chmod").args(["-R", "u+rwx"]).arg(&root).status();
     std::fs::remove_dir_all(&root).ok();
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} of {} runs failed:\n{}", failures.len(), runs.len(), failures.join("\n"));
 }

@@ -9,6 +9,7 @@ pub mod card;
 #[cfg(feature = "embed")]
 pub mod embed;
 pub mod export;
+pub mod heap;
 pub mod map;
 mod navigate;
 pub mod pipeline;

@@ -134,6 +134,7 @@ pub fn native_budget(heap_bytes: u64, archive_bytes: u64, why: String) -> fathom
         weight: (free as f64 / per_source_byte) as u64,
         per_file: (HEAP_MB_PER_THOUSAND_FILES / HEAP_MB_PER_SOURCE_MB * MB / 1000.0) as u64,
         why,
+        heap: heap_bytes.saturating_sub(NATIVE_BASE_BYTES),
     }
 }
 
@@ -378,6 +379,19 @@ fn text_tests(files: Vec<SourceFile>) -> (Vec<SourceFile>, Vec<SourceFile>) {
 /// Files parsed (per thread) between two progress reports when parsing here.
 const PARSE_BATCH: usize = 256;
 
+/// The heap's peak after parsing (building, resolving and indexing the
+/// graph) is at most about this many times what parsing left live: 1.45 on
+/// Django 5.0.6, 1.7 on files of one-line functions (`bench/PERFORMANCE.md`,
+/// "Memory"). Parsing stops admitting files once the heap holds the budget
+/// over this.
+const PEAK_OVER_PARSED: u64 = 2;
+
+/// What parsing a byte of source adds to the heap at most, as measured:
+/// 16 bytes on files of one-line functions, the densest content measured;
+/// about 5 on Django. Batches are sized so that one cannot overshoot the
+/// room left.
+const PARSED_PER_SOURCE_BYTE: u64 = 20;
+
 impl Staged {
     /// Reads these SCIP indexes into the graph once it is resolved
     /// (`fathom_scip`), before any the archive held (the first index that
@@ -484,8 +498,15 @@ impl Staged {
     /// Takes the parses of the files at `positions` (as [`Staged::share`]
     /// handed them out), checking that each is of its file's language. An
     /// answer with any wrong parse is refused whole: nothing of it is kept.
+    ///
+    /// Past the measured ceiling ([`Staged::parse_missing`]) an answer is
+    /// dropped: its files stay unparsed and are left out when the index is
+    /// built, as those parsed here would be.
     pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
         answered(&self.files, positions, &parsed)?;
+        if self.parsed_count() > 0 && self.heap_ceiling().zip(crate::heap::live()).is_some_and(|(c, live)| live >= c) {
+            return Ok(());
+        }
         for (&at, parse) in positions.iter().zip(parsed) {
             self.parsed[at as usize] = Some(parse);
         }
@@ -495,19 +516,98 @@ impl Staged {
     /// Parses, here, every file that has no parse yet: all of them when
     /// nothing was handed out, a failed worker's share otherwise. Natively
     /// this runs on every core.
+    ///
+    /// Where the heap is counted and the budget names its size
+    /// ([`fathom_archive::Budget::heap`]), files are parsed smallest first,
+    /// and once the heap holds the budget over [`PEAK_OVER_PARSED`] the rest
+    /// are left out, listed as skipped (limit): whatever a file's content
+    /// costs (one definition per line costs several times what ordinary
+    /// code does), the stages after parsing stay within the budget, and an
+    /// ordinary file beside large ones is among those kept.
     fn parse_missing(&mut self, observer: &mut dyn Observer) {
-        let missing: Vec<usize> = (0..self.files.len()).filter(|&i| self.parsed[i].is_none()).collect();
+        let mut missing: Vec<usize> = (0..self.files.len()).filter(|&i| self.parsed[i].is_none()).collect();
         let total = self.files.len();
         let mut done = total - missing.len();
-        for batch in missing.chunks(PARSE_BATCH * fathom_search::parallel::threads()) {
+        let budget = self.options.limits.budget.clone().filter(|b| b.heap > 0);
+        let ceiling = self.heap_ceiling();
+        if ceiling.is_some() {
+            missing.sort_by_key(|&i| (self.files[i].text.len(), i));
+        }
+        let most = PARSE_BATCH * fathom_search::parallel::threads();
+        let mut next = 0;
+        while next < missing.len() {
+            let size = match ceiling {
+                None => most,
+                Some(ceiling) => {
+                    let live = crate::heap::live().unwrap_or(0);
+                    if live >= ceiling && done > 0 {
+                        break;
+                    }
+                    // As many files as fit in the room left, parsed at
+                    // the densest rate measured; at least one.
+                    let mut room = ceiling.saturating_sub(live) / PARSED_PER_SOURCE_BYTE;
+                    let fit = missing[next..]
+                        .iter()
+                        .take(most)
+                        .take_while(|&&i| {
+                            let bytes = self.files[i].text.len() as u64;
+                            let fits = bytes <= room;
+                            room = room.saturating_sub(bytes);
+                            fits
+                        })
+                        .count();
+                    fit.max(1)
+                }
+            };
+            let batch = &missing[next..(next + size).min(missing.len())];
             observer.progress(Stage::Parse, done, total);
             let files = &self.files;
             for (at, parse) in batch.iter().zip(fathom_search::parallel::map(batch, |&i| parse_one(&files[i]))) {
                 self.parsed[*at] = Some(parse);
             }
             done += batch.len();
+            next += batch.len();
         }
-        observer.progress(Stage::Parse, total, total);
+        if next < missing.len()
+            && let (Some(budget), Some(ceiling)) = (budget, ceiling)
+        {
+            self.leave_out_unparsed(&budget, ceiling);
+        }
+        observer.progress(Stage::Parse, self.files.len(), self.files.len());
+    }
+
+    /// What the heap may hold once parsed: the budget's heap over
+    /// [`PEAK_OVER_PARSED`], where the budget names one and the allocator is
+    /// counted.
+    fn heap_ceiling(&self) -> Option<u64> {
+        let heap = self.options.limits.budget.as_ref().map_or(0, |b| b.heap);
+        (heap > 0 && crate::heap::live().is_some()).then_some(heap / PEAK_OVER_PARSED)
+    }
+
+    /// Leaves out the files parsing did not reach, measured over the budget.
+    fn leave_out_unparsed(&mut self, budget: &fathom_archive::Budget, ceiling: u64) {
+        let detail = format!(
+            "{}: {}; the heap held {} of the {} that parsing may take (what indexing needs after parsing comes to \
+             about twice that), so the largest files, parsed last, were left out",
+            fathom_archive::OVER_BUDGET,
+            budget.why,
+            fathom_archive::human_bytes(crate::heap::live().unwrap_or(0)),
+            fathom_archive::human_bytes(ceiling),
+        );
+        let parsed = std::mem::take(&mut self.parsed);
+        let files = std::mem::take(&mut self.files);
+        for (file, parse) in files.into_iter().zip(parsed) {
+            if parse.is_some() {
+                self.files.push(file);
+                self.parsed.push(parse);
+            } else {
+                self.skipped.push(fathom_archive::Skipped {
+                    path: file.path,
+                    reason: fathom_archive::SkipReason::Limit,
+                    detail: detail.clone(),
+                });
+            }
+        }
     }
 
     /// Builds the index: parses what has no parse yet, then builds the

@@ -3,8 +3,6 @@
 //! plain serde value. If a method here grows past a screen, its logic
 //! belongs in a core crate.
 
-mod alloc;
-
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -16,6 +14,10 @@ use fathom_static::StaticModel;
 use js_sys::Function;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+/// The system allocator, counted: `heapStats`, and what indexing measures.
+#[global_allocator]
+static ALLOCATOR: fathom_engine::heap::Counted = fathom_engine::heap::Counted;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
@@ -429,8 +431,10 @@ impl Workspace {
         bytes: &[u8],
         exclude: Vec<String>,
         #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
+        #[wasm_bindgen(js_name = heapBudget)] heap_budget: Option<f64>,
     ) -> Result<JsValue, JsError> {
-        let options = options_excluding(&exclude)?;
+        let mut options = options_excluding(&exclude)?;
+        options.limits.budget = heap_budget.filter(|&b| b > 0.0).map(measured_budget);
         let staged = pipeline::stage_zip(name, bytes, &options, &mut JsObserver { on_progress })?;
         self.hold(staged)
     }
@@ -948,6 +952,20 @@ pub fn plan_zip(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
     to_js(&pipeline::plan_zip(name, bytes, &Options::default())?)
 }
 
+/// This tab's memory budget (`heapBudget`, bytes) as parsing measures it:
+/// the page's plan has chosen what to read already, so reading keeps all of
+/// it, and parsing stops admitting files once this worker's heap nears the
+/// budget (`pipeline`, [`fathom_engine::heap`]).
+fn measured_budget(bytes: f64) -> fathom_engine::Budget {
+    let heap = bytes as u64;
+    fathom_engine::Budget {
+        weight: u64::MAX,
+        per_file: 0,
+        why: format!("{} (this tab's memory budget)", fathom_engine::human_bytes(heap)),
+        heap,
+    }
+}
+
 fn options_excluding(patterns: &[String]) -> Result<Options, JsError> {
     let exclude = fathom_engine::Exclude::new(patterns).map_err(|e| JsError::new(&e.to_string()))?;
     Ok(Options { exclude, ..Options::default() })
@@ -961,7 +979,8 @@ pub fn heap_stats() -> Result<JsValue, JsError> {
     let linear_bytes = core::arch::wasm32::memory_size(0) * 65536;
     #[cfg(not(target_arch = "wasm32"))]
     let linear_bytes = 0;
-    let (live_bytes, peak_live_bytes) = alloc::counts();
+    let (live_bytes, peak_live_bytes) = fathom_engine::heap::counts().unwrap_or_default();
+    let (live_bytes, peak_live_bytes) = (live_bytes as usize, peak_live_bytes as usize);
     to_js(&HeapStats { linear_bytes, live_bytes, peak_live_bytes })
 }
 

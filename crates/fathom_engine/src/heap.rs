@@ -1,0 +1,87 @@
+//! The system allocator, counted: the bytes held live now and the most held
+//! at once. A binary that installs [`Counted`] as its global allocator (the
+//! CLI, `fathom-bench`, the wasm module) lets indexing measure what it
+//! holds, not only estimate it: parsing stops admitting files once the heap
+//! nears its budget ([`crate::pipeline`]), and `make bench` and the page
+//! report the peak beside the plan's estimate.
+//!
+//! Natively the counters are two relaxed atomics per allocation; the peak
+//! is written only when it grows. In wasm there is one thread per instance,
+//! so they cost what plain additions do.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// `System`, counted. Install it with
+/// `#[global_allocator] static ALLOCATOR: Counted = Counted;`.
+pub struct Counted;
+
+/// Bytes live now, and the most live at once since the process started (or
+/// since [`reset_peak`]); `None` where [`Counted`] is not the allocator.
+pub fn counts() -> Option<(u64, u64)> {
+    COUNTING.load(Relaxed).then(|| (LIVE.load(Relaxed) as u64, PEAK.load(Relaxed) as u64))
+}
+
+/// Bytes live now, where [`Counted`] is the allocator.
+pub fn live() -> Option<u64> {
+    counts().map(|(live, _)| live)
+}
+
+/// Starts the peak again from what is live now.
+pub fn reset_peak() {
+    PEAK.store(LIVE.load(Relaxed), Relaxed);
+}
+
+fn grew(bytes: usize) {
+    let now = LIVE.fetch_add(bytes, Relaxed) + bytes;
+    if now > PEAK.load(Relaxed) {
+        PEAK.fetch_max(now, Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; the counters only
+// observe sizes.
+unsafe impl GlobalAlloc for Counted {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            grew(layout.size());
+            if !COUNTING.load(Relaxed) {
+                COUNTING.store(true, Relaxed);
+            }
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            grew(layout.size());
+            if !COUNTING.load(Relaxed) {
+                COUNTING.store(true, Relaxed);
+            }
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = unsafe { System.realloc(ptr, layout, new_size) };
+        if !moved.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+            }
+        }
+        moved
+    }
+}
