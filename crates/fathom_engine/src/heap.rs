@@ -43,29 +43,26 @@ fn grew(bytes: usize) {
     }
 }
 
+/// Counts a new allocation of `bytes` where it succeeded, and passes it on.
+fn allocated(ptr: *mut u8, bytes: usize) -> *mut u8 {
+    if !ptr.is_null() {
+        grew(bytes);
+        if !COUNTING.load(Relaxed) {
+            COUNTING.store(true, Relaxed);
+        }
+    }
+    ptr
+}
+
 // SAFETY: every call is forwarded to `System` unchanged; the counters only
 // observe sizes.
 unsafe impl GlobalAlloc for Counted {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            grew(layout.size());
-            if !COUNTING.load(Relaxed) {
-                COUNTING.store(true, Relaxed);
-            }
-        }
-        ptr
+        allocated(unsafe { System.alloc(layout) }, layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            grew(layout.size());
-            if !COUNTING.load(Relaxed) {
-                COUNTING.store(true, Relaxed);
-            }
-        }
-        ptr
+        allocated(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
