@@ -79,8 +79,12 @@ export async function renderOverview(
   const g = down && fit(down, size.width, size.height) > fit(across, size.width, size.height) ? down : across;
   const [width, height] = [Math.ceil(g.width ?? 0), Math.ceil(g.height ?? 0)];
   const scale = visible ? Math.min(MAX_SCALE, Math.max(MIN_SCALE, fit(g, size.width, size.height))) : 1;
+  // Whole pixels: down where the drawing is fitted to the panel, so that it
+  // fits; up where it is held at its smallest scale, so that its labels are
+  // never drawn below it.
+  const px = (n: number): number => (scale > MIN_SCALE ? Math.floor(n * scale) : Math.ceil(n * scale));
   const svg = el('svg', {
-    viewBox: `0 0 ${width} ${height}`, width: Math.floor(width * scale), height: Math.floor(height * scale),
+    viewBox: `0 0 ${width} ${height}`, width: px(width), height: px(height),
     class: 'overview-graph', 'data-testid': 'overview-graph', 'data-direction': g === down ? 'down' : 'right', 'data-scale': scale.toFixed(3),
     role: 'group', 'aria-label': `${arch.communities.length} communities and the dependencies between them`,
   }) as SVGSVGElement;
