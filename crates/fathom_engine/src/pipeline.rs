@@ -504,7 +504,7 @@ impl Staged {
     /// built, as those parsed here would be.
     pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
         answered(&self.files, positions, &parsed)?;
-        if self.parsed_count() > 0 && self.heap_ceiling().zip(crate::heap::live()).is_some_and(|(c, live)| live >= c) {
+        if self.past_heap_ceiling() {
             return Ok(());
         }
         for (&at, parse) in positions.iter().zip(parsed) {
@@ -528,7 +528,6 @@ impl Staged {
         let mut missing: Vec<usize> = (0..self.files.len()).filter(|&i| self.parsed[i].is_none()).collect();
         let total = self.files.len();
         let mut done = total - missing.len();
-        let budget = self.options.limits.budget.clone().filter(|b| b.heap > 0);
         let ceiling = self.heap_ceiling();
         if ceiling.is_some() {
             missing.sort_by_key(|&i| (self.files[i].text.len(), i));
@@ -539,12 +538,12 @@ impl Staged {
             let size = match ceiling {
                 None => most,
                 Some(ceiling) => {
-                    let live = crate::heap::live().unwrap_or(0);
-                    if live >= ceiling && done > 0 {
+                    if self.past_heap_ceiling() {
                         break;
                     }
                     // As many files as fit in the room left, parsed at
                     // the densest rate measured; at least one.
+                    let live = crate::heap::live().unwrap_or(0);
                     let mut room = ceiling.saturating_sub(live) / PARSED_PER_SOURCE_BYTE;
                     let fit = missing[next..]
                         .iter()
@@ -569,9 +568,9 @@ impl Staged {
             next += batch.len();
         }
         if next < missing.len()
-            && let (Some(budget), Some(ceiling)) = (budget, ceiling)
+            && let Some(ceiling) = ceiling
         {
-            self.leave_out_unparsed(&budget, ceiling);
+            self.leave_out_unparsed(ceiling);
         }
         observer.progress(Stage::Parse, self.files.len(), self.files.len());
     }
@@ -584,13 +583,21 @@ impl Staged {
         (heap > 0 && crate::heap::live().is_some()).then_some(heap / PEAK_OVER_PARSED)
     }
 
+    /// Whether the heap holds its ceiling already, with some file parsed
+    /// (the first is always admitted): parsing here stops, and workers'
+    /// answers are dropped.
+    fn past_heap_ceiling(&self) -> bool {
+        self.heap_ceiling().zip(crate::heap::live()).is_some_and(|(ceiling, live)| live >= ceiling)
+            && self.parsed.iter().any(Option::is_some)
+    }
+
     /// Leaves out the files parsing did not reach, measured over the budget.
-    fn leave_out_unparsed(&mut self, budget: &fathom_archive::Budget, ceiling: u64) {
+    fn leave_out_unparsed(&mut self, ceiling: u64) {
+        let why = self.options.limits.budget.as_ref().map_or("", |b| b.why.as_str());
         let detail = format!(
-            "{}: {}; the heap held {} of the {} that parsing may take (what indexing needs after parsing comes to \
+            "{}: {why}; the heap held {} of the {} that parsing may take (what indexing needs after parsing comes to \
              about twice that), so the largest files, parsed last, were left out",
             fathom_archive::OVER_BUDGET,
-            budget.why,
             fathom_archive::human_bytes(crate::heap::live().unwrap_or(0)),
             fathom_archive::human_bytes(ceiling),
         );
