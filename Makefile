@@ -79,7 +79,7 @@ cli:
 corpora:
 	@scripts/corpora.sh
 
-## bench: query latency on Django; the heap's peak beside the memory plan's estimate (natively and in the page), and the hostile corpus's memory cases under 2, 4 and 6 GiB of address space (release build); embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), the static lane natively and in Chromium, first-visit bytes, HNSW recall, hybrid search latency on Flask; writes bench/report.json.
+## bench: query latency on Django; the heap's peak beside the memory plan's estimate (natively and in the page), and the hostile corpus's memory cases under 2, 4 and 6 GiB of address space (release build); embedding throughput (CPU beside sentence-transformers, and WebGPU in Chromium), the static lane natively and in Chromium, first-visit bytes, time to first results on three real projects while MiniLM embeds beside MiniLM idle (WebGPU on SwiftShader and none), HNSW recall, hybrid search latency on Flask; writes bench/report.json.
 bench: build
 	@scripts/corpora.sh --bench
 	@scripts/refenv.sh

@@ -86,10 +86,14 @@ export async function openApp(
   };
 }
 
-/** Saves a full-page screenshot to tests/.artifacts/<name>.png for humans to look at. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Saves a full-page screenshot to tests/.artifacts/<name>.png for humans to
+ * look at. `timeout`: where SwiftShader's WebGPU keeps the GPU process busy,
+ * a frame can take longer than Playwright's default 30 s.
+ */
+export async function screenshot(page: Page, name: string, timeout?: number): Promise<void> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage: true, ...(timeout ? { timeout } : {}) });
 }
 
 /** Runs a scenario in a fresh page, then checks it made no foreign request and threw nothing. */

@@ -88,10 +88,11 @@ async function results(
   // A hybrid query embeds the query first: on SwiftShader that alone can take
   // longer than Playwright's default 30 s when the runner is busy.
   await list.waitFor({ state: 'attached', timeout: mode === 'lexical' ? 30_000 : QUERY_TIMEOUT });
+  // Words answer at once; where MiniLM reads the question, its refinement follows: the settled list is read.
   await page.waitForFunction((m) => {
     const el = document.querySelector<HTMLElement>('[data-testid="search-results"]');
-    return el?.dataset.mode !== undefined && (m === 'lexical' ? el.dataset.mode === 'lexical' : el.dataset.mode !== '');
-  }, mode);
+    return el?.dataset.mode !== undefined && (m === 'lexical' ? el.dataset.mode === 'lexical' : el.dataset.mode !== '') && el.dataset.reading !== 'reading';
+  }, mode, { timeout: QUERY_TIMEOUT });
   return page.evaluate(() => {
     const list = document.querySelector<HTMLElement>('[data-testid="search-results"]');
     const hits = [...document.querySelectorAll<HTMLElement>('[data-testid="search-result"]')].map((li) => ({
@@ -172,17 +173,27 @@ describe('without WebGPU', () => {
   test(
     'the static lane reads meaning at once, MiniLM re-ranks candidates on the CPU, embeds everything when asked, and takes over',
     async () => {
-      await withApp(browser(), '', async ({ page, requests }) => {
+      // Every chunk is judged not worth embedding (?whole-within=0): MiniLM reads each question's candidates.
+      await withApp(browser(), '?whole-within=0', async ({ page, requests }) => {
         await uploadZip(page, 'semantic-mini.zip', zipFixture('semantic-mini'));
         await waitForState(page, 'ready');
-        await page.waitForFunction(() => document.querySelector<HTMLElement>('[data-testid="embed-status"]')?.dataset.state === 'waiting');
+        await page.waitForFunction(
+          () => {
+            const badge = document.querySelector<HTMLElement>('[data-testid="embed-status"]');
+            return badge?.dataset.state === 'waiting' && badge.dataset.measured;
+          },
+          undefined,
+          { timeout: QUERY_TIMEOUT },
+        );
         const waiting = await page.getByTestId('embed-status').evaluate(
           (el) => ({ ...(el as HTMLElement).dataset, text: el.textContent ?? '' }) as Record<string, string>,
         );
         expect(waiting.serving, waiting.text).toBe('static');
         expect(waiting.done).toBe('0');
-        expect(waiting.text).toContain('no WebGPU');
+        expect(waiting.backend).toBe('cpu');
+        expect(waiting.measured).toMatch(/^cpu: [\d.]+ chunks\/s$/);
         expect(waiting.text).toContain('best candidates');
+        expect(waiting.text).toContain('every chunk would take about');
         // The static table came from this origin.
         expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
 
@@ -198,7 +209,7 @@ describe('without WebGPU', () => {
         expect(found?.lanes).not.toContain('lexical');
         expect(early.hits[0]?.symbol).toMatch(/outbox/);
         expect(await page.locator('#search-status').textContent()).toContain(
-          early.meaning === 'static' ? 'meaning: static lane' : 'meaning: MiniLM over the best candidates',
+          early.meaning === 'static' ? 'the static lane' : 'MiniLM over the best candidates',
         );
         await screenshot(page, 'semantic-static-lane');
         await page.setViewportSize({ width: 420, height: 860 });
@@ -217,8 +228,8 @@ describe('without WebGPU', () => {
         expect(status.done, 'no chunk is embedded into the index until asked').toBe('0');
         await screenshot(page, 'semantic-cpu-candidates');
 
-        // The reader asks for MiniLM on the CPU: it embeds, then takes over the dense lane.
-        await page.getByTestId('run-minilm-cpu').click();
+        // The reader asks for every chunk: MiniLM embeds them on the lane it runs on, then takes over the dense lane.
+        await page.getByTestId('run-minilm-whole').click();
         const badge = await waitForEmbeddings(page);
         expect(badge.backend).toBe('cpu');
         expect(badge.serving).toBe('minilm');

@@ -15,6 +15,7 @@ import type {
   EmbeddingProgress,
   Hop,
   IndexSummary,
+  LiveResults,
   MemoryReport,
   Plan,
   Op,
@@ -22,8 +23,8 @@ import type {
   Progress,
   QueryResult,
   Reached,
+  Refinement,
   SearchOptions,
-  SearchResults,
   SymbolContext,
   TestsFor,
   WorkerReply,
@@ -37,6 +38,8 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
   onProgress: ((progress: Progress) => void) | undefined;
+  /** A search's listener for MiniLM's refinement, which follows its result. */
+  onRefined?: ((refinement: Refinement) => void) | undefined;
 }
 
 /**
@@ -53,6 +56,8 @@ export class EngineCrashed extends Error {
 export class FathomClient {
   #worker: Worker;
   readonly #pending = new Map<number, Pending>();
+  /** Searches whose MiniLM refinement is still to come, by request id. */
+  readonly #refining = new Map<number, (refinement: Refinement) => void>();
   #nextId = 1;
   /** Set once the worker is gone (disposed or crashed); every later call rejects with it. */
   #closed: Error | undefined;
@@ -160,28 +165,57 @@ export class FathomClient {
   }
 
   /**
-   * Hybrid search over the current index: BM25, names and trace locations at
-   * once, embeddings too once they are ready (the result's `mode` says which ran).
+   * Hybrid search over the current index, answered at once, whatever MiniLM
+   * is doing: BM25, names, trace locations and the static lane's meaning
+   * (the result's `mode` and `params.meaning` say which ran). Where MiniLM
+   * reads the question (its `reading.state` is "reading"), `onRefined`
+   * hears, once, the results MiniLM re-ranked, or why there are none (a
+   * newer question cancelled the reading, or it could not be read in time).
+   * A newer search cancels an older one's reading.
    */
-  search(query: string, options: Partial<SearchOptions> = {}): Promise<SearchResults> {
-    return this.#request({ op: 'search', query, options });
+  search(query: string, options: Partial<SearchOptions> = {}, onRefined?: (refinement: Refinement) => void): Promise<LiveResults> {
+    return this.#request({ op: 'search', query, options }, [], undefined, onRefined);
+  }
+
+  /**
+   * A search's best answer: MiniLM's refinement where one comes, else the
+   * first answer (with its `reading` saying why not). For scripts and
+   * agents that want one answer, not the first.
+   */
+  async searchSettled(query: string, options: Partial<SearchOptions> = {}): Promise<LiveResults> {
+    let refined: (refinement: Refinement) => void = () => undefined;
+    const later = new Promise<Refinement>((resolve) => {
+      refined = resolve;
+    });
+    const first = await this.search(query, options, refined);
+    if (first.reading.state !== 'reading') return first;
+    const { results, reading } = await later;
+    return results ? { ...results, reading } : { ...first, reading };
   }
 
   /**
    * Gives search meaning for the current index: builds the static lane (a
-   * few MB, ready in moments), then, with `minilm` (the default), embeds
-   * every chunk with MiniLM in the background where WebGPU exists, or on the
-   * CPU where `backend` is "cpu"; MiniLM takes over once done. `onEmbedding`
-   * listeners hear each step. Resolves to where meaning stands once the
-   * static lane is built and MiniLM started (or not, and why). Calling it
-   * again, say with backend "cpu" after MiniLM waited for WebGPU, starts
-   * MiniLM; a lane already built is kept.
+   * few MB, ready in moments), then, with `minilm` (the default), starts
+   * MiniLM in the background. With backend "auto" MiniLM times a short
+   * batch of the repository's chunks on each lane the browser has (its CPU
+   * workers, and WebGPU where an adapter exists), runs on the faster, and
+   * embeds every chunk where that lane does it within `wholeWithinSeconds`
+   * (default 120); otherwise it reads only each question's candidates. A
+   * backend named ("cpu", "webgpu") embeds every chunk there. MiniLM takes
+   * over once every chunk has its vector. `onEmbedding` listeners hear each
+   * step. Resolves once the static lane is built, to where meaning stands;
+   * searches never wait for MiniLM. Calling it again with a backend named
+   * (the reader asking for every chunk) starts that; a lane already built is
+   * kept.
    */
-  startEmbedding(backend: Backend = 'auto', options: { minilm?: boolean } = {}): Promise<EmbeddingProgress> {
-    return this.#request({ op: 'startEmbedding', options: { backend, minilm: options.minilm ?? true }, modelBase: this.#modelBase });
+  startEmbedding(backend: Backend = 'auto', options: { minilm?: boolean; wholeWithinSeconds?: number | undefined } = {}): Promise<EmbeddingProgress> {
+    return this.#request({
+      op: 'startEmbedding',
+      options: { backend, minilm: options.minilm ?? true, wholeWithinSeconds: options.wholeWithinSeconds },
+      modelBase: this.#modelBase,
+    });
   }
 
-  /** Listens to background embedding; returns a function that stops listening. */
   /**
    * Calls `listener` each time the engine traps and its worker is replaced:
    * the index is gone; what the page keeps elsewhere (its library) is not.
@@ -196,6 +230,7 @@ export class FathomClient {
     return this.#call('debugPanic');
   }
 
+  /** Listens to background embedding; returns a function that stops listening. */
   onEmbedding(listener: (progress: EmbeddingProgress) => void): () => void {
     this.#embeddingListeners.add(listener);
     return () => this.#embeddingListeners.delete(listener);
@@ -325,11 +360,12 @@ export class FathomClient {
     body: RequestBody<K>,
     transfer: Transferable[] = [],
     onProgress?: (progress: Progress) => void,
+    onRefined?: (refinement: Refinement) => void,
   ): Promise<OpResults[K]> {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
     return new Promise<OpResults[K]>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress });
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, onRefined });
       this.#worker.postMessage({ ...body, id }, transfer);
     });
   }
@@ -337,6 +373,12 @@ export class FathomClient {
   #onReply(reply: WorkerReply): void {
     if (reply.type === 'embedding') {
       for (const listener of this.#embeddingListeners) listener(reply.progress);
+      return;
+    }
+    if (reply.type === 'refined') {
+      const listener = this.#refining.get(reply.id);
+      this.#refining.delete(reply.id);
+      listener?.(reply.refinement);
       return;
     }
     const pending = this.#pending.get(reply.id);
@@ -347,6 +389,8 @@ export class FathomClient {
         return;
       case 'result':
         this.#pending.delete(reply.id);
+        // The worker posts a search's refinement after its result: its listener waits for it.
+        if (reply.op === 'search' && reply.value.reading.state === 'reading' && pending.onRefined) this.#refining.set(reply.id, pending.onRefined);
         pending.resolve(reply.value);
         return;
       case 'error':
@@ -368,6 +412,7 @@ export class FathomClient {
     this.#worker.terminate();
     for (const pending of this.#pending.values()) pending.reject(reason);
     this.#pending.clear();
+    this.#dropRefining(reason);
     this.#worker = this.#spawn();
     if (this.#prepared) this.prepareIndexing().catch(() => undefined);
   }
@@ -378,5 +423,12 @@ export class FathomClient {
     this.#worker.terminate();
     for (const pending of this.#pending.values()) pending.reject(reason);
     this.#pending.clear();
+    this.#dropRefining(reason);
+  }
+
+  /** The worker is gone: no refinement will come. */
+  #dropRefining(reason: Error): void {
+    for (const listener of this.#refining.values()) listener({ results: null, reading: { state: 'failed', detail: reason.message } });
+    this.#refining.clear();
   }
 }

@@ -16,8 +16,11 @@
 //            nothing more is downloaded). A bundle written with static
 //            vectors (`fathom index -o` does by default) is searched with
 //            them as they are; without, the chunks are embedded on load;
-//   minilm   with model: MiniLM reads queries too (45 MB more), where the
-//            bundle holds MiniLM's vectors or WebGPU can embed the rest.
+//   minilm   with model: MiniLM reads queries too (45 MB more), on the
+//            faster of the reader's CPU and WebGPU, timed: over the whole
+//            index where the bundle holds MiniLM's vectors or that lane
+//            embeds the rest within two minutes, else over each question's
+//            candidates. Words answer first either way.
 // Events: `fathom-ready` (detail: the index summary), `fathom-error`
 // (detail: { message }). The element's `state` attribute is `loading`,
 // `ready` or `error`; `data-static-from` says whether the static lane's
@@ -167,12 +170,12 @@ export class FathomExplorer extends HTMLElement {
     });
     const search = new SearchPanel({
       input, list, status: searchStatus, mode, filters,
-      search: (query, limit, searchMode, filter) => {
+      search: (query, limit, searchMode, filter, onRefined) => {
         // The first query starts reading meaning (the static table's fetch): a reader who never searches never downloads it.
         const start = this.#startMeaning;
         this.#startMeaning = undefined;
         start?.();
-        return this.#need().search(query, { k: limit, mode: searchMode, filter });
+        return this.#need().search(query, { k: limit, mode: searchMode, filter }, onRefined);
       },
       onOpen: (hit: SearchHit) => void opener?.openHit(hit),
       onOpenFile: (file) => {
@@ -256,9 +259,14 @@ export class FathomExplorer extends HTMLElement {
       this.#startMeaning = undefined;
       if (model) {
         let serving: string | null = null;
+        let loading = false;
         client.onEmbedding((progress) => {
           if (progress.staticFrom) this.dataset.staticFrom = progress.staticFrom;
-          if (progress.serving !== serving) {
+          // The shown query runs again once a lane can read it better: the
+          // static lane, MiniLM loaded (it reads each question), its whole index.
+          const loaded = loading && progress.state !== 'loading';
+          loading = progress.state === 'loading';
+          if (progress.serving !== serving || loaded) {
             serving = progress.serving;
             ui.search.refresh();
           }

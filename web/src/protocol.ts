@@ -91,10 +91,12 @@ export type Backend = 'auto' | 'webgpu' | 'cpu';
 export interface EmbeddingProgress {
   /**
    * MiniLM's progress. `waiting`: not started, for the reason in `waiting`
-   * (no WebGPU here, or not asked for); `startEmbedding` with backend "cpu"
-   * starts it.
+   * (not asked for, or every chunk would take longer than is worth it, so
+   * MiniLM reads each question's candidates alone); `startEmbedding` with
+   * a backend named starts it. `measuring`: a short batch is being timed on
+   * each lane this browser has, to run on the faster.
    */
-  state: 'waiting' | 'loading' | 'embedding' | 'building' | 'ready' | 'failed';
+  state: 'waiting' | 'loading' | 'measuring' | 'embedding' | 'building' | 'ready' | 'failed';
   /** The dense lane searches read meaning from now; null: lexical only. */
   serving: Meaning | null;
   /** Why MiniLM is not running, in state `waiting`. */
@@ -118,6 +120,10 @@ export interface EmbeddingProgress {
   cached: number;
   /** Estimated seconds left, once a batch has been timed. */
   etaSeconds: number | null;
+  /** Each lane's speed as timed on this repository's chunks, fastest first (empty until timed). */
+  measured: Measured[];
+  /** About how long MiniLM would take over every chunk not yet embedded, on the lane it runs on; null until timed. */
+  wholeSeconds: number | null;
   /** Why MiniLM failed, in state `failed`. */
   error: string | null;
 }
@@ -131,6 +137,47 @@ export interface EmbeddingProgress {
 export interface MeaningOptions {
   backend: Backend;
   minilm: boolean;
+  /**
+   * With backend "auto": MiniLM embeds every chunk where the faster lane
+   * would do it within this many seconds (by default 120), and otherwise
+   * reads only each question's candidates. A backend named embeds every
+   * chunk, whatever it takes.
+   */
+  wholeWithinSeconds?: number | undefined;
+}
+
+/** A lane's speed, timed on a short batch of the repository's own chunks. */
+export interface Measured {
+  /** As MiniLM names it: "webgpu (burn wgpu)", "cpu (burn flex)". */
+  backend: string;
+  workers: number;
+  /** Chunks a second, every worker together; 0 where the lane did not finish its batch in time. */
+  chunksPerSecond: number;
+}
+
+/**
+ * Where MiniLM's reading of one question stands. `none`: MiniLM adds
+ * nothing to it (a search by words, MiniLM not loaded); `reading`: a
+ * refinement follows; `done`: it came; `cancelled`: a newer question took
+ * its place; `late`: it could not be read in time, and words and the static
+ * lane answered alone; `failed`: MiniLM failed. `detail` says why, in words.
+ */
+export interface Reading {
+  state: 'none' | 'reading' | 'done' | 'cancelled' | 'late' | 'failed';
+  detail: string | null;
+}
+
+/**
+ * A search's first answer, given at once: words, names and the static lane,
+ * or MiniLM's lane where it serves without waiting. `reading` says whether
+ * MiniLM's refinement follows.
+ */
+export type LiveResults = SearchResults & { reading: Reading };
+
+/** MiniLM's refinement of a search: the results it re-ranked, or null and why not. */
+export interface Refinement {
+  results: SearchResults | null;
+  reading: Reading;
 }
 
 // ---- Worker protocol -------------------------------------------------------
@@ -218,7 +265,7 @@ export interface OpResults {
   /** The parse workers started: 0 where indexing runs on the engine's own thread. */
   prepare: number;
   indexFiles: IndexSummary;
-  search: SearchResults;
+  search: LiveResults;
   /** Where meaning stands once the static lane is built and MiniLM started, or not. */
   startEmbedding: EmbeddingProgress;
   embedTexts: Float32Array;
@@ -259,4 +306,11 @@ export interface EmbeddingReply {
   progress: EmbeddingProgress;
 }
 
-export type WorkerReply = ResultReply | ErrorReply | ProgressReply | EmbeddingReply;
+/** A search's refinement by MiniLM, after its result (same id): once, with the results or why not. */
+export interface RefinedReply {
+  id: number;
+  type: 'refined';
+  refinement: Refinement;
+}
+
+export type WorkerReply = ResultReply | ErrorReply | ProgressReply | EmbeddingReply | RefinedReply;

@@ -1,11 +1,11 @@
 // Module worker hosting the wasm engine. Requests are served one at a time, in
 // order; a failing request turns into an error reply and the worker keeps going.
 import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
-import type { StagedInfo } from '../../pkg/fathom_wasm.js';
+import type { PendingChunk, StagedInfo } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
-import { MiniLmPool, cpuWorkers } from './minilm-pool';
+import { Cancelled, MiniLmPool, cpuWorkers, onCpu } from './minilm-pool';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
 import type {
@@ -15,9 +15,12 @@ import type {
   IndexSummary,
   MemoryReport,
   EmbeddingProgress,
-  FeatureCard,
+  LiveResults,
   MeaningOptions,
+  Measured,
   Progress,
+  Reading,
+  Refinement,
   SearchOptions,
   SearchResults,
   StaticInfo,
@@ -194,30 +197,58 @@ async function indexStaged(
 // ---- Meaning ---------------------------------------------------------------
 // Two lanes read meaning. The static lane (a table of one vector per word
 // piece, distilled from MiniLM: a few MB) is built moments after indexing
-// and serves at once. MiniLM embeds in the background, where WebGPU exists or
-// where asked to on the CPU, and takes over once its index is built. Both are
-// fetched from the app's own origin and checked against their pinned hashes
-// (in Rust); MiniLM's weights only when MiniLM is about to run, and with them
-// MiniLM's own module (burn and its WebGPU stack, most of the engine's code),
-// which the engine module does without. Chunks are embedded in small batches,
-// so requests (searches above all) are answered between them.
+// and serves at once. MiniLM runs in the background: on the faster of the
+// lanes this browser has (its CPU workers, and WebGPU where an adapter
+// exists), timed on a short batch of the repository's own chunks, not
+// chosen by the adapter's presence. Where that lane would embed every chunk
+// within a couple of minutes it does, and its index takes over once built;
+// otherwise MiniLM reads only each question's candidates, and says so. Both
+// are fetched from the app's own origin and checked against their pinned
+// hashes (in Rust); MiniLM's weights only when MiniLM is about to run, and
+// with them MiniLM's own module (burn and its WebGPU stack, most of the
+// engine's code), which the engine module does without.
+//
+// A search never waits for MiniLM: its words, names and static lane answer
+// at once, and MiniLM's reading of the question (its vector, and its
+// candidates' vectors) refines the answer when it comes. That reading goes
+// before any bulk embedding (MiniLmPool's queue), a newer question cancels
+// it, and one that cannot be read in time is answered without it.
 
 const WEIGHTS_FILE = 'minilm-l6-v2.f16.safetensors';
 const TOKENIZER_FILE = 'minilm-l6-v2.tokenizer.json';
 const STATIC_FILE = 'minilm-l6-v2.static-v1.safetensors';
-/** A batch should take about this long, so a search waits at most that. */
+/** A bulk batch should take about this long: a question waits at most that for a worker. */
 const BATCH_TARGET_MS = 300;
 /** The largest batch a worker is given. */
 const MAX_BATCH = 32;
+/** With backend "auto", MiniLM embeds every chunk where the faster lane does it within this many seconds. */
+const WHOLE_WITHIN_SECONDS = 120;
+/**
+ * How long a question's MiniLM reading may take; past it, words and the
+ * static lane answer alone. MiniLM reads a question's 48 candidates in about
+ * 13 s on 2 cores in Chromium (full-length chunks), and the first answer
+ * never waits for it: a refinement that comes within this is worth showing.
+ */
+const READING_DEADLINE_MS = 20_000;
+/** Chunks of the repository timed on each lane to choose between them. */
+const SAMPLE_CHUNKS = 8;
+/** A lane's first batch compiles its kernels (WebGPU's shaders), untimed: it is given this long. */
+const WARM_UP_MS = 30_000;
+/** A lane still timing its batch after this many times the CPU's time for it is the slower: it is stopped. */
+const MEASURE_SLACK = 2;
+/** Readings kept per index, for a question asked again (a refresh, its card). */
+const READINGS_KEPT = 32;
 
-let model: Promise<MiniLmPool> | undefined;
-let modelBackend: Backend | undefined;
-let modelWorkers: number | undefined;
-/** Counts model loads: only the latest one's pool is kept. */
-let loads = 0;
-/** MiniLM once loaded: queries are embedded with it once its index is built. */
+/** MiniLM's pools by where they run ("cpu:2", "webgpu:1"), loading or loaded. */
+const pools = new Map<string, Promise<MiniLmPool>>();
+/** The pool that reads questions and embeds chunks: the faster lane measured, or the one asked for. */
 let minilm: MiniLmPool | undefined;
-let staticTable: Promise<StaticInfo> | undefined;
+/** The lane chosen by timing, and the timings, once made: made once per page. */
+let choice: Promise<{ pool: MiniLmPool; measured: Measured[] }> | undefined;
+/** A pool loaded for `embedTexts` alone (benchmarks, checks), stopped when another replaces it. */
+let probe: MiniLmPool | undefined;
+/** The static table, once loaded into the engine (once per page). */
+let staticTable: StaticInfo | undefined;
 let tokenizer: Promise<Uint8Array> | undefined;
 /** Bumped by every new index: a running embedding loop for an older one stops. */
 let session = 0;
@@ -239,15 +270,14 @@ function tokenizerBytes(base: string): Promise<Uint8Array> {
   return tokenizer;
 }
 
-function loadStatic(ws: Workspace, base: string): Promise<StaticInfo> {
-  staticTable ??= (async () => {
-    const [table, words] = await Promise.all([fetchBytes(base + STATIC_FILE), tokenizerBytes(base)]);
-    return ws.loadStatic(table, words) as StaticInfo;
-  })();
-  staticTable.catch(() => {
-    staticTable = undefined;
-  });
-  return staticTable;
+/** The static table's and the tokenizer's bytes (network only: no engine call). */
+function staticBytes(base: string): Promise<[Uint8Array, Uint8Array]> {
+  return Promise.all([fetchBytes(base + STATIC_FILE), tokenizerBytes(base)]);
+}
+
+/** The static table's bytes, where it is not loaded yet: fetched outside the queue, before `startEmbedding` runs. */
+function staticBytesIfNeeded(base: string): Promise<[Uint8Array, Uint8Array] | Error | null> {
+  return staticTable ? Promise.resolve(null) : staticBytes(base).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /** MiniLM's module, compiled once, when MiniLM first runs: each MiniLM worker instantiates it. */
@@ -263,29 +293,35 @@ function minilmEngine(): Promise<WebAssembly.Module> {
 
 /**
  * MiniLM on `backend`, in its workers: one on WebGPU, `workers` on the CPU
- * (one per core by default). A pool loaded otherwise is stopped.
+ * (one per core by default); loaded once per place, and kept until dropped.
+ * `weights`, where the caller fetched them already for another pool.
  */
-function loadModel(backend: Backend, base: string, workers = cpuWorkers()): Promise<MiniLmPool> {
-  if (model && modelBackend === backend && modelWorkers === workers) return model;
-  model?.then((old) => old.terminate()).catch(() => undefined);
-  modelBackend = backend;
-  modelWorkers = workers;
-  minilm = undefined;
-  loads += 1;
-  const ticket = loads;
-  const mine = (async () => {
-    const [weights, words, module] = await Promise.all([fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base), minilmEngine()]);
-    const loaded = await MiniLmPool.start(module, weights, words, backend, workers);
-    // Another load began meanwhile: this pool is not wanted.
-    if (ticket === loads) minilm = loaded;
-    else loaded.terminate();
-    return loaded;
-  })();
-  model = mine;
-  mine.catch(() => {
-    if (model === mine) model = undefined;
-  });
-  return mine;
+function loadPool(backend: Backend, base: string, workers = cpuWorkers(), weights?: Promise<Uint8Array>): Promise<MiniLmPool> {
+  const key = `${backend}:${backend === 'webgpu' ? 1 : workers}`;
+  let loading = pools.get(key);
+  if (!loading) {
+    const mine = (async () => {
+      const [bytes, words, module] = await Promise.all([weights ?? fetchBytes(base + WEIGHTS_FILE), tokenizerBytes(base), minilmEngine()]);
+      return MiniLmPool.start(module, bytes, words, backend, workers);
+    })();
+    pools.set(key, mine);
+    mine.catch(() => {
+      if (pools.get(key) === mine) pools.delete(key);
+    });
+    loading = mine;
+  }
+  return loading;
+}
+
+/** Stops a pool and forgets it; the lane chosen with it is chosen again. */
+function dropPool(pool: MiniLmPool): void {
+  pool.terminate();
+  for (const [key, loading] of pools) void loading.then((p) => p === pool && pools.get(key) === loading && pools.delete(key), () => undefined);
+  if (minilm === pool) minilm = undefined;
+  if (probe === pool) probe = undefined;
+  void choice?.then((c) => {
+    if (c.pool === pool) choice = undefined;
+  }, () => undefined);
 }
 
 /** Whether this browser gives a WebGPU adapter, asked without loading the model. */
@@ -299,21 +335,108 @@ async function webGpuAdapter(): Promise<boolean> {
   }
 }
 
+/** `work`, or a rejection once `ms` have passed. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  if (!Number.isFinite(ms)) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took over ${Math.round(ms)} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Milliseconds `pool` takes to embed `sample` on its own, once warmed up on
+ * its first text: each part's time on its worker, so that a question's
+ * pieces, which go first, are not counted.
+ */
+async function timeBatch(pool: MiniLmPool, sample: string[], limitMs: number): Promise<number> {
+  await within(pool.embed(sample.slice(0, 1)), WARM_UP_MS, `warming up MiniLM on ${pool.info.backend}`);
+  const timing = { spanMs: 0 };
+  await within(pool.embed(sample, { timing }), limitMs, `MiniLM on ${pool.info.backend}`);
+  return timing.spanMs;
+}
+
+/**
+ * Milliseconds WebGPU takes over `sample`, or null where it is the slower:
+ * warmed up on a few words (its shaders compile), then probed with the
+ * sample's shortest text before it is given the rest. Work handed to a GPU
+ * cannot be taken back, and a software adapter takes seconds a chunk, in
+ * the process that also paints the page: a slow one is found on one short
+ * text, not on the whole batch.
+ */
+async function timeWebgpu(webgpu: MiniLmPool, sample: string[], cpu: MiniLmPool, cpuMs: number): Promise<number | null> {
+  await within(webgpu.embed(['warm up the shaders']), WARM_UP_MS, 'warming up MiniLM on WebGPU');
+  const shortest = sample.reduce((a, b) => (b.length < a.length ? b : a));
+  const onCpu = cpu.estimateMs([shortest]) ?? cpuMs / sample.length;
+  const probe = { spanMs: 0 };
+  await within(webgpu.embed([shortest], { timing: probe }), Math.max(1000, onCpu * MEASURE_SLACK * 4), 'MiniLM on WebGPU');
+  if (probe.spanMs > onCpu * MEASURE_SLACK * cpu.size) return null;
+  const timing = { spanMs: 0 };
+  await within(webgpu.embed(sample, { timing }), cpuMs * MEASURE_SLACK, 'MiniLM on WebGPU');
+  return timing.spanMs;
+}
+
+/** A lane's speed over `sample` in `ms` (0: it did not finish). */
+function measuredOf(pool: MiniLmPool | undefined, backend: string, sample: string[], ms: number | null): Measured {
+  return { backend: pool?.info.backend ?? backend, workers: pool?.size ?? 1, chunksPerSecond: ms === null ? 0 : (sample.length * 1000) / ms };
+}
+
+/**
+ * MiniLM on the faster lane, timed on `sample` (chunks of the repository):
+ * the CPU's workers always, and WebGPU where an adapter exists. The CPU's
+ * pool loads first and reads questions meanwhile; WebGPU then gets the same
+ * batch, warmed up first, and is stopped once it has taken twice the CPU's
+ * time. The slower pool is stopped.
+ */
+async function chooseLane(base: string, sample: string[], onMeasuring: (pool: MiniLmPool) => void): Promise<{ pool: MiniLmPool; measured: Measured[] }> {
+  const gpu = await webGpuAdapter();
+  const weights = fetchBytes(base + WEIGHTS_FILE);
+  const cpu = await loadPool('cpu', base, cpuWorkers(), weights);
+  minilm = cpu;
+  onMeasuring(cpu);
+  // One lane at a time: a software adapter loading beside the CPU's timing would slow it.
+  const cpuMs = await timeBatch(cpu, sample, Number.POSITIVE_INFINITY);
+  const measured = [measuredOf(cpu, 'cpu', sample, cpuMs)];
+  if (!gpu) return { pool: cpu, measured };
+  const gpuLoad = loadPool('webgpu', base, 1, weights);
+  gpuLoad.catch(() => undefined);
+  let webgpu: MiniLmPool | undefined;
+  let webgpuMs: number | null = null;
+  try {
+    webgpu = await within(gpuLoad, WARM_UP_MS, 'loading MiniLM on WebGPU');
+    // The worker fell back to the CPU (its device failed): no second lane.
+    if (onCpu(webgpu.info)) throw new Error(webgpu.info.fallback ?? 'WebGPU fell back to the CPU');
+    webgpuMs = await timeWebgpu(webgpu, sample, cpu, cpuMs);
+  } catch {
+    // Too slow, or unusable: measured as 0 chunks a second.
+  }
+  measured.push(measuredOf(webgpu, 'webgpu', sample, webgpuMs));
+  measured.sort((a, b) => b.chunksPerSecond - a.chunksPerSecond);
+  if (webgpu && webgpuMs !== null && webgpuMs < cpuMs) {
+    dropPool(cpu);
+    minilm = webgpu;
+    return { pool: webgpu, measured };
+  }
+  if (webgpu) dropPool(webgpu);
+  else void gpuLoad.then(dropPool, () => undefined);
+  return { pool: cpu, measured };
+}
+
+/** Up to {@link SAMPLE_CHUNKS} chunks' texts, spread over `ids` (the engine hands chunks out by length). */
+function sampleTexts(ws: Workspace, ids: number[]): string[] {
+  const step = Math.max(1, ids.length / SAMPLE_CHUNKS);
+  const picked: number[] = [];
+  for (let at = step / 2; at < ids.length && picked.length < SAMPLE_CHUNKS; at += step) picked.push(ids[Math.floor(at)] as number);
+  return picked.length > 0 ? ws.chunkTexts(Uint32Array.from(picked)) : ['fn main() { println!("hello"); }'];
+}
+
 /** Reports a change of where meaning stands (unsolicited, id 0), for the current index only. */
 function report(mine: number, change: Partial<EmbeddingProgress>): EmbeddingProgress | undefined {
   if (mine !== session || !meaning) return undefined;
   meaning = { ...meaning, ...change };
   scope.postMessage({ id: 0, type: 'embedding', progress: meaning });
   return meaning;
-}
-
-/**
- * A query's MiniLM vector, where MiniLM is loaded and its index built; none
- * otherwise (the search reads the static lane, or words alone).
- */
-async function queryVector(ws: Workspace, text: string, mode?: string): Promise<Float32Array | undefined> {
-  if (!minilm || mode === 'lexical' || !text.trim() || !ws.embeddingStatus().dense_ready) return undefined;
-  return minilm.embedQuery(text);
 }
 
 /** The cache of MiniLM's vectors for the loaded model, opened once per model (undefined where IndexedDB is unavailable). */
@@ -325,37 +448,97 @@ function cacheFor(model: MiniLmPool): Promise<EmbeddingCache | undefined> {
   return vectorCache.cache;
 }
 
-/** What MiniLM gives a question where its index is not built: the query's vector, and its candidates' vectors. */
-interface Reranking {
-  vector: Float32Array;
-  chunks: Uint32Array;
-  vectors: Float32Array;
+// ---- A question's reading ---------------------------------------------------
+
+/** What a search or card takes after its own arguments: the query's MiniLM vector, and its candidates' chunks and vectors. */
+type MeaningArgs = [vector?: Float32Array, chunks?: Uint32Array, vectors?: Float32Array];
+
+/** A reading's end: the arguments, or why there are none. */
+type ReadOutcome = { args: MeaningArgs } | { reading: Reading };
+
+/** The question MiniLM is reading now: a newer one cancels it. */
+let reading: { key: string; query: string; whole: boolean; controller: AbortController; outcome: Promise<ReadOutcome> } | undefined;
+/** Readings done for the current index, by question and candidates. */
+const readings = new Map<string, MeaningArgs>();
+
+/** How a question is read: at once from a kept reading, later from MiniLM, or not at all (and why). */
+type Plan = { ready: MeaningArgs } | { pending: Promise<ReadOutcome> } | { none: string | null };
+
+function seconds(ms: number): string {
+  return ms < 90_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`;
 }
 
 /**
- * Where MiniLM is loaded but its index is not built, MiniLM re-ranks the
- * question's candidates (the best few dozen chunks of its words, names and
- * static table): their vectors come from the cache by content hash, the same
- * cache whole-repository embedding fills and reads, and the rest from
- * MiniLM, which stores them there. Undefined where MiniLM adds nothing here,
- * or another index replaced this one meanwhile.
+ * Plans MiniLM's reading of a question: where MiniLM's whole index serves,
+ * the query's vector; where it does not, the query's and its candidates'
+ * vectors (the best few dozen chunks of its words, names and static table),
+ * those in the cache by content hash taken from it. `wholeOnly`: only the
+ * query's vector against the whole index (tests for a change). Starts the
+ * reading, cancelling another question's; a reading MiniLM's measured pace
+ * says cannot end in time is not started.
  */
-async function rerankingFor(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<Reranking | undefined> {
+function planReading(ws: Workspace, query: string, options: Partial<SearchOptions>, wholeOnly = false): Plan {
   const pool = minilm;
-  if (!pool || options?.mode === 'lexical' || !query.trim()) return undefined;
-  const wanted = ws.candidates(query, options);
-  if (wanted.length === 0) return undefined;
+  if (options?.mode === 'lexical' || !query.trim()) return { none: null };
+  if (!pool) {
+    const state = meaning?.state;
+    return { none: state === 'loading' || state === 'measuring' ? 'MiniLM is loading' : null };
+  }
+  const whole = ws.embeddingStatus().dense_ready;
+  if (wholeOnly && !whole) return { none: null };
+  const wanted = whole ? [] : ws.candidates(query, options);
+  if (!whole && wanted.length === 0) return { none: null };
+  const key = `${pool.info.weights_sha256}\u0000${query}\u0000${wanted.map((p) => p.chunk).join(',')}`;
+  const kept = readings.get(key);
+  if (kept) return { ready: kept };
+  // The same question in flight (its search's reading, asked for by its card): that reading serves.
+  if (reading && (reading.key === key || (reading.query === query && reading.whole === whole))) return { pending: reading.outcome };
+  reading?.controller.abort('a newer question took its place');
+  const controller = new AbortController();
+  const texts = wanted.length > 0 ? ws.chunkTexts(Uint32Array.from(wanted.map((p) => p.chunk))) : [];
   const generation = ws.generation;
+  const outcome = readQuestion(pool, query, wanted, texts, controller.signal).then(
+    (args): ReadOutcome => {
+      if (ws.generation !== generation) return { reading: { state: 'cancelled', detail: 'another index replaced this one' } };
+      if (readings.size >= READINGS_KEPT) readings.delete(readings.keys().next().value as string);
+      readings.set(key, args);
+      return { args };
+    },
+    (error: unknown): ReadOutcome => {
+      const why = errorMessage(error);
+      if (error instanceof Cancelled) return { reading: { state: why.startsWith('late') ? 'late' : 'cancelled', detail: why.replace(/^late: /, '') } };
+      return { reading: { state: 'failed', detail: why } };
+    },
+  );
+  const mine = { key, query, whole, controller, outcome };
+  reading = mine;
+  const timer = setTimeout(() => controller.abort(`late: MiniLM took over ${seconds(READING_DEADLINE_MS)} on ${pool.info.backend}`), READING_DEADLINE_MS);
+  void outcome.finally(() => {
+    clearTimeout(timer);
+    if (reading === mine) reading = undefined;
+  });
+  return { pending: outcome };
+}
+
+/** MiniLM's reading of a question: its vector, and its candidates' (cached ones from the cache). */
+async function readQuestion(pool: MiniLmPool, query: string, wanted: PendingChunk[], texts: string[], signal: AbortSignal): Promise<MeaningArgs> {
+  if (wanted.length === 0) return [await pool.embedQuery(query, signal)];
   const cache = await cacheFor(pool);
   const found = cache ? await cache.getMany(wanted.map((p) => p.hash)).catch(() => new Map<string, Float32Array>()) : new Map<string, Float32Array>();
-  const todo = wanted.filter((p) => !found.has(p.hash));
-  const [fresh, vector] = await Promise.all([
-    todo.length > 0 ? pool.embed(ws.chunkTexts(Uint32Array.from(todo.map((p) => p.chunk)))) : Promise.resolve(new Float32Array(0)),
-    pool.embedQuery(query),
-  ]);
-  if (ws.generation !== generation) return undefined;
+  const todo = wanted.map((p, i) => ({ p, text: texts[i] as string })).filter(({ p }) => !found.has(p.hash));
+  const estimate = pool.estimateMs([query, ...todo.map((t) => t.text)]);
+  if (estimate !== null && estimate > READING_DEADLINE_MS) {
+    throw new Cancelled(`late: MiniLM would take about ${seconds(estimate)} to read it on ${pool.info.backend}`);
+  }
   const dim = pool.info.dim;
-  if (cache && todo.length > 0) void cache.putMany(todo.map((p) => p.hash), fresh, dim).catch(() => undefined);
+  // Each piece is cached as it ends: a reading cut short (a deadline, a newer question) is not lost.
+  const onPiece = (at: number[], vectors: Float32Array) => {
+    if (cache) void cache.putMany(at.map((i) => (todo[i] as (typeof todo)[number]).p.hash), vectors, dim).catch(() => undefined);
+  };
+  const [fresh, vector] = await Promise.all([
+    todo.length > 0 ? pool.embed(todo.map((t) => t.text), { lane: 'question', signal, onPiece }) : Promise.resolve(new Float32Array(0)),
+    pool.embedQuery(query, signal),
+  ]);
   const vectors = new Float32Array(wanted.length * dim);
   let next = 0;
   wanted.forEach((p, i) => {
@@ -366,38 +549,61 @@ async function rerankingFor(ws: Workspace, query: string, options: Partial<Searc
       next += 1;
     }
   });
-  return { vector, chunks: Uint32Array.from(wanted.map((p) => p.chunk)), vectors };
+  return [vector, Uint32Array.from(wanted.map((p) => p.chunk)), vectors];
+}
+
+/** The arguments a plan gives once it ends (none where MiniLM adds nothing, or could not read in time). */
+async function argsOf(plan: Plan): Promise<MeaningArgs> {
+  if ('ready' in plan) return plan.ready;
+  if ('none' in plan) return [];
+  const outcome = await plan.pending;
+  return 'args' in outcome ? outcome.args : [];
+}
+
+/** The reading a first answer reports, from its plan. */
+function readingOf(plan: Plan): Reading {
+  if ('ready' in plan) return { state: 'done', detail: null };
+  if ('none' in plan) return { state: 'none', detail: plan.none };
+  return { state: 'reading', detail: minilm ? `on ${minilm.info.backend}` : null };
+}
+
+/** A search reading meaning as `args` give it. */
+function searchWith(ws: Workspace, query: string, options: Partial<SearchOptions>, [vector, chunks, vectors]: MeaningArgs): SearchResults {
+  return ws.search(query, options, vector, chunks, vectors);
 }
 
 /**
- * What a question reads meaning with, as `search` and `featureCard` take it
- * after their own arguments: MiniLM's whole index (the query's vector), else
- * MiniLM over its candidates ({@link rerankingFor}), else nothing (the
- * static table).
+ * A search's first answer, at once: with MiniLM where a reading of this very
+ * question is kept, else with words, names and the static lane. Where MiniLM
+ * is reading the question, `refine` hears its refinement (in the queue, once
+ * the reading ends).
  */
-async function meaningFor(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<[Float32Array?, Uint32Array?, Float32Array?]> {
-  const whole = await queryVector(ws, query, options?.mode);
-  if (whole) return [whole];
-  const reranking = await rerankingFor(ws, query, options);
-  return reranking ? [reranking.vector, reranking.chunks, reranking.vectors] : [];
+function search(ws: Workspace, query: string, options: Partial<SearchOptions>, refine: (refinement: Refinement) => void): LiveResults {
+  const plan = planReading(ws, query, options);
+  const first = searchWith(ws, query, options, 'ready' in plan ? plan.ready : []);
+  if ('pending' in plan) {
+    const generation = ws.generation;
+    void plan.pending.then((outcome) =>
+      enqueue(async () => {
+        if ('reading' in outcome) refine({ results: null, reading: outcome.reading });
+        else if (ws.generation !== generation) refine({ results: null, reading: { state: 'cancelled', detail: 'another index replaced this one' } });
+        else refine({ results: searchWith(ws, query, options, outcome.args), reading: { state: 'done', detail: null } });
+      }),
+    );
+  }
+  return { ...first, reading: readingOf(plan) };
 }
 
-/** A search, reading meaning as {@link meaningFor} says. */
-async function search(ws: Workspace, query: string, options: Partial<SearchOptions>): Promise<SearchResults> {
-  return ws.search(query, options, ...(await meaningFor(ws, query, options)));
-}
-
-/** A feature card, on the ranking its question's search gives. */
-async function featureCard(ws: Workspace, query: string, budget: number): Promise<FeatureCard> {
-  return ws.featureCard(query, budget, ...(await meaningFor(ws, query, {})));
-}
+// ---- Embedding every chunk ---------------------------------------------------
 
 /**
  * Gives every chunk of the current index a vector: cached ones first, then
- * the model's. Stops when another index replaces this one or another pool
- * replaces `model`.
+ * the model's, in bulk batches that questions go before. Where the rest
+ * would take longer than `withinSeconds` on this pool (`speed` chunks a
+ * second), it waits instead, and MiniLM reads each question's candidates.
+ * Stops when another index replaces this one or another pool replaces `model`.
  */
-async function embedAll(ws: Workspace, model: MiniLmPool, mine: number): Promise<void> {
+async function embedAll(ws: Workspace, model: MiniLmPool, mine: number, withinSeconds: number, speed: number | null): Promise<void> {
   const info = model.info;
   const base = { backend: info.backend, fallback: info.fallback, workers: model.size, error: null };
   const current = (): boolean => mine === session && minilm === model;
@@ -415,7 +621,12 @@ async function embedAll(ws: Workspace, model: MiniLmPool, mine: number): Promise
   const todo = pending.filter((p) => !found.has(p.hash));
   let done = chunks - todo.length;
   const cached = hits.length;
-  report(mine, { ...base, state: 'embedding', chunks, done, cached, etaSeconds: null });
+  const wholeSeconds = speed ? Math.round(todo.length / speed) : null;
+  if (todo.length > 0 && wholeSeconds !== null && wholeSeconds > withinSeconds) {
+    report(mine, { ...base, state: 'waiting', waiting: 'longer than is worth it', done, cached, wholeSeconds, etaSeconds: null });
+    return;
+  }
+  report(mine, { ...base, state: 'embedding', waiting: null, chunks, done, cached, wholeSeconds, etaSeconds: wholeSeconds });
 
   let size = 2;
   let spent = 0;
@@ -426,7 +637,7 @@ async function embedAll(ws: Workspace, model: MiniLmPool, mine: number): Promise
     const started = performance.now();
     const ids = Uint32Array.from(batch.map((p) => p.chunk));
     const generation = ws.generation;
-    const vectors = await model.embed(ws.chunkTexts(ids));
+    const vectors = await model.embed(ws.chunkTexts(ids), { lane: 'bulk' });
     if (!current() || !ws.setVectors(ids, vectors, generation)) return;
     const elapsed = performance.now() - started;
     await cache?.putMany(batch.map((p) => p.hash), vectors, info.dim).catch(() => undefined);
@@ -441,29 +652,34 @@ async function embedAll(ws: Workspace, model: MiniLmPool, mine: number): Promise
   if (!current()) return;
   report(mine, { state: 'building', etaSeconds: 0 });
   ws.buildDense();
+  readings.clear();
   report(mine, { state: 'ready', serving: 'minilm', etaSeconds: 0 });
 }
 
 /**
- * Builds the static lane for the current index (once per index), then starts
- * MiniLM where `options` and the browser allow. Resolves to where meaning
- * stands then; MiniLM's progress follows as unsolicited reports.
+ * Builds the static lane for the current index (once per index) from the
+ * table's bytes, then starts MiniLM in the background where `options` ask
+ * for it. Resolves, once the static lane is built, to where meaning stands
+ * then; MiniLM's progress follows as unsolicited reports.
  */
-async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: string): Promise<EmbeddingProgress> {
+function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: string, table: [Uint8Array, Uint8Array] | Error | null): EmbeddingProgress {
   const mine = session;
   const status = ws.embeddingStatus();
   meaning ??= {
     state: 'waiting', serving: null, waiting: null, staticError: null, staticMs: null, staticFrom: null, backend: null, fallback: null, workers: null,
-    chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null, error: null,
+    chunks: status.chunks, done: status.embedded, cached: 0, etaSeconds: null, error: null, measured: [], wholeSeconds: null,
   };
   if (!status.static_ready) {
     try {
+      if (table instanceof Error) throw table;
       const started = performance.now();
-      const info = await loadStatic(ws, modelBase);
-      if (mine !== session) throw new Error('another repository was opened meanwhile');
+      if (!staticTable) {
+        if (!table) throw new Error('the static table was not fetched');
+        staticTable = ws.loadStatic(...table);
+      }
       const loaded = performance.now();
       // A bundle may carry the lane's vectors, made with this very table: they are taken as they are.
-      const staticFrom = ws.embeddingStatus().static_stored === info.model ? 'bundle' : 'texts';
+      const staticFrom = ws.embeddingStatus().static_stored === staticTable.model ? 'bundle' : 'texts';
       ws.buildStatic();
       const staticMs = { load: Math.round(loaded - started), build: Math.round(performance.now() - loaded) };
       report(mine, { serving: meaning.serving ?? 'static', staticError: null, staticMs, staticFrom });
@@ -471,39 +687,79 @@ async function startMeaning(ws: Workspace, options: MeaningOptions, modelBase: s
       report(mine, { staticError: errorMessage(error) });
     }
   }
-  const pending = status.chunks - status.embedded;
-  const busy = meaning.state === 'loading' || meaning.state === 'embedding' || meaning.state === 'building';
-  if (busy && modelBackend === options.backend) return meaning;
+  const busy = ['loading', 'measuring', 'embedding', 'building'].includes(meaning.state);
+  if (busy && options.backend === 'auto') return meaning;
   if (!options.minilm) return report(mine, { state: 'waiting', waiting: 'not asked for' }) ?? meaning;
-  if (options.backend === 'auto' && pending > 0 && !(await webGpuAdapter())) {
-    // Embedding every chunk on the CPU takes minutes to hours, so it waits
-    // to be asked; MiniLM still reads each question's candidates there,
-    // loaded now in the background (searches read the static table alone
-    // until it is).
-    loadModel('cpu', modelBase).catch(() => undefined);
-    return report(mine, { state: 'waiting', waiting: 'no WebGPU in this browser; MiniLM reads each question’s best candidates on the CPU, and every chunk when asked' }) ?? meaning;
-  }
   report(mine, { state: 'loading', waiting: null, error: null });
-  try {
-    const loaded = await loadModel(options.backend, modelBase);
-    const info = loaded.info;
-    report(mine, { backend: info.backend, fallback: info.fallback, workers: loaded.size });
-    embedAll(ws, loaded, mine).catch((error: unknown) => {
-      if (minilm === loaded) report(mine, { state: 'failed', error: errorMessage(error) });
-    });
-  } catch (error) {
+  void runMinilm(ws, options, modelBase, mine).catch((error: unknown) => {
     report(mine, { state: 'failed', error: errorMessage(error) });
-  }
+  });
   return meaning;
+}
+
+/**
+ * MiniLM for the current index: on the lane asked for, or with "auto" on
+ * the faster measured; then every chunk, where that is worth it.
+ */
+async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, mine: number): Promise<void> {
+  let pool: MiniLmPool;
+  let measured: Measured[] = [];
+  let within = Number.POSITIVE_INFINITY;
+  if (options.backend === 'auto') {
+    const pending = ws.pendingChunks().map((p) => p.chunk);
+    const ids = pending.length > 0 ? pending : Array.from({ length: ws.embeddingStatus().chunks }, (_, i) => i);
+    const sample = sampleTexts(ws, ids);
+    choice ??= chooseLane(base, sample, (cpu) =>
+      report(mine, { state: 'measuring', backend: cpu.info.backend, fallback: cpu.info.fallback, workers: cpu.size }),
+    );
+    const chosen = choice;
+    chosen.catch(() => {
+      if (choice === chosen) choice = undefined;
+    });
+    ({ pool, measured } = await chosen);
+    within = options.wholeWithinSeconds ?? WHOLE_WITHIN_SECONDS;
+  } else {
+    pool = await loadPool(options.backend, base);
+    for (const other of pools.values()) void other.then((p) => p !== pool && p !== probe && dropPool(p), () => undefined);
+    choice = undefined;
+  }
+  if (mine !== session) return;
+  minilm = pool;
+  readings.clear();
+  const info = pool.info;
+  report(mine, { backend: info.backend, fallback: info.fallback, workers: pool.size, measured });
+  const speed = measured.find((m) => m.backend === info.backend)?.chunksPerSecond ?? null;
+  await embedAll(ws, pool, mine, within, speed);
 }
 
 /** A new index replaced the last: meaning starts over for it. */
 function newSession(): void {
   session += 1;
   meaning = undefined;
+  readings.clear();
+  reading?.controller.abort('another index replaced this one');
 }
 
-async function handle(request: WorkerRequest): Promise<WorkerReply> {
+/**
+ * The meaning a feature card or a change's tests read, planned in the queue
+ * (the index as it is then) and awaited outside it: a question waiting for
+ * MiniLM holds up no other request.
+ */
+function questionMeaning(request: Extract<WorkerRequest, { op: 'call' }>): Promise<MeaningArgs> | undefined {
+  if (request.method === 'featureCard') {
+    return inQueue(async () => planReading(await getWorkspace(), request.args[0] as string, {})).then(argsOf);
+  }
+  if (request.method === 'testsFor') {
+    const text = (request.args[0] as Change).text ?? '';
+    return inQueue(async () => planReading(await getWorkspace(), text, {}, true)).then(argsOf);
+  }
+  return undefined;
+}
+
+/** What a request needs before it runs that is no engine call (a fetch, MiniLM's reading): got outside the queue. */
+type Prelude = { meaning: MeaningArgs } | { table: [Uint8Array, Uint8Array] | Error | null } | undefined;
+
+async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerReply> {
   const ws = await getWorkspace();
   const { id } = request;
   switch (request.op) {
@@ -532,22 +788,25 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       return { id, type: 'result', op: 'prepare', value: (await startPool())?.size ?? 0 };
     case 'plan':
       return { id, type: 'result', op: 'plan', value: planZip(request.name, new Uint8Array(request.bytes)) };
-    case 'search':
-      return {
-        id, type: 'result', op: 'search',
-        value: await search(ws, request.query, request.options),
-      };
-    case 'startEmbedding':
-      return { id, type: 'result', op: 'startEmbedding', value: await startMeaning(ws, request.options, request.modelBase) };
+    case 'search': {
+      const refine = (refinement: Refinement) => scope.postMessage({ id, type: 'refined', refinement });
+      return { id, type: 'result', op: 'search', value: search(ws, request.query, request.options, refine) };
+    }
+    case 'startEmbedding': {
+      const table = prelude && 'table' in prelude ? prelude.table : null;
+      return { id, type: 'result', op: 'startEmbedding', value: startMeaning(ws, request.options, request.modelBase, table) };
+    }
     case 'embedTexts': {
-      const loaded = await loadModel(request.backend, request.modelBase, request.workers);
+      const loaded = await loadPool(request.backend, request.modelBase, request.workers);
+      if (probe && probe !== loaded && probe !== minilm) dropPool(probe);
+      if (loaded !== minilm) probe = loaded;
       return { id, type: 'result', op: 'embedTexts', value: await loaded.embed(request.texts) };
     }
     case 'memory': {
       const heap = heapStats() as HeapStats;
       const value = {
         heapBytes: heap.linear_bytes, liveBytes: heap.live_bytes, peakLiveBytes: heap.peak_live_bytes, parse: lastParse,
-        minilmHeapBytes: (await model?.catch(() => undefined))?.heapBytes ?? [],
+        minilmHeapBytes: (minilm ?? probe)?.heapBytes ?? [],
       };
       return { id, type: 'result', op: 'memory', value };
     }
@@ -569,11 +828,13 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       if (!(CALL_METHODS as readonly string[]).includes(request.method)) throw new Error(`unknown method ${request.method}`);
       const method = ws[request.method] as (...args: unknown[]) => unknown;
       const args: unknown[] = [...request.args];
-      // The questions that read meaning get the query's MiniLM vector, where there is one.
+      const meaningArgs = prelude && 'meaning' in prelude ? prelude.meaning : [];
+      // The questions that read meaning get what MiniLM read of them, where it could.
       if (request.method === 'featureCard') {
-        return { id, type: 'result', op: 'call', value: await featureCard(ws, args[0] as string, args[1] as number) };
+        const [vector, chunks, vectors] = meaningArgs;
+        return { id, type: 'result', op: 'call', value: ws.featureCard(args[0] as string, args[1] as number, vector, chunks, vectors) };
       }
-      if (request.method === 'testsFor') args.push(await queryVector(ws, (args[0] as Change).text ?? ''));
+      if (request.method === 'testsFor') args.push(meaningArgs[0]);
       const value = await method.apply(ws, args);
       if (request.method === 'importBundle') newSession();
       return { id, type: 'result', op: 'call', value };
@@ -581,24 +842,52 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
   }
 }
 
-/** Requests run strictly one after another, even while wasm initialises. */
+/**
+ * Engine calls run strictly one after another, even while wasm initialises;
+ * what a request awaits from elsewhere (a fetch, MiniLM) it awaits before it
+ * joins the queue, so no other request waits for it.
+ */
 let queue: Promise<void> = Promise.resolve();
+
+/** Runs `task` once every engine call queued before it has run. */
+function inQueue<T>(task: () => Promise<T>): Promise<T> {
+  const run = queue.then(task);
+  queue = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  return run;
+}
+
+function enqueue(task: () => Promise<void>): void {
+  void inQueue(task).catch((error: unknown) => console.warn(`a queued task failed: ${errorMessage(error)}`));
+}
+
+/** Answers a request, or says why it failed. */
+async function answer(request: WorkerRequest, prelude: Prelude): Promise<void> {
+  try {
+    scope.postMessage(await handle(request, prelude));
+  } catch (error) {
+    // A trap (a Rust panic) leaves the instance's memory in whatever state
+    // it stopped in: the client replaces this worker.
+    const crashed = error instanceof WebAssembly.RuntimeError;
+    // The engine's panic hook leaves the panic's message here.
+    const panic = (scope as unknown as { fathomPanic?: string }).fathomPanic;
+    const message = crashed && panic ? panic.replace(/\s+/g, ' ') : errorMessage(error);
+    scope.postMessage({ id: request.id, type: 'error', message, crashed });
+  }
+}
 
 scope.addEventListener('message', (event) => {
   const request = event.data;
-  queue = queue.then(async () => {
-    try {
-      scope.postMessage(await handle(request));
-    } catch (error) {
-      // A trap (a Rust panic) leaves the instance's memory in whatever state
-      // it stopped in: the client replaces this worker.
-      const crashed = error instanceof WebAssembly.RuntimeError;
-      // The engine's panic hook leaves the panic's message here.
-      const panic = (scope as unknown as { fathomPanic?: string }).fathomPanic;
-      const message = crashed && panic ? panic.replace(/\s+/g, ' ') : errorMessage(error);
-      scope.postMessage({ id: request.id, type: 'error', message, crashed });
-    }
-  });
+  const before: Promise<Prelude> | undefined =
+    request.op === 'startEmbedding'
+      ? staticBytesIfNeeded(request.modelBase).then((table) => ({ table }))
+      : request.op === 'call'
+        ? questionMeaning(request)?.then((meaning) => ({ meaning }), () => ({ meaning: [] }))
+        : undefined;
+  if (!before) enqueue(() => answer(request, undefined));
+  else void before.then((prelude) => enqueue(() => answer(request, prelude)));
 });
 
 // The engine compiles as soon as the page starts its worker, not at the first

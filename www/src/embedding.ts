@@ -1,7 +1,8 @@
 // The semantic-search badge: which lane reads meaning now (the static table's,
-// then MiniLM's), how far MiniLM has come and on which backend, an estimate of
-// the time left, and a way to run MiniLM on the CPU where WebGPU is missing.
-import type { EmbeddingProgress } from '../../web/src/index';
+// then MiniLM's), where MiniLM runs and why (each lane's measured speed), how
+// far it has come, an estimate of the time left, and a way to embed every
+// chunk where MiniLM judged it not worth the time.
+import type { Backend, EmbeddingProgress } from '../../web/src/index';
 
 function duration(seconds: number): string {
   if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
@@ -11,12 +12,12 @@ function duration(seconds: number): string {
 
 export class EmbeddingBadge {
   readonly #root: HTMLElement;
-  readonly #onRunOnCpu: () => void;
+  readonly #onRunWhole: (lane: Backend) => void;
 
-  /** `onRunOnCpu`: the reader asked for MiniLM on the CPU, where it waited for WebGPU. */
-  constructor(root: HTMLElement, onRunOnCpu: () => void) {
+  /** `onRunWhole`: the reader asked MiniLM to embed every chunk, on this lane. */
+  constructor(root: HTMLElement, onRunWhole: (lane: Backend) => void) {
     this.#root = root;
-    this.#onRunOnCpu = onRunOnCpu;
+    this.#onRunWhole = onRunWhole;
   }
 
   #show(state: string, text: string, title = '', action?: HTMLElement): void {
@@ -40,40 +41,53 @@ export class EmbeddingBadge {
     const staticNote = p.staticError ? `The static lane is unavailable: ${p.staticError}` : '';
     // What serves meaning until MiniLM is done: the static lane, or nothing.
     const meanwhile = p.serving === 'static' ? 'Semantic search: static lane' : 'Lexical search';
+    // Each lane's speed, as timed on this repository's chunks: why MiniLM runs where it does.
+    const timed = p.measured.map((m) => `${m.backend.split(' ')[0]}: ${m.chunksPerSecond > 0 ? `${m.chunksPerSecond.toFixed(1)} chunks/s` : 'too slow to finish its batch'}`).join(', ');
+    this.#root.dataset.measured = timed;
+    const why = timed ? `Timed on this repository's chunks: ${timed}.` : '';
     switch (p.state) {
       case 'waiting': {
         if (p.serving === null) {
           this.fail(p.staticError ?? 'no lane is loaded');
           return;
         }
+        if (p.waiting === 'not asked for') {
+          this.#show('waiting', `${meanwhile} (a table distilled from MiniLM) · MiniLM waits: not asked for.`, staticNote);
+          return;
+        }
+        // MiniLM runs, but every chunk would take longer than is worth it: it reads each question's candidates.
+        const lane: Backend = (p.backend ?? 'cpu').startsWith('webgpu') ? 'webgpu' : 'cpu';
         const run = document.createElement('button');
         run.type = 'button';
         run.className = 'link-button';
-        run.dataset.testid = 'run-minilm-cpu';
-        run.textContent = 'Run MiniLM on the CPU';
-        run.title = `Embeds all ${p.chunks} chunks with MiniLM on this machine's processor: a few chunks a second, so minutes for a small repository and hours for a large one. Search keeps working meanwhile.`;
+        run.dataset.testid = 'run-minilm-whole';
+        run.textContent = 'Embed every chunk';
+        run.title = `Embeds all ${p.chunks} chunks with MiniLM on ${backend}${p.wholeSeconds !== null ? `: about ${duration(p.wholeSeconds)}` : ''}. Search keeps working meanwhile.`;
         run.addEventListener('click', () => {
           run.disabled = true;
-          this.#onRunOnCpu();
+          this.#onRunWhole(lane);
         });
-        const why = p.waiting ? ` · MiniLM waits: ${p.waiting}` : '';
-        this.#show('waiting', `${meanwhile} (a table distilled from MiniLM)${why}.`, staticNote, p.waiting === 'not asked for' ? undefined : run);
+        const whole = p.wholeSeconds !== null ? ` (every chunk would take about ${duration(p.wholeSeconds)})` : '';
+        this.#show('waiting', `${meanwhile} · MiniLM on ${backend} reads each question’s best candidates${whole}.`, `${why} ${staticNote}`.trim(), run);
         return;
       }
       case 'loading':
         this.#show('loading', `${meanwhile} · loading MiniLM…`, staticNote);
         return;
+      case 'measuring':
+        this.#show('measuring', `${meanwhile} · timing MiniLM on this browser’s lanes…`, staticNote);
+        return;
       case 'embedding': {
         const eta = p.etaSeconds === null ? '' : ` · about ${duration(p.etaSeconds)} left`;
         const cached = p.cached > 0 ? ` (${p.cached} from cache)` : '';
-        this.#show('embedding', `${meanwhile} · MiniLM: ${p.done}/${p.chunks} chunks on ${backend}${cached}${eta}`, `${fallback}${staticNote}`.trim());
+        this.#show('embedding', `${meanwhile} · MiniLM: ${p.done}/${p.chunks} chunks on ${backend}${cached}${eta}`, `${why}${fallback}${staticNote}`.trim());
         return;
       }
       case 'building':
         this.#show('building', `${meanwhile} · building MiniLM's vector index over ${p.chunks} chunks…`);
         return;
       case 'ready':
-        this.#show('ready', `Hybrid search ready · MiniLM on ${backend} · ${p.chunks} chunks${p.cached > 0 ? `, ${p.cached} from cache` : ''}`, fallback);
+        this.#show('ready', `Hybrid search ready · MiniLM on ${backend} · ${p.chunks} chunks${p.cached > 0 ? `, ${p.cached} from cache` : ''}`, `${why}${fallback}`.trim());
         return;
       case 'failed':
         if (p.serving === 'static') {

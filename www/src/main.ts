@@ -31,11 +31,15 @@ const DEMO_NAME = 'fathom.zip';
 const client = new FathomClient();
 const params = new URLSearchParams(location.search);
 /**
- * `?backend=cpu|webgpu` pins where MiniLM runs (by default WebGPU, and the
- * CPU when the reader asks); `?embed=static` reads meaning with the static
- * lane alone; `?embed=off` keeps search lexical.
+ * `?backend=cpu|webgpu` pins where MiniLM runs and has it embed every chunk
+ * (by default it runs on the faster lane, timed, and embeds every chunk
+ * where that takes under `?whole-within=SECONDS`, 120 by default);
+ * `?embed=static` reads meaning with the static lane alone; `?embed=off`
+ * keeps search lexical.
  */
 const backend = (params.get('backend') ?? 'auto') as Backend;
+const wholeWithin = params.get('whole-within');
+const wholeWithinSeconds = wholeWithin !== null && Number.isFinite(Number(wholeWithin)) ? Number(wholeWithin) : undefined;
 const embeddingOn = params.get('embed') !== 'off';
 const minilmOn = params.get('embed') !== 'static';
 // An automation handle for tests and the devtools console.
@@ -73,7 +77,7 @@ const search = new SearchPanel({
   input: byTestId<HTMLInputElement>('search-input'),
   list: byTestId('search-results'),
   status: required('#search-status'),
-  search: (query, limit, mode, filter) => client.search(query, { k: limit, mode, filter }),
+  search: (query, limit, mode, filter, onRefined) => client.search(query, { k: limit, mode, filter }, onRefined),
   mode: byTestId<HTMLSelectElement>('search-mode'),
   filters: byTestId('search-filters'),
   onOpen: (hit) => void openHit(hit),
@@ -257,17 +261,22 @@ const queryConsole = new QueryConsole({
 
 setupTheme(byTestId<HTMLButtonElement>('theme-toggle'), () => graphMap.applyTheme());
 
-const embedding = new EmbeddingBadge(byTestId('embed-status'), () => {
-  client.startEmbedding('cpu').catch((error: unknown) => embedding.fail(messageOf(error)));
+const embedding = new EmbeddingBadge(byTestId('embed-status'), (lane) => {
+  client.startEmbedding(lane).catch((error: unknown) => embedding.fail(messageOf(error)));
 });
 /** The lane that read meaning in the shown results: a change reruns them. */
 let serving: string | null = null;
+/** Whether MiniLM was still loading: once it can read questions, the shown one is asked again. */
+let loadingMinilm = false;
 /** The open index's summary, to label what the library keeps. */
 let lastSummary: IndexSummary | undefined;
 client.onEmbedding((progress) => {
   embedding.update(progress);
-  // Search upgrades in place (static lane, then MiniLM): the shown query runs again.
-  if (progress.serving !== serving) {
+  // Search upgrades in place (static lane, then MiniLM's reading, then its
+  // whole index): the shown query runs again.
+  const loaded = loadingMinilm && progress.state !== 'loading';
+  loadingMinilm = progress.state === 'loading';
+  if (progress.serving !== serving || loaded) {
     serving = progress.serving;
     search.refresh();
   }
@@ -492,7 +501,7 @@ async function indexOnce(
     void followLink(parseLink(location.hash));
     if (embeddingOn) {
       serving = null;
-      client.startEmbedding(backend, { minilm: minilmOn }).catch((error: unknown) => embedding.fail(messageOf(error)));
+      client.startEmbedding(backend, { minilm: minilmOn, wholeWithinSeconds }).catch((error: unknown) => embedding.fail(messageOf(error)));
     } else {
       embedding.off();
     }

@@ -360,6 +360,8 @@ fn main() {
             line(&fv["minilm_weights_when_minilm_runs"])
         );
     }
+    report["first_answer"] = browser_report("first-answer.json");
+    print_first_answer(&report["first_answer"]);
     report["map"] = browser_report("map.json");
     let m = &report["map"];
     if m.is_null() {
@@ -458,6 +460,28 @@ fn parse_floor(dir: &std::path::Path) -> f64 {
         drop(parsers.syntax_tree(*language, &file.text).expect("parses"));
     }
     round(started.elapsed().as_secs_f64())
+}
+
+/// Time to first results the moment indexing ends, while MiniLM embeds,
+/// beside MiniLM idle (tests/bench/first-answer.test.ts).
+fn print_first_answer(first: &serde_json::Value) {
+    let Some(projects) = first["projects"].as_array() else {
+        println!("  first answer            not measured: run tests/bench (make bench does)");
+        return;
+    };
+    for p in projects {
+        for (lane, name) in [("webgpu_swiftshader", "WebGPU (SwiftShader)"), ("no_webgpu", "no WebGPU")] {
+            let r = &p[lane];
+            println!(
+                "  first answer ({:<11}, {name:<20}) while MiniLM embeds p50 {} ms, max {} ms   (reference, MiniLM idle: p50 {} ms, max {} ms; bar 1,000 ms)",
+                p["name"].as_str().unwrap_or("?"),
+                r["embedding_running"]["first_p50_ms"],
+                r["embedding_running"]["first_max_ms"],
+                r["embedding_idle"]["first_p50_ms"],
+                r["embedding_idle"]["first_max_ms"],
+            );
+        }
+    }
 }
 
 /// A report that the browser half of `make bench` (tests/bench) wrote into

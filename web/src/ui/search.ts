@@ -1,5 +1,5 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
-import type { FileHit, Meaning, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
+import type { FileHit, LiveResults, Meaning, Reading, Refinement, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
 import { h, pathLabel, plural, symbolLabel } from './dom';
 
 const DEBOUNCE_MS = 80;
@@ -20,7 +20,11 @@ export interface SearchPanelOptions {
   input: HTMLInputElement;
   list: HTMLElement;
   status: HTMLElement;
-  search(query: string, limit: number, mode: SearchMode, filter: Partial<SearchFilter>): Promise<SearchResults>;
+  /**
+   * Answers at once; where MiniLM reads the question, `onRefined` hears its
+   * refinement once (the panel drops one for a query no longer shown).
+   */
+  search(query: string, limit: number, mode: SearchMode, filter: Partial<SearchFilter>, onRefined: (refinement: Refinement) => void): Promise<LiveResults>;
   /** Picks lexical, dense or hybrid. */
   mode: HTMLSelectElement;
   /** The filter row: language, kind, path and tests controls, and the symbols/files switch. */
@@ -151,8 +155,18 @@ export class SearchPanel {
     }
     try {
       const mode = this.#options.mode.value as SearchMode;
-      const results = await this.#options.search(query, RESULT_LIMIT, mode, this.#filter());
-      if (generation === this.#generation) this.#render(query, results.hits, undefined, results);
+      // Words answer at once; MiniLM's reading refines the list in place when it comes.
+      let shown: SearchResults | undefined;
+      const refined = (refinement: Refinement) => {
+        if (generation !== this.#generation) return;
+        if (refinement.results) this.#render(query, refinement.results.hits, undefined, refinement.results, refinement.reading, true);
+        else if (shown) this.#render(query, shown.hits, undefined, shown, refinement.reading, true);
+      };
+      const results = await this.#options.search(query, RESULT_LIMIT, mode, this.#filter(), refined);
+      if (generation === this.#generation) {
+        shown = results;
+        this.#render(query, results.hits, undefined, results, results.reading);
+      }
     } catch (error) {
       if (generation === this.#generation) this.#render(query, [], (error as Error).message);
     }
@@ -200,9 +214,12 @@ export class SearchPanel {
     this.#options.onOpen(hit);
   }
 
-  #render(query: string, hits: SearchHit[], error?: string, results?: SearchResults): void {
+  #render(query: string, hits: SearchHit[], error?: string, results?: SearchResults, reading?: Reading, refinement = false): void {
     const { list, status } = this.#options;
     this.#shownQuery = query;
+    // A refinement keeps the reader's place: the same result stays selected where it is still listed.
+    const was = refinement ? this.#items[this.#active] : undefined;
+    const keep = was ? (was.dataset.symbol ?? was.dataset.file) : undefined;
     this.#active = -1;
     const files = this.#showFiles();
     if (files && results) {
@@ -229,10 +246,17 @@ export class SearchPanel {
       }
       list.replaceChildren(...children);
     }
+    if (keep !== undefined) {
+      const again = this.#items.findIndex((item) => (item.dataset.symbol ?? item.dataset.file) === keep);
+      if (again >= 0) this.#setActive(again);
+    }
     this.#options.onResults?.(query, error === undefined ? results : undefined);
+    const lanes = results ? lanesOf(results) : [];
     list.dataset.query = oneLine(query);
     list.dataset.mode = results?.mode ?? '';
     list.dataset.meaning = results?.params.meaning ?? '';
+    list.dataset.lanes = lanes.join(' ');
+    list.dataset.reading = reading?.state ?? '';
     list.dataset.view = files ? 'files' : 'symbols';
     status.classList.toggle('error', error !== undefined);
     if (error !== undefined) status.textContent = `Search failed: ${error}`;
@@ -241,14 +265,57 @@ export class SearchPanel {
     else {
       const shown = files ? plural(results?.files.length ?? 0, 'file') : plural(hits.length, 'result');
       const count = `${shown}${!files && hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
-      const meaning = results?.params.meaning ? ` (meaning: ${MEANING[results.params.meaning]})` : '';
-      status.textContent = `${count} · ${results?.mode ?? ''}${meaning}${results?.note ? ` — ${results.note}` : ''}`;
+      const answered = lanes.length > 0 ? ` · by ${listed(lanes.map((l) => LANE_NAMES[l]))}` : '';
+      status.textContent = `${count} · ${results?.mode ?? ''}${answered}${readingNote(reading)}${results?.note ? ` — ${results.note}` : ''}`;
     }
+    status.dataset.reading = reading?.state ?? '';
   }
 }
 
-/** The dense lane that took part in a search, as the status line names it. */
-const MEANING: Record<Meaning, string> = { minilm: 'MiniLM', static: 'static lane', minilm_candidates: 'MiniLM over the best candidates' };
+/** A search's lanes, as the list's `data-lanes` names them: those that found a shown hit. */
+type Lane = 'words' | 'names' | 'trace' | 'graph' | Meaning;
+
+const LANE_NAMES: Record<Lane, string> = {
+  words: 'words', names: 'names', trace: 'the trace', graph: 'the graph', static: 'the static lane', minilm: 'MiniLM',
+  minilm_candidates: 'MiniLM over the best candidates',
+};
+
+/** The lanes that found at least one of the results, in a fixed order. */
+function lanesOf(results: SearchResults): Lane[] {
+  const found = new Set<Lane>();
+  for (const hit of results.hits) {
+    const e = hit.explain;
+    if (e.lexical_rank !== null) found.add('words');
+    if (e.name_rank !== null) found.add('names');
+    if (e.trace_rank !== null) found.add('trace');
+    if (e.dense_rank !== null && results.params.meaning) found.add(results.params.meaning);
+    if (e.graph) found.add('graph');
+  }
+  return (['words', 'names', 'trace', 'static', 'minilm_candidates', 'minilm', 'graph'] as const).filter((l) => found.has(l));
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** What the status line says of MiniLM's reading of the question. */
+function readingNote(reading: Reading | undefined): string {
+  switch (reading?.state) {
+    case 'reading':
+      return ` · MiniLM is reading the question${reading.detail ? ` ${reading.detail}` : ''}…`;
+    case 'late':
+      return ` · MiniLM could not read it in time${reading.detail ? ` (${reading.detail})` : ''}`;
+    case 'failed':
+      return ` · MiniLM failed${reading.detail ? `: ${reading.detail}` : ''}`;
+    case 'cancelled':
+      return reading.detail ? ` · MiniLM's reading was cancelled: ${reading.detail}` : '';
+    case 'none':
+      return reading.detail ? ` · ${reading.detail}` : '';
+    default:
+      return '';
+  }
+}
 
 /** The lanes that found a hit, as short chips: `bm25 #2`, `dense #1 (0.61)`, `name`, `trace`, `via CALLS`, and its file's role where it is not source (`vendored`). */
 function why(hit: SearchHit): HTMLElement[] {
