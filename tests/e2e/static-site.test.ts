@@ -82,8 +82,10 @@ describe('a static documentation site', () => {
       expect(await explorer.getByTestId('index-status').textContent()).toContain('search by words (no model on this page)');
       expect(await explorer.getAttribute('data-search')).toBe('lexical');
       const said = (await explorer.getByTestId('search-results').evaluate((list) => list.parentElement?.querySelector('.search-status')?.textContent)) ?? '';
-      expect(said).toMatch(/ · lexical$/);
+      // It names the lanes that answered (words here), and nothing of MiniLM.
+      expect(said).toMatch(/ · lexical · by words\b[^·]*$/);
       expect(said).not.toContain('not ready');
+      expect(said).not.toContain('MiniLM');
       await first.click();
       const code = explorer.getByTestId('code-view');
       await expect.poll(() => code.getByTestId('code-path').getAttribute('data-path')).toBe('pkg/calc.py');

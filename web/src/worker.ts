@@ -621,8 +621,9 @@ async function embedAll(ws: Workspace, model: MiniLmPool, mine: number, withinSe
   const todo = pending.filter((p) => !found.has(p.hash));
   let done = chunks - todo.length;
   const cached = hits.length;
-  const wholeSeconds = speed ? Math.round(todo.length / speed) : null;
-  if (todo.length > 0 && wholeSeconds !== null && wholeSeconds > withinSeconds) {
+  const exactSeconds = speed ? todo.length / speed : null;
+  const wholeSeconds = exactSeconds === null ? null : Math.ceil(exactSeconds);
+  if (todo.length > 0 && exactSeconds !== null && exactSeconds > withinSeconds) {
     report(mine, { ...base, state: 'waiting', waiting: 'longer than is worth it', done, cached, wholeSeconds, etaSeconds: null });
     return;
   }
