@@ -178,22 +178,6 @@ export class FathomClient {
   }
 
   /**
-   * A search's best answer: MiniLM's refinement where one comes, else the
-   * first answer (with its `reading` saying why not). For scripts and
-   * agents that want one answer, not the first.
-   */
-  async searchSettled(query: string, options: Partial<SearchOptions> = {}): Promise<LiveResults> {
-    let refined: (refinement: Refinement) => void = () => undefined;
-    const later = new Promise<Refinement>((resolve) => {
-      refined = resolve;
-    });
-    const first = await this.search(query, options, refined);
-    if (first.reading.state !== 'reading') return first;
-    const { results, reading } = await later;
-    return results ? { ...results, reading } : { ...first, reading };
-  }
-
-  /**
    * Gives search meaning for the current index: builds the static lane (a
    * few MB, ready in moments), then, with `minilm` (the default), starts
    * MiniLM in the background. With backend "auto" MiniLM times a short

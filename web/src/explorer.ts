@@ -31,7 +31,7 @@ import type { IndexSummary, SearchHit } from './protocol';
 import { CodeView } from './ui/codeview';
 import { h } from './ui/dom';
 import { Navigator } from './ui/navigator';
-import { SearchPanel } from './ui/search';
+import { MeaningUpgrades, SearchPanel } from './ui/search';
 import { SymbolPanel } from './ui/symbolpanel';
 import uiCss from './ui/ui.css?inline';
 
@@ -258,18 +258,10 @@ export class FathomExplorer extends HTMLElement {
       this.setAttribute('state', 'ready');
       this.#startMeaning = undefined;
       if (model) {
-        let serving: string | null = null;
-        let loading = false;
+        const upgrades = new MeaningUpgrades();
         client.onEmbedding((progress) => {
           if (progress.staticFrom) this.dataset.staticFrom = progress.staticFrom;
-          // The shown query runs again once a lane can read it better: the
-          // static lane, MiniLM loaded (it reads each question), its whole index.
-          const loaded = loading && progress.state !== 'loading';
-          loading = progress.state === 'loading';
-          if (progress.serving !== serving || loaded) {
-            serving = progress.serving;
-            ui.search.refresh();
-          }
+          if (upgrades.upgraded(progress)) ui.search.refresh();
         });
         // The static table alone (a few MB) unless the reader asks for MiniLM
         // (45 MB of weights, and WebGPU or patience to embed what a bundle

@@ -63,11 +63,19 @@ function whole(view: Uint8Array): ArrayBuffer {
 /** Which queue a piece of work waits in: a question's before any bulk embedding. */
 export type Lane = 'question' | 'bulk';
 
-/** Why a piece of work was dropped before it ran: a newer question, a deadline, a replaced index. */
+/** Why a piece of work was dropped before it ran: a newer question, a deadline (`late`), a replaced index. */
 export class Cancelled extends Error {
-  constructor(reason: string) {
+  readonly late: boolean;
+
+  constructor(reason: string, late = false) {
     super(reason);
     this.name = 'Cancelled';
+    this.late = late;
+  }
+
+  /** What an aborted signal says: its reason where that is a Cancelled, else one carrying the reason's words. */
+  static of(signal: AbortSignal): Cancelled {
+    return signal.reason instanceof Cancelled ? signal.reason : new Cancelled(String(signal.reason ?? 'cancelled'));
   }
 }
 
@@ -247,12 +255,6 @@ export class MiniLmPool {
     return (charsOf(texts) * this.#msPerChar) / workers;
   }
 
-  /** Chunks a second over the pieces timed so far, for texts of `chars` characters each on average; null before any was. */
-  textsPerSecond(chars: number): number | null {
-    if (this.#msPerChar === null) return null;
-    return (1000 * this.size) / ((Math.min(chars, READ_CHARS) + 16) * this.#msPerChar);
-  }
-
   /**
    * Embeds `texts`: `texts.length` vectors of `dim` floats, end to end.
    * Bulk work is cut into one part per worker; a question's into parts of
@@ -278,7 +280,7 @@ export class MiniLmPool {
     const { signal } = options;
     const live = this.#live();
     if (live.length === 0) return Promise.reject(new Error('every MiniLM worker has stopped'));
-    if (signal?.aborted) return Promise.reject(new Cancelled(String(signal.reason ?? 'cancelled')));
+    if (signal?.aborted) return Promise.reject(Cancelled.of(signal));
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise<Float32Array[]>((resolve, reject) => {
       const job: Job = {
@@ -292,7 +294,7 @@ export class MiniLmPool {
         const firstBulk = this.#queue.findIndex((p) => p.job.lane === 'bulk');
         this.#queue.splice(firstBulk < 0 ? this.#queue.length : firstBulk, 0, ...pieces);
       } else this.#queue.push(...pieces);
-      signal?.addEventListener('abort', () => this.#cancel(job, new Cancelled(String(signal.reason ?? 'cancelled'))), { once: true });
+      signal?.addEventListener('abort', () => this.#cancel(job, Cancelled.of(signal)), { once: true });
       this.#pump();
     });
   }

@@ -423,8 +423,14 @@ async function chooseLane(base: string, sample: string[], onMeasuring: (pool: Mi
   return { pool: cpu, measured };
 }
 
-/** Up to {@link SAMPLE_CHUNKS} chunks' texts, spread over `ids` (the engine hands chunks out by length). */
-function sampleTexts(ws: Workspace, ids: number[]): string[] {
+/**
+ * Up to {@link SAMPLE_CHUNKS} chunks' texts, spread over the chunks still to
+ * embed (the engine hands them out by length), or over every chunk where
+ * none is.
+ */
+function sampleTexts(ws: Workspace): string[] {
+  const pending = ws.pendingChunks().map((p) => p.chunk);
+  const ids = pending.length > 0 ? pending : Array.from({ length: ws.embeddingStatus().chunks }, (_, i) => i);
   const step = Math.max(1, ids.length / SAMPLE_CHUNKS);
   const picked: number[] = [];
   for (let at = step / 2; at < ids.length && picked.length < SAMPLE_CHUNKS; at += step) picked.push(ids[Math.floor(at)] as number);
@@ -505,14 +511,16 @@ function planReading(ws: Workspace, query: string, options: Partial<SearchOption
       return { args };
     },
     (error: unknown): ReadOutcome => {
-      const why = errorMessage(error);
-      if (error instanceof Cancelled) return { reading: { state: why.startsWith('late') ? 'late' : 'cancelled', detail: why.replace(/^late: /, '') } };
-      return { reading: { state: 'failed', detail: why } };
+      if (error instanceof Cancelled) return { reading: { state: error.late ? 'late' : 'cancelled', detail: error.message } };
+      return { reading: { state: 'failed', detail: errorMessage(error) } };
     },
   );
   const mine = { key, query, whole, controller, outcome };
   reading = mine;
-  const timer = setTimeout(() => controller.abort(`late: MiniLM took over ${seconds(READING_DEADLINE_MS)} on ${pool.info.backend}`), READING_DEADLINE_MS);
+  const timer = setTimeout(
+    () => controller.abort(new Cancelled(`MiniLM took over ${seconds(READING_DEADLINE_MS)} on ${pool.info.backend}`, true)),
+    READING_DEADLINE_MS,
+  );
   void outcome.finally(() => {
     clearTimeout(timer);
     if (reading === mine) reading = undefined;
@@ -528,7 +536,7 @@ async function readQuestion(pool: MiniLmPool, query: string, wanted: PendingChun
   const todo = wanted.map((p, i) => ({ p, text: texts[i] as string })).filter(({ p }) => !found.has(p.hash));
   const estimate = pool.estimateMs([query, ...todo.map((t) => t.text)]);
   if (estimate !== null && estimate > READING_DEADLINE_MS) {
-    throw new Cancelled(`late: MiniLM would take about ${seconds(estimate)} to read it on ${pool.info.backend}`);
+    throw new Cancelled(`MiniLM would take about ${seconds(estimate)} to read it on ${pool.info.backend}`, true);
   }
   const dim = pool.info.dim;
   // Each piece is cached as it ends: a reading cut short (a deadline, a newer question) is not lost.
@@ -707,10 +715,8 @@ async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, m
   let measured: Measured[] = [];
   let within = Number.POSITIVE_INFINITY;
   if (options.backend === 'auto') {
-    const pending = ws.pendingChunks().map((p) => p.chunk);
-    const ids = pending.length > 0 ? pending : Array.from({ length: ws.embeddingStatus().chunks }, (_, i) => i);
-    const sample = sampleTexts(ws, ids);
-    choice ??= chooseLane(base, sample, (cpu) =>
+    // Timed once per page: the sample is read only where no lane is chosen yet.
+    choice ??= chooseLane(base, sampleTexts(ws), (cpu) =>
       report(mine, { state: 'measuring', backend: cpu.info.backend, fallback: cpu.info.fallback, workers: cpu.size }),
     );
     const chosen = choice;

@@ -15,7 +15,7 @@ import { Library, sha256, type LibraryEntry } from './library';
 import { ProgressView } from './progress';
 import { QueryConsole } from './queryconsole';
 import { QuickOpen } from './quickopen';
-import { SearchPanel } from '../../web/src/ui/search';
+import { MeaningUpgrades, SearchPanel } from '../../web/src/ui/search';
 import { SymbolPanel } from '../../web/src/ui/symbolpanel';
 import { renderSummary } from './summary';
 import { setupTheme } from './theme';
@@ -264,22 +264,13 @@ setupTheme(byTestId<HTMLButtonElement>('theme-toggle'), () => graphMap.applyThem
 const embedding = new EmbeddingBadge(byTestId('embed-status'), (lane) => {
   client.startEmbedding(lane).catch((error: unknown) => embedding.fail(messageOf(error)));
 });
-/** The lane that read meaning in the shown results: a change reruns them. */
-let serving: string | null = null;
-/** Whether MiniLM was still loading: once it can read questions, the shown one is asked again. */
-let loadingMinilm = false;
+/** Search upgrades in place (static lane, then MiniLM's reading, then its whole index): the shown query runs again. */
+const upgrades = new MeaningUpgrades();
 /** The open index's summary, to label what the library keeps. */
 let lastSummary: IndexSummary | undefined;
 client.onEmbedding((progress) => {
   embedding.update(progress);
-  // Search upgrades in place (static lane, then MiniLM's reading, then its
-  // whole index): the shown query runs again.
-  const loaded = loadingMinilm && progress.state !== 'loading';
-  loadingMinilm = progress.state === 'loading';
-  if (progress.serving !== serving || loaded) {
-    serving = progress.serving;
-    search.refresh();
-  }
+  if (upgrades.upgraded(progress)) search.refresh();
   if (progress.state === 'ready') {
     // Keep the vectors with the index, so a reopen needs no embedding.
     if (currentKey && lastSummary && repoName && progress.cached < progress.chunks) {
@@ -500,7 +491,7 @@ async function indexOnce(
     setState('ready');
     void followLink(parseLink(location.hash));
     if (embeddingOn) {
-      serving = null;
+      upgrades.reset();
       client.startEmbedding(backend, { minilm: minilmOn, wholeWithinSeconds }).catch((error: unknown) => embedding.fail(messageOf(error)));
     } else {
       embedding.off();

@@ -1,5 +1,5 @@
 // Search-as-you-type box with a ranked, keyboard-navigable result list.
-import type { FileHit, LiveResults, Meaning, Reading, Refinement, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
+import type { EmbeddingProgress, FileHit, LiveResults, Meaning, Reading, Refinement, SearchFilter, SearchHit, SearchMode, SearchResults, SymbolKind } from '../index';
 import { h, pathLabel, plural, symbolLabel } from './dom';
 
 const DEBOUNCE_MS = 80;
@@ -395,4 +395,31 @@ function scrollNearest(list: HTMLElement, item: HTMLElement): void {
   const at = item.getBoundingClientRect();
   if (at.top < box.top) list.scrollTop -= box.top - at.top;
   else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+}
+
+/**
+ * Says when meaning's progress brings a lane that reads the shown query
+ * better: the static lane, MiniLM loaded (it reads each question), MiniLM's
+ * whole index. The app and `<fathom-explorer>` run the shown query again then.
+ */
+export class MeaningUpgrades {
+  /** The lane that read meaning in the shown results. */
+  #serving: string | null = null;
+  /** Whether MiniLM was still loading at the last report. */
+  #loading = false;
+
+  /** Whether `progress` brings such a lane. */
+  upgraded(progress: EmbeddingProgress): boolean {
+    const loaded = this.#loading && progress.state !== 'loading';
+    this.#loading = progress.state === 'loading';
+    if (progress.serving === this.#serving && !loaded) return false;
+    this.#serving = progress.serving;
+    return true;
+  }
+
+  /** A new index: nothing serves it yet. */
+  reset(): void {
+    this.#serving = null;
+    this.#loading = false;
+  }
 }
