@@ -239,6 +239,54 @@ def bombs(c):
            limits_mb=MEMORY_LIMITS)
 
 
+def filled(line, size):
+    """`line(i)` for i = 0, 1, … until `size` bytes, cut at a line's end."""
+    out, total, i = [], 0, 0
+    while total < size:
+        text = line(i)
+        out.append(text)
+        total += len(text)
+        i += 1
+    return "".join(out).encode()[:size].rsplit(b"\n", 1)[0] + b"\n"
+
+
+# Content dense in each thing the index keeps, one shape per language at
+# least (issue 61): every stage after parsing must answer to the budget too.
+DENSE_SHAPES = {
+    # A definition every 6 bytes, all of one name.
+    "definitions": ("py", lambda i: "x = 1\n", "x = 1"),
+    # A call and ten uses every 26 bytes.
+    "references": ("js", lambda i: "f(a, b, c, d, e, g, h, k);\n", "f(a, b"),
+    # An import every 14 bytes (the file opens its import block).
+    "imports": ("go", lambda i: f'\tp{i % 2000} "x/p{i % 2000}"\n', "import"),
+    # Identifiers of 2,000 characters, each of hundreds of words.
+    "identifiers": ("c", lambda i: "int " + "".join(f"word{(i * 7 + j) % 997}Part" for j in range(160))
+                    + f"_{i} = {i};\n", "identifiers"),
+    # A function (a chunk, a node) every 14 bytes.
+    "functions": ("go", lambda i: f"func f{i % 2000}() {{}}\n", "func f"),
+}
+
+
+def dense_body(shape, size):
+    ext, line, _ = DENSE_SHAPES[shape]
+    head = {"go": "package dense\n" + ("import (\n" if shape == "imports" else ""), }.get(ext, "")
+    tail = ")\n" if shape == "imports" else ""
+    return head.encode() + filled(line, size - len(head) - len(tail)) + tail.encode()
+
+
+def dense(c):
+    for shape, (ext, _, _) in DENSE_SHAPES.items():
+        one = dense_body(shape, 1_000_000)
+        # 1,000 entries of 1 MB: the plan reads what the budget may hold,
+        # and parsing finds it far denser than the plan's rate.
+        c.zip_with(f"dense-{shape}-{ext}", lambda z, one=one: repeated_entries(z, 1000, one, f"dense/m_{{:04}}.{ext}"),
+                   skipped=[("limit", "dense/m_")], needle_last=True, limits_mb=MEMORY_LIMITS)
+    # 30,000 entries of 100 KB, the issue's second shape, in Python.
+    small = dense_body("definitions", 100_000)
+    c.zip_with("dense-definitions-small-py", lambda z: repeated_entries(z, 30_000, small, "dense/s_{:05}.py"),
+               skipped=[("limit", "dense/s_")], needle_last=True, limits_mb=MEMORY_LIMITS)
+
+
 def lying_headers(c):
     text = b"def lied_about():\n    return 'the headers said otherwise'\n" * 2000
     # Local and central headers both say the data is smaller than it is.
@@ -453,7 +501,7 @@ def main():
     if os.listdir(out):
         sys.exit(f"{out} is not empty")
     corpus = Corpus(out)
-    for build in (bombs, lying_headers, names, containers, files, graphs, configuration, folders):
+    for build in (bombs, dense, lying_headers, names, containers, files, graphs, configuration, folders):
         build(corpus)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(corpus.cases, f, indent=1)

@@ -19,6 +19,14 @@ pub(crate) struct Collector<'a> {
     /// Files left out by the memory budget, and their declared bytes.
     over_budget: (usize, u64),
     full: bool,
+    /// Where the whole listing is known before reading (a zip's central
+    /// directory): the largest size the memory budget admits when files are
+    /// taken smallest first ([`Collector::admit_smallest_first`]). Larger
+    /// files are left out wherever they stand, so that small files late in
+    /// the archive are not left out for large ones before them. Beside it,
+    /// what the smaller files not yet offered will weigh: a file of the
+    /// cutoff's size is read only where they still fit after it.
+    size_cutoff: Option<(u64, u64)>,
     /// A survey: files that would be kept are listed with their declared
     /// sizes, never read.
     list_only: bool,
@@ -67,6 +75,7 @@ impl<'a> Collector<'a> {
             kept_bytes: 0,
             over_budget: (0, 0),
             full: false,
+            size_cutoff: None,
             list_only: false,
             listed: Vec::new(),
             sample: None,
@@ -95,6 +104,31 @@ impl<'a> Collector<'a> {
     pub fn listing(mut self, list_only: bool) -> Self {
         self.list_only = list_only;
         self
+    }
+
+    /// Given every entry's path and declared size before any is offered,
+    /// admits files to the memory budget smallest first: once the sizes of
+    /// the files it would keep, smallest first, pass the budget's weight,
+    /// no larger file is read.
+    pub fn admit_smallest_first<'p>(&mut self, entries: impl Iterator<Item = (&'p str, u64)>) {
+        let Some(budget) = &self.options.limits.budget else { return };
+        let cap = self.options.limits.max_file_bytes;
+        let mut sizes: Vec<u64> = entries
+            .filter(|&(raw, size)| {
+                size <= cap && self.relative_path(raw).is_ok_and(|path| (self.options.accept)(&path))
+            })
+            .map(|(_, size)| size)
+            .collect();
+        sizes.sort_unstable();
+        let mut weight = 0u64;
+        for &size in &sizes {
+            if weight + size + budget.per_file > budget.weight {
+                let smaller: u64 = sizes.iter().take_while(|&&s| s < size).map(|s| s + budget.per_file).sum();
+                self.size_cutoff = Some((size, smaller));
+                return;
+            }
+            weight += size + budget.per_file;
+        }
     }
 
     /// Decides on one file entry. `read(cap)` returns at most `cap + 1` bytes, so
@@ -143,10 +177,19 @@ impl<'a> Collector<'a> {
         if entry.declared_size > cap {
             return self.skip(path, SkipReason::TooLarge, too_large(entry.declared_size, cap));
         }
-        if let Some(budget) = &self.options.limits.budget {
+        let options = self.options;
+        if let Some(budget) = &options.limits.budget {
             let kept = self.files.len() + self.listed.len();
             let weight = self.kept_bytes + entry.declared_size + budget.per_file * (kept as u64 + 1);
-            if weight > budget.weight {
+            let over = match &mut self.size_cutoff {
+                None => weight > budget.weight,
+                Some((cutoff, smaller)) if entry.declared_size < *cutoff => {
+                    *smaller = smaller.saturating_sub(entry.declared_size + budget.per_file);
+                    false
+                }
+                Some((cutoff, smaller)) => entry.declared_size > *cutoff || weight + *smaller > budget.weight,
+            };
+            if over {
                 self.over_budget.0 += 1;
                 self.over_budget.1 += entry.declared_size;
                 return self.skip(path, SkipReason::Limit, format!("{OVER_BUDGET}: {}", budget.why));

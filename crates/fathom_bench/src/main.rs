@@ -32,6 +32,7 @@ impl Observer for Clock {
 }
 
 fn main() {
+    fathom_engine::heap::count_tree_sitter();
     let corpora = std::env::var_os("FATHOM_CORPORA")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fathom/corpora"));

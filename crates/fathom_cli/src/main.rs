@@ -307,6 +307,7 @@ impl Traversal {
 }
 
 fn main() -> ExitCode {
+    fathom_engine::heap::count_tree_sitter();
     match run(Cli::parse()) {
         Ok(code) => code,
         // The reader closed the pipe (`fathom ... | head`): nothing is wrong.
@@ -342,6 +343,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let bytes = index.to_bundle();
                 std::fs::write(&path, &bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
                 eprintln!("fathom: wrote {} ({})", path.display(), human_bytes(bytes.len() as u64));
+            }
+            if let Some((_, peak)) = fathom_engine::heap::counts() {
+                index.note_heap_peak(peak);
+            }
+            if let Some(memory) = &index.summary().memory {
+                memory::report(memory);
             }
             output::summary(index.summary(), json)?;
         }

@@ -55,3 +55,31 @@ fn available() -> Option<u64> {
     let kb: u64 = line["MemAvailable:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb << 10)
 }
+
+/// Under `FATHOM_MEMORY_TRACE`, what the heap held after parsing, what the
+/// stages after it were bounded by, and what they took.
+pub fn report(memory: &fathom_engine::MemoryReport) {
+    if std::env::var_os("FATHOM_MEMORY_TRACE").is_none() {
+        return;
+    }
+    let c = &memory.counts;
+    eprintln!(
+        "fathom: memory: parsing peaked at {}; after it the heap held {}, and the stages after it were bounded by {} more \
+         (budget {}); their peak: {}. Kept: {} of source, {} lines, {} definitions ({} chunked, {} bytes of names), \
+         {} references, {} imports, {} locals, {} terms",
+        human_bytes(memory.parse_peak),
+        human_bytes(memory.parsed),
+        human_bytes(memory.after),
+        human_bytes(memory.budget),
+        memory.peak.map_or_else(|| "not measured".to_owned(), human_bytes),
+        human_bytes(c.bytes),
+        c.lines,
+        c.definitions,
+        c.chunked,
+        c.name_bytes,
+        c.references,
+        c.imports,
+        c.locals,
+        c.terms,
+    );
+}

@@ -10,15 +10,63 @@
 //! so they cost what plain additions do.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    /// This thread's own allocations less its frees, and the most that sum
+    /// has reached since [`measure`] last started it: what one piece of work
+    /// on one thread holds, while other threads work beside it.
+    static MINE: Cell<(isize, isize)> = const { Cell::new((0, 0)) };
+}
+
+/// What a piece of work measured by [`measure`] held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Measured {
+    /// Bytes it allocated and had not freed when it ended: what it leaves live.
+    pub retained: u64,
+    /// The most it held at once.
+    pub peak: u64,
+}
+
+/// Runs `work` on this thread, measuring what it allocates there: zero
+/// where [`Counted`] is not the allocator. Memory freed on another thread
+/// than the one that allocated it is not seen; measure work that hands
+/// nothing across threads while it runs.
+pub fn measure<T>(work: impl FnOnce() -> T) -> (T, Measured) {
+    let (start, outer_peak) = MINE.get();
+    MINE.set((start, start));
+    let value = work();
+    let (end, peak) = MINE.get();
+    // A measurement around this one goes on seeing its own peak.
+    MINE.set((end, outer_peak.max(peak)));
+    let measured = Measured { retained: (end - start).max(0) as u64, peak: (peak - start).max(0) as u64 };
+    (value, measured)
+}
+
+fn mine(bytes: isize) {
+    // No destructor and a constant start: reachable while a thread ends.
+    let _ = MINE.try_with(|cell| {
+        let (net, peak) = cell.get();
+        let net = net + bytes;
+        cell.set((net, peak.max(net)));
+    });
+}
+
 /// `System`, counted. Install it with
 /// `#[global_allocator] static ALLOCATOR: Counted = Counted;`.
 pub struct Counted;
+
+/// Makes tree-sitter's C allocate through Rust's global allocator, so that
+/// [`Counted`] sees its trees too ([`fathom_parse::alloc`]). A binary that
+/// installs [`Counted`] calls it first thing, before anything is parsed.
+pub fn count_tree_sitter() {
+    fathom_parse::alloc::route_to_rust();
+}
 
 /// Bytes live now, and the most live at once since the process started (or
 /// since [`reset_peak`]); `None` where [`Counted`] is not the allocator.
@@ -37,6 +85,7 @@ pub fn reset_peak() {
 }
 
 fn grew(bytes: usize) {
+    mine(bytes as isize);
     let now = LIVE.fetch_add(bytes, Relaxed) + bytes;
     if now > PEAK.load(Relaxed) {
         PEAK.fetch_max(now, Relaxed);
@@ -68,6 +117,7 @@ unsafe impl GlobalAlloc for Counted {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
         LIVE.fetch_sub(layout.size(), Relaxed);
+        mine(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -77,6 +127,7 @@ unsafe impl GlobalAlloc for Counted {
                 grew(new_size - layout.size());
             } else {
                 LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+                mine(-((layout.size() - new_size) as isize));
             }
         }
         moved

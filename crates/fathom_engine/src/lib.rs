@@ -6,6 +6,7 @@
 
 pub mod bundle;
 pub mod card;
+pub mod cost;
 #[cfg(feature = "embed")]
 pub mod embed;
 pub mod export;
@@ -46,7 +47,7 @@ pub use navigate::{
     Definition, FoundBy, HIGHLIGHT_CLASSES, Highlights, IdentifierAt, MAX_HIGHLIGHT_BYTES, MAX_HIGHLIGHT_SPANS,
     NavError, Reference,
 };
-pub use summary::{FileError, IndexSummary, Timings};
+pub use summary::{FileError, IndexSummary, MemoryReport, Timings};
 
 /// How many chunks MiniLM reads for a question when its whole index is not
 /// built ([`Index::candidates`]), and how much of their text: enough that
@@ -307,6 +308,14 @@ impl Sources for GraphTexts<'_> {
 }
 
 impl Index {
+    /// Notes the heap's peak since parsing ended, for the summary's
+    /// memory report.
+    pub fn note_heap_peak(&mut self, peak: u64) {
+        if let Some(memory) = &mut self.summary.memory {
+            memory.peak = Some(peak);
+        }
+    }
+
     pub fn summary(&self) -> &IndexSummary {
         &self.summary
     }

@@ -21,6 +21,7 @@ use fathom_search::lexical::{LineTerms, Splitter};
 use fathom_search::retrieval::Retrieval;
 use serde::{Deserialize, Serialize};
 
+use crate::cost::FileCost;
 use crate::{EngineError, FileError, GraphTexts, Index, IndexSummary, Observer, Options, Stage, Timings};
 
 /// One file's parse: what a parse worker sends back.
@@ -34,6 +35,11 @@ pub struct Parsed {
     pub terms: LineTerms,
     /// A lossy decoding, a syntax error or a parser that gave up.
     pub errors: Vec<FileError>,
+    /// Heap bytes the parse retained where it ran ([`crate::heap::measure`];
+    /// zero where the heap is not counted): at least what these facts hold
+    /// once decoded elsewhere, as a decoded vector holds no spare room.
+    #[serde(default)]
+    pub heap: u64,
 }
 
 /// A repository read and waiting to be parsed.
@@ -51,6 +57,15 @@ pub struct Staged {
     skipped: Vec<fathom_archive::Skipped>,
     /// File `i`'s parse, once it is in.
     parsed: Vec<Option<Parsed>>,
+    /// What file `i`'s parse costs, now and in every later stage, beside it.
+    costs: Vec<Option<FileCost>>,
+    /// Why file `i` was left out once parsed, where it was too dense for
+    /// the budget: it is not parsed again.
+    refused: Vec<Option<String>>,
+    /// What every stage after parsing adds for the files parsed, at most.
+    after: u64,
+    /// Folders where a file was left out as too dense, with why.
+    dense_dirs: HashMap<String, String>,
     /// SCIP indexes to read into the graph after resolution.
     scip: Vec<fathom_scip::ScipIndex>,
 }
@@ -214,7 +229,11 @@ thread_local! {
 }
 
 fn parse_one(file: &SourceFile) -> Parsed {
-    PARSERS.with_borrow_mut(|parsers| SPLITTER.with_borrow_mut(|splitter| parse_with(parsers, splitter, file)))
+    let (mut parsed, measured) = crate::heap::measure(|| {
+        PARSERS.with_borrow_mut(|parsers| SPLITTER.with_borrow_mut(|splitter| parse_with(parsers, splitter, file)))
+    });
+    parsed.heap = measured.retained;
+    parsed
 }
 
 /// A file's parse, then its lines' and its definitions' names' terms.
@@ -240,7 +259,7 @@ fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile)
         }
     };
     let terms = splitter.split(&file.text, facts.definitions.iter().map(|d| d.name.as_str()));
-    Parsed { language, facts, terms, errors }
+    Parsed { language, facts, terms, errors, heap: 0 }
 }
 
 /// Where a file holds a bidirectional control character, which can make
@@ -379,18 +398,27 @@ fn text_tests(files: Vec<SourceFile>) -> (Vec<SourceFile>, Vec<SourceFile>) {
 /// Files parsed (per thread) between two progress reports when parsing here.
 const PARSE_BATCH: usize = 256;
 
-/// The heap's peak after parsing (building, resolving and indexing the
-/// graph) is at most about this many times what parsing left live: 1.45 on
-/// Django 5.0.6, 1.7 on files of one-line functions (`bench/PERFORMANCE.md`,
-/// "Memory"). Parsing stops admitting files once the heap holds the budget
-/// over this.
-const PEAK_OVER_PARSED: u64 = 2;
+/// A file is denser than ordinary code, and left out first when the budget
+/// runs short, where its cost per byte of source is over this many times
+/// what the plan takes for ordinary code ([`ordinary_per_source_byte`]).
+const DENSE_OVER_ORDINARY: f64 = 3.0;
 
-/// What parsing a byte of source adds to the heap at most, as measured:
-/// 16 bytes on files of one-line functions, the densest content measured;
-/// about 5 on Django. Batches are sized so that one cannot overshoot the
-/// room left.
-const PARSED_PER_SOURCE_BYTE: u64 = 20;
+/// Files smaller than this are never left out as dense: what a small file
+/// holds beside its text (its module, its path) would make any of them look
+/// dense, and leaving one out makes little room.
+const DENSE_MIN_BYTES: u64 = 16 << 10;
+
+/// The folder of a path: all before its last `/`.
+fn folder(path: &str) -> &str {
+    path.rfind('/').map_or("", |at| &path[..at])
+}
+
+/// Heap bytes per byte of source that the plan takes for ordinary code
+/// (what Django's index takes), natively or in wasm32.
+pub fn ordinary_per_source_byte() -> f64 {
+    let native = cfg!(target_pointer_width = "64");
+    HEAP_MB_PER_SOURCE_MB * if native { NATIVE_HEAP_FACTOR } else { 1.0 }
+}
 
 impl Staged {
     /// Reads these SCIP indexes into the graph once it is resolved
@@ -436,8 +464,24 @@ impl Staged {
         }));
         let timings = Timings { read: observer.now_ms() - start, ..Timings::default() };
         let parsed = vec![None; files.len()];
+        let (costs, refused) = (vec![None; files.len()], vec![None; files.len()]);
         let name = name.to_owned();
-        Staged { name, options: options.clone(), start, timings, root, files, configs, skipped, parsed, scip }
+        Staged {
+            name,
+            options: options.clone(),
+            start,
+            timings,
+            root,
+            files,
+            configs,
+            skipped,
+            parsed,
+            costs,
+            refused,
+            after: 0,
+            dense_dirs: HashMap::new(),
+            scip,
+        }
     }
 
     /// The files to parse, in the order of their positions.
@@ -453,7 +497,7 @@ impl Staged {
     /// Splits the files with no parse yet into `n` shares of about equal
     /// size, as lists of file positions in order (see [`balance`]).
     pub fn shares(&self, n: usize) -> Vec<Vec<u32>> {
-        let unparsed = (0..self.files.len() as u32).filter(|&i| self.parsed[i as usize].is_none());
+        let unparsed = (0..self.files.len() as u32).filter(|&i| self.waiting(i as usize));
         balance(&self.files, unparsed, n)
     }
 
@@ -485,8 +529,9 @@ impl Staged {
         }
         let count = taken.len();
         for (here, parse) in taken {
-            self.parsed[here] = Some(parse);
+            self.keep(here, parse);
         }
+        self.make_room(0);
         Ok(count)
     }
 
@@ -499,119 +544,271 @@ impl Staged {
     /// handed them out), checking that each is of its file's language. An
     /// answer with any wrong parse is refused whole: nothing of it is kept.
     ///
-    /// Past the measured ceiling ([`Staged::parse_missing`]) an answer is
-    /// dropped: its files stay unparsed and are left out when the index is
-    /// built, as those parsed here would be.
+    /// Where the budget names the heap, the parses are kept only while what
+    /// the heap holds and what the later stages will add for every file
+    /// parsed fit in it ([`Staged::make_room`]): the densest files are left
+    /// out first, and where none is denser than ordinary code the answer's
+    /// files stay unparsed, to be left out when the index is built unless
+    /// room is found for them then.
     pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
         answered(&self.files, positions, &parsed)?;
-        if self.past_heap_ceiling() {
+        if self.heap_budget().is_some() && self.room() < 0 && !self.parsed.iter().all(Option::is_none) {
             return Ok(());
         }
         for (&at, parse) in positions.iter().zip(parsed) {
-            self.parsed[at as usize] = Some(parse);
+            self.keep(at as usize, parse);
+        }
+        if !self.make_room(0) {
+            for &at in positions {
+                self.unkeep(at as usize);
+            }
         }
         Ok(())
+    }
+
+    /// Whether file `at` still waits for its parse.
+    fn waiting(&self, at: usize) -> bool {
+        self.parsed[at].is_none() && self.refused[at].is_none()
+    }
+
+    /// Keeps file `at`'s parse, counting what it costs.
+    fn keep(&mut self, at: usize, parse: Parsed) {
+        let cost = FileCost::of(&parse, self.files[at].text.len());
+        if let Some(old) = self.costs[at].replace(cost) {
+            self.after -= old.after;
+        }
+        self.after += cost.after;
+        self.parsed[at] = Some(parse);
+    }
+
+    /// Drops file `at`'s parse and its cost.
+    fn unkeep(&mut self, at: usize) -> Option<FileCost> {
+        self.parsed[at] = None;
+        let cost = self.costs[at].take()?;
+        self.after -= cost.after;
+        Some(cost)
+    }
+
+    /// The heap indexing may take, where the budget names it and the heap
+    /// is counted.
+    fn heap_budget(&self) -> Option<u64> {
+        let heap = self.options.limits.budget.as_ref().map_or(0, |b| b.heap);
+        (heap > 0 && crate::heap::live().is_some()).then_some(heap)
+    }
+
+    /// What the budget leaves once the heap holds what it holds now and
+    /// every later stage has added what it will for the files parsed;
+    /// negative past it. Unbounded without a budget.
+    fn room(&self) -> i64 {
+        match (self.heap_budget(), crate::heap::live()) {
+            (Some(budget), Some(live)) => budget as i64 - live as i64 - self.after as i64,
+            _ => i64::MAX,
+        }
+    }
+
+    /// Leaves out the densest files parsed, one by one, while the room left
+    /// is under `wanted` bytes: only files denser than ordinary code
+    /// ([`DENSE_OVER_ORDINARY`] times the plan's rate), so an ordinary file
+    /// is never left out for another file's cost. Returns whether the room
+    /// is there.
+    fn make_room(&mut self, wanted: u64) -> bool {
+        if self.heap_budget().is_none() {
+            return true;
+        }
+        let ordinary = ordinary_per_source_byte();
+        while self.room() < wanted as i64 {
+            let densest = (0..self.files.len())
+                .filter_map(|at| Some((at, self.costs[at]?)))
+                .filter(|(_, cost)| {
+                    cost.density() > DENSE_OVER_ORDINARY * ordinary && cost.counts.bytes >= DENSE_MIN_BYTES
+                })
+                .max_by(|(a, x), (b, y)| x.density().total_cmp(&y.density()).then(b.cmp(a)));
+            let Some((at, _)) = densest else { return false };
+            let cost = self.unkeep(at).expect("a file with a cost is kept");
+            let why = self.too_dense(&cost);
+            let dir = folder(&self.files[at].path).to_owned();
+            self.dense_dirs.entry(dir).or_insert_with(|| format!("{} ({})", self.files[at].path, cost.describe()));
+            self.refused[at] = Some(why);
+        }
+        true
+    }
+
+    /// Why a file too dense for the budget was left out, with its density.
+    fn too_dense(&self, cost: &FileCost) -> String {
+        let why = self.options.limits.budget.as_ref().map_or("", |b| b.why.as_str());
+        format!(
+            "{}: {why}; too dense to be worth its cost: {}, whose index would take about {} ({:.0} bytes per byte \
+             of source, where ordinary code takes about {:.0}); the densest files are left out first",
+            fathom_archive::OVER_BUDGET,
+            cost.describe(),
+            fathom_archive::human_bytes(cost.total()),
+            cost.density(),
+            ordinary_per_source_byte(),
+        )
     }
 
     /// Parses, here, every file that has no parse yet: all of them when
     /// nothing was handed out, a failed worker's share otherwise. Natively
     /// this runs on every core.
     ///
-    /// Where the heap is counted and the budget names its size
-    /// ([`fathom_archive::Budget::heap`]), files are parsed smallest first,
-    /// and once the heap holds the budget over [`PEAK_OVER_PARSED`] the rest
-    /// are left out, listed as skipped (limit): whatever a file's content
-    /// costs (one definition per line costs several times what ordinary
-    /// code does), the stages after parsing stay within the budget, and an
-    /// ordinary file beside large ones is among those kept.
+    /// Where the budget names the heap and the heap is counted, files are
+    /// parsed smallest first, in batches that fit the room left
+    /// ([`Staged::room`]) even at the worst rate any content costs
+    /// ([`crate::cost::WORST_PER_SOURCE_BYTE`]): no batch can overshoot.
+    /// Where the next file does not fit, the densest files parsed are left
+    /// out to make room ([`Staged::make_room`]), and the files beside them
+    /// in their folder wait until every other file is parsed: they are then
+    /// parsed only where they fit with nothing else left out, so content
+    /// dense throughout a folder is parsed about once, not file after file.
+    /// What is not parsed is left out, listed as skipped (limit). Whatever a
+    /// file's content costs, then, every stage after parsing stays within
+    /// the budget, and an ordinary file is not left out for another's cost.
     fn parse_missing(&mut self, observer: &mut dyn Observer) {
-        let mut missing: Vec<usize> = (0..self.files.len()).filter(|&i| self.parsed[i].is_none()).collect();
+        let mut missing: Vec<usize> = (0..self.files.len()).filter(|&i| self.waiting(i)).collect();
         let total = self.files.len();
         let mut done = total - missing.len();
-        let ceiling = self.heap_ceiling();
-        if ceiling.is_some() {
+        let bounded = self.heap_budget().is_some();
+        if bounded {
             missing.sort_by_key(|&i| (self.files[i].text.len(), i));
         }
         let most = PARSE_BATCH * fathom_search::parallel::threads();
-        let mut next = 0;
-        while next < missing.len() {
-            let size = match ceiling {
-                None => most,
-                Some(ceiling) => {
-                    if self.past_heap_ceiling() {
-                        break;
-                    }
-                    // As many files as fit in the room left, parsed at
-                    // the densest rate measured; at least one.
-                    let live = crate::heap::live().unwrap_or(0);
-                    let mut room = ceiling.saturating_sub(live) / PARSED_PER_SOURCE_BYTE;
-                    let fit = missing[next..]
-                        .iter()
-                        .take(most)
-                        .take_while(|&&i| {
-                            let bytes = self.files[i].text.len() as u64;
-                            let fits = bytes <= room;
-                            room = room.saturating_sub(bytes);
-                            fits
-                        })
-                        .count();
-                    fit.max(1)
-                }
+        let mut queue: std::collections::VecDeque<usize> = missing.into();
+        let mut deferred = Vec::new();
+        let mut last_pass = false;
+        loop {
+            let batch = if bounded {
+                self.next_batch(&mut queue, &mut deferred, last_pass, most)
+            } else {
+                queue.drain(..most.min(queue.len())).collect()
             };
-            let batch = &missing[next..(next + size).min(missing.len())];
+            if batch.is_empty() {
+                if last_pass || deferred.is_empty() {
+                    break;
+                }
+                // The files beside dense ones, once every other file is in.
+                last_pass = true;
+                deferred.sort_by_key(|&i| (self.files[i].text.len(), i));
+                queue = std::mem::take(&mut deferred).into();
+                continue;
+            }
             observer.progress(Stage::Parse, done, total);
             let files = &self.files;
-            for (at, parse) in batch.iter().zip(fathom_search::parallel::map(batch, |&i| parse_one(&files[i]))) {
-                self.parsed[*at] = Some(parse);
+            let parses = fathom_search::parallel::map(&batch, |&i| parse_one(&files[i]));
+            for (&at, parse) in batch.iter().zip(parses) {
+                self.keep(at, parse);
             }
             done += batch.len();
-            next += batch.len();
-        }
-        if next < missing.len()
-            && let Some(ceiling) = ceiling
-        {
-            self.leave_out_unparsed(ceiling);
         }
         observer.progress(Stage::Parse, self.files.len(), self.files.len());
     }
 
-    /// What the heap may hold once parsed: the budget's heap over
-    /// [`PEAK_OVER_PARSED`], where the budget names one and the allocator is
-    /// counted.
-    fn heap_ceiling(&self) -> Option<u64> {
-        let heap = self.options.limits.budget.as_ref().map_or(0, |b| b.heap);
-        (heap > 0 && crate::heap::live().is_some()).then_some(heap / PEAK_OVER_PARSED)
+    /// The next files to parse from `queue`, as many as fit the room left at
+    /// the worst rate; the first one always, while nothing is parsed. Files
+    /// in a folder where one was too dense are moved to `deferred`. In the
+    /// last pass nothing is left out to make room; otherwise the densest
+    /// files are. Empty where the next file finds no room.
+    fn next_batch(
+        &mut self,
+        queue: &mut std::collections::VecDeque<usize>,
+        deferred: &mut Vec<usize>,
+        last_pass: bool,
+        most: usize,
+    ) -> Vec<usize> {
+        let mut batch = Vec::new();
+        let mut room = 0u64;
+        while let Some(&at) = queue.front() {
+            if !last_pass && self.dense_dirs.contains_key(folder(&self.files[at].path)) {
+                deferred.push(at);
+                queue.pop_front();
+                continue;
+            }
+            let worst = crate::cost::worst(self.files[at].text.len());
+            if batch.is_empty() {
+                let nothing_yet = self.parsed.iter().all(Option::is_none);
+                let fits = if last_pass { self.room() >= worst as i64 } else { self.make_room(worst) };
+                if !fits && !nothing_yet {
+                    break;
+                }
+                room = self.room().max(0) as u64;
+            } else if worst > room || batch.len() >= most {
+                break;
+            }
+            room = room.saturating_sub(worst);
+            batch.push(at);
+            queue.pop_front();
+        }
+        batch
     }
 
-    /// Whether the heap holds its ceiling already, with some file parsed
-    /// (the first is always admitted): parsing here stops, and workers'
-    /// answers are dropped.
-    fn past_heap_ceiling(&self) -> bool {
-        self.heap_ceiling().zip(crate::heap::live()).is_some_and(|(ceiling, live)| live >= ceiling)
-            && self.parsed.iter().any(Option::is_some)
+    /// Before the graph is built: what the heap holds and what every later
+    /// stage will add must fit the budget. Where they do not (parses handed
+    /// in by workers, measured only once taken), the densest files are left
+    /// out, then the largest. Then leaves out, listed as skipped, every file
+    /// with no parse.
+    fn fit_and_leave_out(&mut self) {
+        if !self.make_room(0) {
+            let mut kept: Vec<usize> = (0..self.files.len()).filter(|&at| self.parsed[at].is_some()).collect();
+            kept.sort_by_key(|&at| (self.files[at].text.len(), at));
+            while self.room() < 0 && kept.len() > 1 {
+                let at = kept.pop().expect("more than one");
+                self.unkeep(at);
+            }
+        }
+        if self.parsed.iter().any(Option::is_none) {
+            self.leave_out_unparsed();
+        }
     }
 
-    /// Leaves out the files parsing did not reach, measured over the budget.
-    fn leave_out_unparsed(&mut self, ceiling: u64) {
+    /// What the heap holds once parsing ends and what the later stages will
+    /// add, where the budget names the heap; the heap's peak starts again
+    /// here, for the caller to read what they took.
+    fn memory_report(&self) -> Option<crate::summary::MemoryReport> {
+        let budget = self.heap_budget()?;
+        let mut counts = crate::cost::Counts::default();
+        for cost in self.costs.iter().flatten() {
+            counts += cost.counts;
+        }
+        let (parsed, parse_peak) = crate::heap::counts()?;
+        crate::heap::reset_peak();
+        Some(crate::summary::MemoryReport { budget, parse_peak, parsed, after: self.after, counts, peak: None })
+    }
+
+    /// Leaves out the files with no parse: too dense, or over the budget.
+    fn leave_out_unparsed(&mut self) {
         let why = self.options.limits.budget.as_ref().map_or("", |b| b.why.as_str());
-        let detail = format!(
-            "{}: {why}; the heap held {} of the {} that parsing may take (what indexing needs after parsing comes to \
-             about twice that), so the largest files, parsed last, were left out",
+        let budget = self.heap_budget().unwrap_or(0);
+        let over = format!(
+            "{}: {why}; the heap held {} and the stages after parsing would add about {} for the files parsed, \
+             of the {} that indexing may take, so the largest files, parsed last, were left out",
             fathom_archive::OVER_BUDGET,
             fathom_archive::human_bytes(crate::heap::live().unwrap_or(0)),
-            fathom_archive::human_bytes(ceiling),
+            fathom_archive::human_bytes(self.after),
+            fathom_archive::human_bytes(budget),
         );
         let parsed = std::mem::take(&mut self.parsed);
+        let costs = std::mem::take(&mut self.costs);
+        let refused = std::mem::take(&mut self.refused);
         let files = std::mem::take(&mut self.files);
-        for (file, parse) in files.into_iter().zip(parsed) {
+        for (((file, parse), cost), refused) in files.into_iter().zip(parsed).zip(costs).zip(refused) {
             if parse.is_some() {
                 self.files.push(file);
                 self.parsed.push(parse);
+                self.costs.push(cost);
+                self.refused.push(None);
             } else {
+                let beside = || {
+                    let dense = self.dense_dirs.get(folder(&file.path))?;
+                    Some(format!(
+                        "{}: {why}; not parsed, as a file beside it was too dense to keep, {dense}, and the files \
+                         beside it came after every other file, with no room left",
+                        fathom_archive::OVER_BUDGET
+                    ))
+                };
+                let detail = refused.or_else(beside).unwrap_or_else(|| over.clone());
                 self.skipped.push(fathom_archive::Skipped {
                     path: file.path,
                     reason: fathom_archive::SkipReason::Limit,
-                    detail: detail.clone(),
+                    detail,
                 });
             }
         }
@@ -622,6 +819,8 @@ impl Staged {
     /// time is the time since reading ended.
     pub fn index(mut self, observer: &mut dyn Observer) -> Index {
         self.parse_missing(observer);
+        self.fit_and_leave_out();
+        let memory = self.memory_report();
         let Staged { name, options, start, mut timings, files, configs, skipped, parsed, scip, .. } = self;
         timings.parse = observer.now_ms() - start - timings.read;
         let mut errors: Vec<FileError> = Vec::new();
@@ -718,6 +917,7 @@ impl Staged {
 
         let mut summary = IndexSummary::new(&name, &graph, skipped, errors, resolution, timings);
         summary.scip = scip_report;
+        summary.memory = memory;
         Index { graph, retrieval, texts, by_path, summary, options, embedding_model: None }
     }
 }

@@ -38,6 +38,32 @@ pub struct IndexSummary {
     /// header).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scip: Option<fathom_scip::ScipReport>,
+    /// What indexing planned for the heap after parsing, and what it took,
+    /// where the budget names the heap and the heap is counted (not kept in
+    /// a bundle).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryReport>,
+}
+
+/// The heap after parsing: what the stages after it were bounded by, and
+/// what they took.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemoryReport {
+    /// The heap indexing may take.
+    pub budget: u64,
+    /// The heap's peak while reading and parsing.
+    pub parse_peak: u64,
+    /// What the heap held once parsing ended.
+    pub parsed: u64,
+    /// What every later stage would add at most, from the parses' counts
+    /// ([`crate::cost`]).
+    pub after: u64,
+    /// The counts, over every file kept.
+    pub counts: crate::cost::Counts,
+    /// The heap's peak since parsing ended, where the caller measures it
+    /// (`fathom index`, after writing the bundle).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak: Option<u64>,
 }
 
 /// Milliseconds spent in each stage.
@@ -109,6 +135,7 @@ impl IndexSummary {
             errors,
             timings_ms: round(timings),
             scip: None,
+            memory: None,
         }
     }
 }

@@ -11,6 +11,7 @@
 //! For the code view it also highlights files ([`highlight()`]) and finds the
 //! identifier under a position ([`identifier_at`]).
 
+pub mod alloc;
 mod definitions;
 mod errors;
 pub mod highlight;

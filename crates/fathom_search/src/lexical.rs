@@ -306,6 +306,20 @@ pub struct LineTerms {
 }
 
 impl LineTerms {
+    /// How many terms it holds, of lines and of names together.
+    pub fn len(&self) -> usize {
+        self.terms.len() + self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many lines it splits.
+    pub fn lines(&self) -> usize {
+        self.starts.len()
+    }
+
     /// The terms of line `at` (0-based), if the file has that line.
     pub fn line(&self, at: u32) -> Option<&[u32]> {
         slice(&self.terms, &self.starts, at as usize)
