@@ -42,14 +42,16 @@ pub(crate) fn walk_zip(
     let root = common_root(names.iter().map(String::as_str));
     let mut collector = walk.collector(options, root);
     let looked_at = total.min(options.limits.max_entries);
-    let sizes: Vec<(String, u64)> = (0..looked_at)
-        .filter_map(|index| {
-            let file = zip.by_index_raw(index).ok()?;
-            (!file.is_dir() && !file.is_symlink()).then(|| Some((file.name().ok()?.into_owned(), file.size())))?
-        })
-        .collect();
-    collector.admit_smallest_first(sizes.iter().map(|(name, size)| (name.as_str(), *size)));
-    drop(sizes);
+    // The listing is read a second time only where a budget may leave files out.
+    if options.limits.budget.is_some() {
+        let sizes: Vec<(String, u64)> = (0..looked_at)
+            .filter_map(|index| {
+                let file = zip.by_index_raw(index).ok()?;
+                (!file.is_dir() && !file.is_symlink()).then(|| Some((file.name().ok()?.into_owned(), file.size())))?
+            })
+            .collect();
+        collector.admit_smallest_first(sizes.iter().map(|(name, size)| (name.as_str(), *size)));
+    }
     for index in 0..looked_at {
         progress(index, total);
         let (raw_path, declared_size, encrypted) = match zip.by_index_raw(index) {

@@ -552,7 +552,8 @@ impl Staged {
     /// room is found for them then.
     pub fn accept(&mut self, positions: &[u32], parsed: Vec<Parsed>) -> Result<(), String> {
         answered(&self.files, positions, &parsed)?;
-        if self.heap_budget().is_some() && self.room() < 0 && !self.parsed.iter().all(Option::is_none) {
+        // `room` is unbounded without a budget.
+        if self.room() < 0 && !self.parsed.iter().all(Option::is_none) {
             return Ok(());
         }
         for (&at, parse) in positions.iter().zip(parsed) {
