@@ -122,6 +122,53 @@ describe('scale', () => {
     });
   });
 
+  test('a file too dense for the tab is left out alone, named with its density, and the ordinary files beside it kept (issue 61)', async () => {
+    // 24 modules of `x = 1` lines, 300 KB each (a definition every 8
+    // bytes), in one folder, and ordinary modules in others. The index
+    // worker bounds what every stage after parsing will add from each
+    // parse's counts; past the tab's budget the densest parse goes first,
+    // with its density as the reason, and no ordinary module is lost.
+    const files: Record<string, string> = {};
+    for (let module = 0; module < 24; module += 1) {
+      const lines: string[] = [];
+      for (let j = 0, size = 0; size < 300_000; j += 1) {
+        const line = `x${j} = ${module}\n`;
+        lines.push(line);
+        size += line.length;
+      }
+      files[`generated/table_${String(module).padStart(2, '0')}.py`] = lines.join('');
+    }
+    for (let module = 0; module < 12; module += 1) {
+      files[`app/service_${module}.py`] =
+        `"""Service ${module}."""\n\n\ndef handle_request_${module}(request):\n    """Answers one request."""\n    return request.body\n`;
+    }
+    files['needle/ordinary.py'] = 'def find_the_ordinary_file():\n    return 42\n';
+    const archive = zipFiles(files);
+    await withApp(browser(), `${baseUrl}?budget=96`, async ({ page }) => {
+      await uploadZip(page, 'dense-definitions.zip', archive);
+      await waitForState(page, 'ready', 180_000);
+      const indexed = await page.evaluate(() => (globalThis as unknown as { fathom: FathomClient }).fathom.files());
+      const paths = new Set(indexed.map((f) => f.path));
+      expect(paths.has('needle/ordinary.py')).toBe(true);
+      for (let module = 0; module < 12; module += 1) expect(paths.has(`app/service_${module}.py`)).toBe(true);
+      const dense = indexed.filter((f) => f.path.startsWith('generated/')).length;
+      expect(dense).toBeLessThan(24);
+      await openSidebar(page);
+      const limit = page.locator('[data-testid="skipped"] [data-reason="limit"]');
+      expect(Number(await limit.getAttribute('data-count'))).toBe(24 - dense);
+      await limit.locator('summary').click();
+      const details = await limit.locator('li .detail').allTextContents();
+      expect(details.length).toBe(24 - dense);
+      // Each left out is named with what makes it costly, or as waiting
+      // beside such a file.
+      expect(details.some((d) => /\d[\d,]* definitions in [\d.]+ KiB \(one every \d+ bytes\)/.test(d))).toBe(true);
+      for (const detail of details) expect(detail).toMatch(/definitions in|beside it/);
+      await searchFor(page, 'find_the_ordinary_file');
+      expect((await citationOf(page, 0)).file).toBe('needle/ordinary.py');
+      await screenshot(page, 'scale-too-dense');
+    });
+  });
+
   test('Django is parsed by the pool of parse workers, in one tab, and answers as the CLI does', async () => {
     const sdist = readFileSync(`${corpora}/${DJANGO}.tar.gz`);
     await withApp(browser(), baseUrl, async ({ page }) => {

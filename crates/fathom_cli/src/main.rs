@@ -344,7 +344,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 std::fs::write(&path, &bytes).with_context(|| format!("cannot write `{}`", path.display()))?;
                 eprintln!("fathom: wrote {} ({})", path.display(), human_bytes(bytes.len() as u64));
             }
-            if let Some((_, peak)) = fathom_engine::heap::counts() {
+            if let Some(peak) = fathom_engine::heap::peak_since_mark() {
                 index.note_heap_peak(peak);
             }
             if let Some(memory) = &index.summary().memory {

@@ -5,8 +5,8 @@
 //! nears its budget ([`crate::pipeline`]), and `make bench` and the page
 //! report the peak beside the plan's estimate.
 //!
-//! Natively the counters are two relaxed atomics per allocation; the peak
-//! is written only when it grows. In wasm there is one thread per instance,
+//! Natively the counters are relaxed atomics, read on each allocation; a
+//! peak is written only when it grows. In wasm there is one thread per instance,
 //! so they cost what plain additions do.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -15,6 +15,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// The most live at once since [`mark`]: a second peak, so that indexing can
+/// measure the stages after parsing while a caller measures the whole run,
+/// or each stage with [`reset_peak`], undisturbed.
+static PEAK_SINCE_MARK: AtomicUsize = AtomicUsize::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
@@ -84,11 +88,26 @@ pub fn reset_peak() {
     PEAK.store(LIVE.load(Relaxed), Relaxed);
 }
 
+/// Starts the second peak ([`peak_since_mark`]) from what is live now; the
+/// peak of [`counts`] is left as it is.
+pub fn mark() {
+    PEAK_SINCE_MARK.store(LIVE.load(Relaxed), Relaxed);
+}
+
+/// The most live at once since [`mark`] was last called; `None` where
+/// [`Counted`] is not the allocator.
+pub fn peak_since_mark() -> Option<u64> {
+    COUNTING.load(Relaxed).then(|| PEAK_SINCE_MARK.load(Relaxed) as u64)
+}
+
 fn grew(bytes: usize) {
     mine(bytes as isize);
     let now = LIVE.fetch_add(bytes, Relaxed) + bytes;
     if now > PEAK.load(Relaxed) {
         PEAK.fetch_max(now, Relaxed);
+    }
+    if now > PEAK_SINCE_MARK.load(Relaxed) {
+        PEAK_SINCE_MARK.fetch_max(now, Relaxed);
     }
 }
 

@@ -208,8 +208,11 @@ fn read_cap(path: &str) -> Option<u64> {
 
 /// The language a staged file is read as: its path's, or, for the test
 /// scripts and case files that staging keeps beside the source, text.
-fn staged_language(path: &str) -> Language {
-    Language::from_path(path).unwrap_or(Language::Text)
+/// A staged file's language: what its path says, and for a `.h` file, what
+/// Linguist's heuristics read in its text ([`fathom_search::heuristics`]).
+fn staged_language(file: &SourceFile) -> Language {
+    let language = Language::from_path(&file.path).unwrap_or(Language::Text);
+    fathom_search::heuristics::disambiguate(&file.path, language, &file.text)
 }
 
 /// Parses one share of a repository's files, in order. A file the parser
@@ -238,7 +241,7 @@ fn parse_one(file: &SourceFile) -> Parsed {
 
 /// A file's parse, then its lines' and its definitions' names' terms.
 fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile) -> Parsed {
-    let language = staged_language(&file.path);
+    let language = staged_language(file);
     let mut errors = Vec::new();
     if file.lossy {
         errors.push(FileError::new(&file.path, "not valid UTF-8; invalid bytes were replaced".into(), None));
@@ -321,7 +324,7 @@ fn answered<'f>(files: &'f [SourceFile], positions: &[u32], parsed: &[Parsed]) -
         .zip(parsed)
         .map(|(&at, parse)| {
             let file = files.get(at as usize).ok_or_else(|| format!("no file at position {at}"))?;
-            if staged_language(&file.path) != parse.language {
+            if staged_language(file) != parse.language {
                 return Err(format!("the parse given for {} is of {}", file.path, parse.language.name()));
             }
             if !parse.terms.fits(&file.text, parse.facts.definitions.len()) {
@@ -761,8 +764,9 @@ impl Staged {
     }
 
     /// What the heap holds once parsing ends and what the later stages will
-    /// add, where the budget names the heap; the heap's peak starts again
-    /// here, for the caller to read what they took.
+    /// add, where the budget names the heap; the heap's second peak
+    /// ([`crate::heap::mark`]) starts here, for the caller to read what they
+    /// took.
     fn memory_report(&self) -> Option<crate::summary::MemoryReport> {
         let budget = self.heap_budget()?;
         let mut counts = crate::cost::Counts::default();
@@ -770,7 +774,7 @@ impl Staged {
             counts += cost.counts;
         }
         let (parsed, parse_peak) = crate::heap::counts()?;
-        crate::heap::reset_peak();
+        crate::heap::mark();
         Some(crate::summary::MemoryReport { budget, parse_peak, parsed, after: self.after, counts, peak: None })
     }
 
