@@ -3,8 +3,8 @@
 //! resolver against SCIP indexes.
 //!
 //! The sets (`fathom-eval search` runs the first two, `locate` the third,
-//! `tests` the fourth, `questions` the fifth, `resolver` the sixth; no
-//! argument runs all):
+//! `tests` the fourth, `questions` the fifth, `resolver` the sixth,
+//! `definitions` the seventh; no argument runs all):
 //! - CoSQA's development split (`../shared/data/cosqa`): 500 web queries, each
 //!   answered by one of 6,267 Python functions. The functions become files of
 //!   a synthetic repository, indexed by the same pipeline as any archive, and
@@ -23,10 +23,13 @@
 //!   mentions the gold; see `questions`.
 //! - Pinned projects indexed by pinned SCIP indexers
 //!   (`tests/eval/resolver.json`): see `resolver`.
+//! - The question set's projects and the pinned corpora against
+//!   universal-ctags, file by file: see `ctags`.
 //!
 //! Metrics: MRR, Recall@1/5/10 and nDCG@10 with binary relevance (gain
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
 
+mod ctags;
 mod fit;
 mod history;
 mod locate;
@@ -195,6 +198,10 @@ fn main() {
             loaded.as_mut().map(|(e, cache)| (&*e, cache.as_mut())),
         );
         questions::print_table(&report["questions"]);
+    }
+    if wants("definitions") {
+        report["definitions"] = ctags::evaluate(&root, &corpora_dir());
+        ctags::print_table(&report["definitions"]);
     }
     if wants("resolver") {
         report["resolver"] = resolver::evaluate(&root, &corpora_dir());

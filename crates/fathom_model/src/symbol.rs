@@ -99,6 +99,8 @@ pub enum ClassKind {
     /// A Kotlin `object` or companion: a singleton class.
     Object,
     Union,
+    /// A name given to another type: C's `typedef`, C++'s `using X = …`.
+    Alias,
 }
 
 impl ClassKind {
@@ -114,6 +116,7 @@ impl ClassKind {
             ClassKind::Module => "module",
             ClassKind::Object => "object",
             ClassKind::Union => "union",
+            ClassKind::Alias => "alias",
         }
     }
 
@@ -129,6 +132,7 @@ impl ClassKind {
             "module" => ClassKind::Module,
             "object" => ClassKind::Object,
             "union" => ClassKind::Union,
+            "alias" => ClassKind::Alias,
             _ => return None,
         })
     }

@@ -53,6 +53,7 @@ pub(crate) fn extract<'t>(
     wrapped: &Wrapped<'t>,
     text: &str,
     path: &str,
+    reserved: &HashSet<String>,
 ) -> Vec<Definition> {
     let mut spans: Vec<(Span, usize)> =
         found.iter().enumerate().map(|(at, f)| (span_of(wrapped.outer(f.node.expect("set"))), at)).collect();
@@ -68,14 +69,16 @@ pub(crate) fn extract<'t>(
             open.pop();
         }
         let parent = open.last().copied();
-        let name_node = f.name.expect("set");
+        let name_node = unspecialised(f.name.expect("set"));
         let name = if name_node.kind().contains("string") {
             unquote(node_text(name_node, text))
         } else {
             node_text(name_node, text).to_owned()
         };
-        // A name that error recovery made up (a missing identifier) names nothing.
-        if name.trim().is_empty() {
+        // A name that error recovery made up (a missing identifier, or a
+        // keyword read as one: `if (…) {…}` as a function named `if`) names
+        // nothing.
+        if name.trim().is_empty() || reserved.contains(&name) {
             continue;
         }
         let kind_name = f.kind.as_deref().expect("set");
@@ -87,7 +90,7 @@ pub(crate) fn extract<'t>(
         }
         let mut definition = Definition::new(kind, name, parent, span);
         definition.class_kind = class_kind;
-        definition.name_span = span_of(f.name.expect("set"));
+        definition.name_span = span_of(name_node);
         definition.owner = f.owner.map(|o| bare_type(node_text(o, text)));
         fill(&mut definition, f, wrapped, profile, text, open.len());
         let class = enclosing_class(&out, parent).map(|c| (out[c].name.as_str(), out[c].bases.as_slice()));
@@ -176,6 +179,26 @@ fn push_unique<'t>(nodes: &mut Vec<Node<'t>>, node: Node<'t>) {
 fn push_base<'t>(bases: &mut Vec<(BaseKind, Node<'t>)>, kind: BaseKind, node: Node<'t>) {
     if !bases.iter().any(|(_, n)| n.id() == node.id()) {
         bases.push((kind, node));
+    }
+}
+
+/// A specialisation's name without its arguments: C++'s
+/// `struct hash<json>` and `struct std::hash<json>` are named `hash`, as the
+/// template they specialise is.
+fn unspecialised(mut node: Node<'_>) -> Node<'_> {
+    loop {
+        match node.kind() {
+            "template_type" => match node.child_by_field_name("name") {
+                Some(name) => node = name,
+                None => return node,
+            },
+            "qualified_identifier"
+                if node.child_by_field_name("name").is_some_and(|name| name.kind() == "template_type") =>
+            {
+                node = node.child_by_field_name("name").expect("checked");
+            }
+            _ => return node,
+        }
     }
 }
 

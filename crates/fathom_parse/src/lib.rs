@@ -12,11 +12,13 @@
 //! identifier under a position ([`identifier_at`]).
 
 pub mod alloc;
+mod conditional;
 mod definitions;
 mod errors;
 pub mod highlight;
 mod identifier;
 mod lang;
+pub use lang::{grammar_words, reserved_words};
 mod macro_tests;
 mod metrics;
 mod order;
@@ -182,6 +184,9 @@ struct Loaded {
     vocabulary: references::Vocabulary,
     metrics: metrics::Vocabulary,
     profile: &'static profile::Profile,
+    /// The grammar's words that no definition is named after
+    /// ([`profile::Profile::unreserved`]).
+    reserved: std::collections::HashSet<String>,
 }
 
 /// A test script or case file ([`Language::Text`]): one test, the whole
@@ -218,6 +223,10 @@ impl Parsers {
             return Ok(ParsedFile { facts: text_test(path, text), syntax_errors: Vec::new() });
         }
         let loaded = self.load(language)?;
+        // C and C++ with the conditional branches ctags skips blanked
+        // (`conditional`): every offset is the file's own.
+        let read = if loaded.profile.preprocessed { conditional::one_branch(text) } else { None };
+        let text = read.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
             return Err(match budget.out {
@@ -259,7 +268,7 @@ impl Parsers {
             }
         });
         let mut facts = FileFacts {
-            definitions: definitions::extract(loaded.profile, found.finish(), &wrapped, text, path),
+            definitions: definitions::extract(loaded.profile, found.finish(), &wrapped, text, path, &loaded.reserved),
             ..FileFacts::default()
         };
         (loaded.profile.synthesize)(&mut facts.definitions);
@@ -331,6 +340,7 @@ impl Loaded {
         let [_, definition_patterns, metrics_patterns, wrapper_patterns] = starts.map(patterns_before);
         let vocabulary = references::Vocabulary::new(&query);
         let metrics = metrics::Vocabulary::new(&query, &grammar);
+        let reserved = lang::reserved_words(language);
         Ok(Loaded {
             parser,
             query,
@@ -340,6 +350,7 @@ impl Loaded {
             vocabulary,
             metrics,
             profile,
+            reserved,
         })
     }
 }

@@ -53,6 +53,15 @@ pub(crate) struct Profile {
     /// Macros that declare a test with its body after them
     /// (`TEST_CASE("name") { ... }`): see [`crate::macro_tests`].
     pub test_macros: &'static [&'static str],
+    /// Where every word the grammar spells as a token is reserved
+    /// ([`crate::grammar_words`]), but these few: a definition named after
+    /// any other is error recovery reading a keyword as a name, and is
+    /// dropped. `None` where the language has many words that are keywords
+    /// only in context (Python's `match`, JavaScript's `get`).
+    pub unreserved: Option<&'static [&'static str]>,
+    /// C's preprocessor: conditional branches are read as ctags reads
+    /// them ([`crate::conditional`]).
+    pub preprocessed: bool,
 }
 
 /// For languages that generate nothing.

@@ -15,6 +15,7 @@
 
 pub mod chunks;
 pub mod dense;
+pub mod heuristics;
 pub mod hints;
 pub mod issue;
 pub mod lexical;

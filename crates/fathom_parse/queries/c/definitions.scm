@@ -19,6 +19,21 @@
   type: (enum_specifier !name body: (enumerator_list) @body)
   declarator: (type_identifier) @name) @definition.enum
 
+; `typedef struct jv_refcnt jv_refcnt;`, `typedef unsigned long ULong;`,
+; `typedef void (*handler_f)(void *);`: a name for another type. A typedef of
+; an anonymous struct, union or enum is that type, named above.
+(type_definition
+  type: [(primitive_type) (sized_type_specifier) (type_identifier) (macro_type_specifier)
+         (struct_specifier name: (_)) (union_specifier name: (_)) (enum_specifier name: (_))] @type
+  declarator: [
+    (type_identifier) @name
+    (pointer_declarator declarator: (type_identifier) @name)
+    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
+    (array_declarator declarator: (type_identifier) @name)
+    (function_declarator declarator: (type_identifier) @name)
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+  ]) @definition.alias
+
 ; --- Functions ---------------------------------------------------------------
 
 (function_definition

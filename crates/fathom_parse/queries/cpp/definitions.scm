@@ -175,6 +175,24 @@
   type: (struct_specifier !name body: (field_declaration_list) @body)
   declarator: (type_identifier) @name) @definition.struct
 
+; `typedef struct jv_refcnt jv_refcnt;`, `typedef unsigned long ULong;`,
+; `typedef void (*handler_f)(void *);`: a name for another type. A typedef of
+; an anonymous struct, union or enum is that type, named above.
+(type_definition
+  type: [(primitive_type) (sized_type_specifier) (type_identifier) (qualified_identifier) (template_type) (dependent_type) (decltype)
+         (struct_specifier name: (_)) (union_specifier name: (_)) (enum_specifier name: (_))] @type
+  declarator: [
+    (type_identifier) @name
+    (pointer_declarator declarator: (type_identifier) @name)
+    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
+    (array_declarator declarator: (type_identifier) @name)
+    (function_declarator declarator: (type_identifier) @name)
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+  ]) @definition.alias
+
+; `using size_type = std::size_t;`, `template <class T> using ptr = T*;`.
+(alias_declaration name: (type_identifier) @name type: (_) @type) @definition.alias
+
 ; Macros: `#define MAX_SHAPES 64` is a constant, `#define SQUARE(x) ...` a function.
 (preproc_def name: (identifier) @name value: (_)) @definition.global
 

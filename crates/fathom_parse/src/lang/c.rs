@@ -25,6 +25,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: &["Test", "ParameterizedTest", "UTEST", "UTEST_F"],
+    unreserved: Some(super::cpp::UNRESERVED),
+    preprocessed: true,
 };
 
 /// `static` gives a name internal linkage: private to its file.

@@ -18,6 +18,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: TEST_MACROS,
+    unreserved: Some(UNRESERVED),
+    preprocessed: true,
 };
 
 /// Catch2's, doctest's and Boost.Test's test cases, each followed by its
@@ -75,3 +77,10 @@ fn is_test(c: &TestContext<'_>) -> bool {
             matches!(name, "Test" | "TestWithParam")
         })
 }
+
+/// The words the C and C++ grammars spell as tokens that the standards do
+/// not reserve: macros of the standard library (`NULL`, `offsetof`,
+/// `noreturn`), the preprocessor's `defined`, and C++'s identifiers with a
+/// meaning only in context (`final`, `override`). Every other word of the
+/// grammar is a keyword, never a name.
+pub(super) const UNRESERVED: &[&str] = &["NULL", "offsetof", "noreturn", "defined", "final", "override"];

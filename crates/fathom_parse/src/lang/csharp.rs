@@ -29,6 +29,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: |definitions| corrections(definitions),
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// Keywords, else private (the default for members); [`corrections`]

@@ -28,6 +28,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize,
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// Keywords, else package-private. Members of interfaces and annotation

@@ -21,6 +21,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 const BRANCHES: &[&str] = &[

@@ -27,6 +27,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: |definitions| corrections(definitions),
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// Keywords, else public.

@@ -37,3 +37,43 @@ pub(crate) fn profile(language: Language) -> &'static Profile {
         Language::Text => unreachable!("text is read as lines, with no grammar"),
     }
 }
+
+/// The words `language`'s grammar spells as tokens of its own: every
+/// anonymous token that reads as an identifier (`return`, `typename`,
+/// `noexcept`), from the grammar itself rather than a hand list. Some are
+/// keywords only in context (C++'s `override`, Python's `match`): see
+/// [`reserved_words`].
+pub fn grammar_words(language: Language) -> Vec<String> {
+    if language == Language::Text {
+        return Vec::new();
+    }
+    let grammar: tree_sitter::Language = (profile(language).grammar)();
+    let mut words: Vec<String> = (0..grammar.node_kind_count() as u16)
+        .filter(|&id| !grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id))
+        .filter_map(|id| grammar.node_kind_for_id(id))
+        .filter(|word| {
+            let mut chars = word.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+        .map(str::to_owned)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// The words no definition in `language` is named after: its grammar's
+/// words less the few its profile leaves unreserved, where the profile says
+/// its grammar's words are reserved (C, C++); empty elsewhere.
+pub fn reserved_words(language: Language) -> std::collections::HashSet<String> {
+    if language == Language::Text {
+        return std::collections::HashSet::new();
+    }
+    match profile(language).unreserved {
+        Some(unreserved) => {
+            grammar_words(language).into_iter().filter(|word| !unreserved.contains(&word.as_str())).collect()
+        }
+        None => std::collections::HashSet::new(),
+    }
+}

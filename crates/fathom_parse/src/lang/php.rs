@@ -29,6 +29,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// Members without a visibility keyword are public, and so is everything

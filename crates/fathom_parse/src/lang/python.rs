@@ -29,6 +29,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// Python has no keywords for it: a leading underscore marks a private name,

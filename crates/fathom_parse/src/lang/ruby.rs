@@ -34,6 +34,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// Ruby sets visibility with `private`/`protected`/`public` calls, which the

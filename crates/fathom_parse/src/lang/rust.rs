@@ -18,6 +18,8 @@ pub(crate) static PROFILE: Profile = Profile {
     is_test,
     synthesize: synthesize_nothing,
     test_macros: &[],
+    unreserved: None,
+    preprocessed: false,
 };
 
 /// `pub` is public; `pub(crate)`, `pub(super)`, `pub(self)` and
