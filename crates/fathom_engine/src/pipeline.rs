@@ -207,9 +207,9 @@ fn read_cap(path: &str) -> Option<u64> {
 }
 
 /// The language a staged file is read as: its path's, or, for the test
-/// scripts and case files that staging keeps beside the source, text.
-/// A staged file's language: what its path says, and for a `.h` file, what
-/// Linguist's heuristics read in its text ([`fathom_search::heuristics`]).
+/// scripts and case files that staging keeps beside the source, text; for
+/// a `.h` file, what Linguist's heuristics read in its text
+/// ([`fathom_search::heuristics`]).
 fn staged_language(file: &SourceFile) -> Language {
     let language = Language::from_path(&file.path).unwrap_or(Language::Text);
     fathom_search::heuristics::disambiguate(&file.path, language, &file.text)

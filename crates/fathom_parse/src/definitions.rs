@@ -192,11 +192,10 @@ fn unspecialised(mut node: Node<'_>) -> Node<'_> {
                 Some(name) => node = name,
                 None => return node,
             },
-            "qualified_identifier"
-                if node.child_by_field_name("name").is_some_and(|name| name.kind() == "template_type") =>
-            {
-                node = node.child_by_field_name("name").expect("checked");
-            }
+            "qualified_identifier" => match node.child_by_field_name("name") {
+                Some(name) if name.kind() == "template_type" => node = name,
+                _ => return node,
+            },
             _ => return node,
         }
     }

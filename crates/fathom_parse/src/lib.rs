@@ -18,7 +18,6 @@ mod errors;
 pub mod highlight;
 mod identifier;
 mod lang;
-pub use lang::{grammar_words, reserved_words};
 mod macro_tests;
 mod metrics;
 mod order;
@@ -30,6 +29,7 @@ use fathom_model::Language;
 pub use fathom_model::{Definition, FileFacts};
 pub use highlight::{CLASSES, Highlights, highlight};
 pub use identifier::{IdentifierAt, byte_offset, identifier_at, utf16_len};
+pub use lang::{grammar_words, reserved_words};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Parser, Query, QueryCursor};
 

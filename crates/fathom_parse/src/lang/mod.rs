@@ -67,13 +67,7 @@ pub fn grammar_words(language: Language) -> Vec<String> {
 /// words less the few its profile leaves unreserved, where the profile says
 /// its grammar's words are reserved (C, C++); empty elsewhere.
 pub fn reserved_words(language: Language) -> std::collections::HashSet<String> {
-    if language == Language::Text {
-        return std::collections::HashSet::new();
-    }
-    match profile(language).unreserved {
-        Some(unreserved) => {
-            grammar_words(language).into_iter().filter(|word| !unreserved.contains(&word.as_str())).collect()
-        }
-        None => std::collections::HashSet::new(),
-    }
+    let unreserved = if language == Language::Text { None } else { profile(language).unreserved };
+    let Some(unreserved) = unreserved else { return std::collections::HashSet::new() };
+    grammar_words(language).into_iter().filter(|word| !unreserved.contains(&word.as_str())).collect()
 }
