@@ -73,6 +73,7 @@ const EDGE_COLOURS: Record<string, string> = {
   DECORATES: '#d64b9a',
   OVERRIDES: '#d67a4b',
   TESTS: '#7bd64b',
+  DECLARES: '#9a9a9a',
 };
 /** Edge types drawn at first; structure is shown by position instead. */
 const DEFAULT_EDGES = new Set(['CALLS', 'IMPORTS', 'INHERITS', 'IMPLEMENTS']);

@@ -198,7 +198,8 @@ fn schema_lists_every_label_edge_type_and_reason() {
             "USES",
             "DECORATES",
             "OVERRIDES",
-            "TESTS"
+            "TESTS",
+            "DECLARES"
         ]
     );
     let reasons: Vec<&str> =

@@ -259,6 +259,16 @@ impl Index {
         let mut sections = split(&header, payload)?;
         let mut next = |name| sections.next().expect("split checked the names").decode_as(name);
 
+        // A newer schema adds edge types and reasons this build cannot read
+        // (they are appended, so an older schema always decodes).
+        if header.graph_schema > fathom_graph::SCHEMA_VERSION {
+            let cause = format!(
+                "its graph schema v{} is newer than this build's v{}; re-index the archive with this build",
+                header.graph_schema,
+                fathom_graph::SCHEMA_VERSION
+            );
+            return Err(BundleError::undecodable("graph", cause));
+        }
         let mut graph: CodeGraph = next("graph")?.value()?;
         graph.check_references().map_err(|e| BundleError::undecodable("graph", e))?;
         let texts: Vec<String> = next("texts")?.value()?;

@@ -519,7 +519,8 @@ fn placement(graph: &CodeGraph, top: &[NodeId], excluded: &dyn Fn(&str) -> bool)
 }
 
 /// The definitions beside `id` in its parent with its name and kind: its
-/// overloads, itself included (1 where it has none).
+/// overloads, itself included (1 where it has none). A declaration of one
+/// of them (`void area();` in its class) is not another overload.
 fn overloads(graph: &CodeGraph, id: NodeId) -> usize {
     let node = graph.node(id);
     let Some(parent) = graph.parent(id) else { return 1 };
@@ -528,7 +529,7 @@ fn overloads(graph: &CodeGraph, id: NodeId) -> usize {
         .map(|(_, child)| child)
         .filter(|&child| {
             let other = graph.node(child);
-            other.kind == node.kind && other.qualified_name == node.qualified_name
+            other.kind == node.kind && other.qualified_name == node.qualified_name && graph.declared(child).is_none()
         })
         .collect();
     same.sort_unstable();

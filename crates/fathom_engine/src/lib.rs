@@ -370,8 +370,11 @@ impl Index {
 
     /// A symbol with its signature, docs, members, callers, callees, tests and code.
     pub fn symbol(&self, symbol: &str) -> Result<SymbolContext, QueryError> {
-        // Of an overload set, the first declared stands for the symbol.
-        let id = fathom_query::find_symbol(&self.graph, symbol)?[0];
+        // Of an overload set, the first written stands for the symbol; a
+        // definition before its own declarations (a method's body before
+        // its line in the class, a function's before its prototype).
+        let found = fathom_query::find_symbol(&self.graph, symbol)?;
+        let id = found.iter().copied().find(|&id| self.graph.declared(id).is_none()).unwrap_or(found[0]);
         let mut context = fathom_query::symbol(&self.graph, id);
         context.code = self.code(id).map(str::to_owned);
         Ok(context)

@@ -142,11 +142,28 @@ impl Index {
         let mut lookup = Lookup { graph: &self.graph, text, file, identifier: &identifier, aliased: None };
         lookup.aliased = lookup.aliased_name();
         if let Some(id) = lookup.defined_here() {
-            return Ok(vec![self.definition(id, FoundBy::Definition, None, Reason::Syntax, 1.0)]);
+            // On a declaration's own name, the definition it declares first.
+            let declares = self.graph.outgoing(id).find(|(e, _)| e.kind == EdgeKind::Declares);
+            let defined = declares.map(|(edge, definition)| {
+                let edge_type = Some((EdgeKind::Declares, None));
+                self.definition(definition, FoundBy::Edge, edge_type, Reason::Declared, edge.confidence)
+            });
+            return Ok(defined
+                .into_iter()
+                .chain([self.definition(id, FoundBy::Definition, None, Reason::Syntax, 1.0)])
+                .collect());
         }
         let mut found = lookup.by_edges();
         if found.is_empty() {
             found = lookup.by_name();
+        }
+        // A declaration found by name gives way to the definition it
+        // declares: go to definition lands on the body, and the
+        // declaration is one click away in the symbol panel.
+        for candidate in &mut found {
+            if let Some(definition) = self.graph.declared(candidate.id) {
+                candidate.id = definition;
+            }
         }
         // Stable: among equals, the innermost symbol's edges stay first.
         found.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));

@@ -282,6 +282,55 @@ fn an_ambiguous_name_gives_every_candidate_best_first() {
 }
 
 #[test]
+fn a_declaration_gives_way_to_its_definition_and_stays_one_step_away() {
+    // C: `shape_area` is declared in include/shape.h and defined in src/shape.c.
+    let index = index_dir(&fixture("lang-c"));
+    let (line, column) = position(&index, "tests/test_circle.c", "shape_area(&c");
+    let found = index.definition_at("tests/test_circle.c", line, column).unwrap();
+    assert_eq!(found[0].file.as_deref(), Some("src/shape.c"), "{found:?}");
+    assert!(found.iter().all(|d| d.file.as_deref() != Some("include/shape.h")), "{found:?}");
+    // On the prototype itself: the definition first, then the prototype.
+    let (line, column) = position(&index, "include/shape.h", "shape_area(const");
+    let found = index.definition_at("include/shape.h", line, column).unwrap();
+    let places: Vec<(Option<&str>, FoundBy)> = found.iter().map(|d| (d.file.as_deref(), d.found_by)).collect();
+    assert_eq!(places, [(Some("src/shape.c"), FoundBy::Edge), (Some("include/shape.h"), FoundBy::Definition)]);
+    assert_eq!((found[0].edge_type, found[0].reason), (Some(EdgeKind::Declares), Reason::Declared));
+    let context = index.symbol(&found[0].symbol).unwrap();
+    assert_eq!(context.symbol.file.as_deref(), Some("src/shape.c"));
+    let declared: Vec<&str> = context.declarations.iter().filter_map(|d| d.file.as_deref()).collect();
+    assert_eq!(declared, ["include/shape.h"]);
+    // Its callers are found through the definition, the prototype's included.
+    let callers: Vec<String> = context.callers.iter().map(|h| h.from.qualified_name.clone()).collect();
+    assert!(callers.iter().any(|c| c.contains("test_circle")), "{callers:?}");
+
+    // C++: a member declared in its class and defined outside it.
+    let index = index_dir(&fixture("lang-cpp"));
+    let (line, column) = position(&index, "src/canvas.hpp", "total() const;");
+    let found = index.definition_at("src/canvas.hpp", line, column).unwrap();
+    assert_eq!(found[0].file.as_deref(), Some("src/canvas.cpp"), "{found:?}");
+    assert_eq!(found[0].edge_type, Some(EdgeKind::Declares));
+    let context = index.symbol(&found[0].symbol).unwrap();
+    assert_eq!(context.symbol.file.as_deref(), Some("src/canvas.cpp"));
+    assert!(context.declarations.iter().any(|d| d.file.as_deref() == Some("src/canvas.hpp")));
+
+    // TypeScript: a `.d.ts` declares what a source file defines.
+    let files = vec![
+        ("types/parse.d.ts".to_owned(), b"export declare function parse(text: string): number;\n".to_vec()),
+        (
+            "src/parse.ts".to_owned(),
+            b"export function parse(text: string): number {\n  return text.length;\n}\n".to_vec(),
+        ),
+        ("src/main.ts".to_owned(), b"import { parse } from './parse';\nexport const size = parse('abc');\n".to_vec()),
+    ];
+    let index = fathom_engine::index_files("typed", files, &Options::default(), &mut Recorder::new());
+    let (line, column) = position(&index, "types/parse.d.ts", "parse(text");
+    let found = index.definition_at("types/parse.d.ts", line, column).unwrap();
+    assert_eq!(found[0].file.as_deref(), Some("src/parse.ts"), "{found:?}");
+    let edges = index.edges(&[EdgeKind::Declares]);
+    assert_eq!(edges.len(), 1, "one declaration, one definition");
+}
+
+#[test]
 fn a_name_with_no_edge_falls_back_to_lookups() {
     let index = index_dir(&fixture("lang-python"));
     // A type annotation records no edge; `Order` is imported.

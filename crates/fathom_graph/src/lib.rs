@@ -307,6 +307,18 @@ impl CodeGraph {
         (from, to, &self.graph[id])
     }
 
+    /// The definition a declaration declares (its `DECLARES` edge), where
+    /// the archive holds it.
+    pub fn declared(&self, id: NodeId) -> Option<NodeId> {
+        self.outgoing(id).find(|(e, _)| e.kind == EdgeKind::Declares).map(|(_, definition)| definition)
+    }
+
+    /// The declarations of a definition (prototypes, members declared in
+    /// their class, `.d.ts` declarations), oldest first.
+    pub fn declarations(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.incoming(id).filter(|(e, _)| e.kind == EdgeKind::Declares).map(|(_, declaration)| declaration)
+    }
+
     /// The node that contains `id` (modules and externals have none).
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         self.parents[id.index()]

@@ -30,10 +30,14 @@ pub enum EdgeKind {
     /// A test exercises a definition (inferred from calls, imports, names,
     /// mirrored paths or assertions; see `fathom_tests`).
     Tests,
+    /// A declaration (a prototype, a member declared in its class, an
+    /// `extern` variable, a `.d.ts` declaration) declares a definition.
+    /// Last, so that bundles written before it still decode.
+    Declares,
 }
 
 impl EdgeKind {
-    pub const ALL: [EdgeKind; 11] = [
+    pub const ALL: [EdgeKind; 12] = [
         EdgeKind::Contains,
         EdgeKind::HasMethod,
         EdgeKind::HasField,
@@ -45,6 +49,7 @@ impl EdgeKind {
         EdgeKind::Decorates,
         EdgeKind::Overrides,
         EdgeKind::Tests,
+        EdgeKind::Declares,
     ];
 
     /// Whether the edge places its target inside its source: the edges
@@ -67,6 +72,7 @@ impl EdgeKind {
             EdgeKind::Decorates => "DECORATES",
             EdgeKind::Overrides => "OVERRIDES",
             EdgeKind::Tests => "TESTS",
+            EdgeKind::Declares => "DECLARES",
         }
     }
 
@@ -84,6 +90,9 @@ impl EdgeKind {
             EdgeKind::Overrides => "a method overrides a method of a supertype",
             EdgeKind::Tests => {
                 "a test exercises a definition: it calls it (up to 3 hops, damped), uses what it imports, is named or placed after it, or asserts on it; `reason` gives the strongest evidence"
+            }
+            EdgeKind::Declares => {
+                "a declaration (a prototype, a member declared in its class, an extern variable, a .d.ts or overload signature) declares a definition; calls and uses of the declaration go to the definition"
             }
         }
     }
@@ -134,10 +143,13 @@ pub enum Reason {
     Scip,
     /// Inferred by Fathom's resolver and confirmed by a SCIP index.
     ScipConfirmed,
+    /// The definition a declaration declares: the same name, kind and
+    /// scope. Last, so that bundles written before it still decode.
+    Declared,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 19] = [
         Reason::Syntax,
         Reason::ImportResolved,
         Reason::ReceiverTyped,
@@ -156,6 +168,7 @@ impl Reason {
         Reason::TestMention,
         Reason::Scip,
         Reason::ScipConfirmed,
+        Reason::Declared,
     ];
 
     pub fn name(self) -> &'static str {
@@ -178,6 +191,7 @@ impl Reason {
             Reason::TestMention => "test-mention",
             Reason::Scip => "scip",
             Reason::ScipConfirmed => "scip-confirmed",
+            Reason::Declared => "declared",
         }
     }
 
@@ -203,6 +217,9 @@ impl Reason {
             Reason::TestMention => "one of the test's assertions names it",
             Reason::Scip => "from a SCIP index, a compiler-grade indexer's reference (confidence 1)",
             Reason::ScipConfirmed => "inferred by Fathom and confirmed by a SCIP index (confidence 1)",
+            Reason::Declared => {
+                "the definition a declaration declares: the same name, kind and scope; the file beside it, then the parameters, decide between several"
+            }
         }
     }
 }
@@ -239,7 +256,8 @@ pub struct ReasonSchema {
 
 /// Bumped whenever a label, property, edge type or reason changes meaning.
 /// 2: `TESTS` edges and their reasons.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: `DECLARES` edges, from a declaration to its definition.
+pub const SCHEMA_VERSION: u32 = 3;
 
 const COMMON: &[&str] = &[
     "id",
@@ -310,7 +328,18 @@ pub fn schema() -> Schema {
         .collect();
     let reasons =
         Reason::ALL.iter().map(|&r| ReasonSchema { reason: r.name(), description: r.description() }).collect();
-    let class_kinds =
-        vec!["class", "interface", "struct", "enum", "trait", "record", "protocol", "module", "object", "union"];
+    let class_kinds = vec![
+        "class",
+        "interface",
+        "struct",
+        "enum",
+        "trait",
+        "record",
+        "protocol",
+        "module",
+        "object",
+        "union",
+        "alias",
+    ];
     Schema { version: SCHEMA_VERSION, node_labels, edge_types, reasons, class_kinds }
 }

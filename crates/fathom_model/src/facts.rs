@@ -81,6 +81,11 @@ pub struct Definition {
     pub bases: Vec<BaseRef>,
     pub is_constructor: bool,
     pub is_test: bool,
+    /// Declares without defining: a C or C++ prototype or member
+    /// declaration, an `extern` variable, a TypeScript overload signature or
+    /// ambient declaration, anything in a `.d.ts` file. Resolution links it
+    /// to its definition where the archive holds one (a `DECLARES` edge).
+    pub declaration: bool,
     /// McCabe: one plus the branch points, for functions and methods.
     pub complexity: Option<u32>,
     /// Non-blank lines in the span.
@@ -126,6 +131,7 @@ impl Definition {
             bases: Vec::new(),
             is_constructor: false,
             is_test: false,
+            declaration: false,
             complexity: None,
             loc: span.end_line.saturating_sub(span.start_line) + 1,
             synthesized: None,

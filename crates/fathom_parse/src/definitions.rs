@@ -5,7 +5,9 @@
 //!   only adds facts to a definition another pattern marks;
 //! - `@name`, `@parameters`, `@return_type`, `@body`, `@type`, `@owner`;
 //! - `@modifiers`, `@decorator`, `@base.inherits`, `@base.implements`, any
-//!   number of times.
+//!   number of times;
+//! - `@declaration`, on the definition node: it declares, and is defined
+//!   elsewhere.
 //!
 //! Several patterns may match one node; their facts are merged by node.
 
@@ -33,6 +35,7 @@ pub(crate) struct Found<'t> {
     modifiers: Vec<Node<'t>>,
     decorators: Vec<Node<'t>>,
     bases: Vec<(BaseKind, Node<'t>)>,
+    declaration: bool,
 }
 
 /// What a found definition becomes once its enclosing definitions are known.
@@ -63,6 +66,7 @@ pub(crate) fn extract<'t>(
     let mut out: Vec<Definition> = Vec::with_capacity(found.len());
     let mut open: Vec<usize> = Vec::new();
     let mut seen_fields: HashSet<(Option<usize>, String)> = HashSet::new();
+    let declares_only = profile.declaration_files.iter().any(|suffix| path.ends_with(suffix));
     for (span, at) in spans {
         let f = &found[at];
         while open.last().is_some_and(|&o| out[o].span.end_byte < span.end_byte) {
@@ -84,6 +88,11 @@ pub(crate) fn extract<'t>(
         let kind_name = f.kind.as_deref().expect("set");
         let (parent, role) = role(kind_name, parent, &out, f.owner.is_some());
         let Role::Keep { kind, class_kind, constructor } = role else { continue };
+        // A declaration inside a function is the function's own (a local
+        // prototype, or C++'s `Widget w(size);` read as one): not a symbol.
+        if f.declaration && parent.is_some_and(|p| out[p].kind.is_callable()) {
+            continue;
+        }
         let forced_test = kind_name == "test";
         if kind == SymbolKind::Field && !seen_fields.insert((parent, name.clone())) {
             continue;
@@ -92,6 +101,7 @@ pub(crate) fn extract<'t>(
         definition.class_kind = class_kind;
         definition.name_span = span_of(name_node);
         definition.owner = f.owner.map(|o| bare_type(node_text(o, text)));
+        definition.declaration = declares_only || f.declaration;
         fill(&mut definition, f, wrapped, profile, text, open.len());
         let class = enclosing_class(&out, parent).map(|c| (out[c].name.as_str(), out[c].bases.as_slice()));
         definition.is_constructor = constructor
@@ -155,6 +165,7 @@ impl<'q, 't> Collector<'q, 't> {
                 "body" => f.body = f.body.or(Some(node)),
                 "type" => f.type_node = f.type_node.or(Some(node)),
                 "owner" => f.owner = f.owner.or(Some(node)),
+                "declaration" => f.declaration = true,
                 "modifiers" => push_unique(&mut f.modifiers, node),
                 "decorator" => push_unique(&mut f.decorators, node),
                 "base.inherits" => push_base(&mut f.bases, BaseKind::Inherits, node),

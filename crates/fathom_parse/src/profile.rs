@@ -62,6 +62,9 @@ pub(crate) struct Profile {
     /// C's preprocessor: conditional branches are read as ctags reads
     /// them ([`crate::conditional`]).
     pub preprocessed: bool,
+    /// File names ending so only declare (TypeScript's `.d.ts`): every
+    /// definition in them is a declaration.
+    pub declaration_files: &'static [&'static str],
 }
 
 /// For languages that generate nothing.

@@ -121,6 +121,11 @@ pub struct SymbolContext {
     pub parent: Option<NodeRef>,
     /// Methods and fields, for a class; nested definitions otherwise.
     pub members: Vec<NodeRef>,
+    /// For a declaration, the definition it declares (`DECLARES`).
+    pub declares: Option<NodeRef>,
+    /// For a definition, its declarations: prototypes, members declared
+    /// in their class, `.d.ts` declarations.
+    pub declarations: Vec<NodeRef>,
     /// Direct callers and callees, with the confidence of each edge.
     pub callers: Vec<Hop>,
     pub callees: Vec<Hop>,
@@ -161,6 +166,8 @@ pub fn symbol(graph: &CodeGraph, id: NodeId) -> SymbolContext {
         fan_out: graph.fan_out(id),
         parent: graph.parent(id).map(|p| NodeRef::new(graph, p)),
         members,
+        declares: graph.declared(id).map(|d| NodeRef::new(graph, d)),
+        declarations: graph.declarations(id).map(|d| NodeRef::new(graph, d)).collect(),
         callers: neighbors(graph, id, &[EdgeKind::Calls], Direction::Incoming),
         callees: neighbors(graph, id, &[EdgeKind::Calls], Direction::Outgoing),
         tests,

@@ -12,6 +12,7 @@
 //! Targets outside the archive become `is_external` nodes.
 
 mod config;
+mod declarations;
 mod modules;
 mod tables;
 mod types;
@@ -116,6 +117,7 @@ pub fn resolve(graph: &mut CodeGraph, files: &[SourceFile<'_>], config: &Project
         stats: Stats::default(),
     };
     resolver.attach_owned_methods();
+    resolver.link_declarations();
     resolver.bind_imports();
     resolver.inheritance();
     resolver.overrides();
@@ -771,9 +773,16 @@ impl Resolver<'_, '_> {
         let targets: Vec<NodeId> = candidates
             .iter()
             .copied()
-            .filter(|&m| self.graph.parent(m).is_some_and(|class| lowercases_to(&self.graph.node(class).name, &simple)))
+            .filter(|&m| self.class_of(m).is_some_and(|class| lowercases_to(&self.graph.node(class).name, &simple)))
             .collect();
         (!targets.is_empty()).then_some(Found { targets, reason: Reason::ReceiverNamed, confidence: 0.7 })
+    }
+
+    /// The class a method belongs to: the one holding it, written inside it
+    /// or attached by its owner (C++'s `Circle::area`, Go's receiver).
+    fn class_of(&self, method: NodeId) -> Option<NodeId> {
+        let holder = self.graph.incoming(method).find(|(e, _)| e.kind == EdgeKind::HasMethod).map(|(_, c)| c);
+        holder.or_else(|| self.graph.parent(method))
     }
 
     /// A call on a class (`new Foo()`, `Foo()` in Python) reaches its constructors.

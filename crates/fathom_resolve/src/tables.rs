@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use fathom_graph::{CodeGraph, NodeId};
 pub(crate) use fathom_model::Family;
 use fathom_model::{Language, SymbolKind};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::SourceFile;
 
@@ -105,6 +106,28 @@ impl Tables {
     /// Records a member attached by resolution (Go receivers, Rust `impl`s).
     pub(crate) fn add_member(&mut self, class: NodeId, name: &str, member: NodeId) {
         push_named(self.members.entry(class).or_default(), name, member);
+    }
+
+    /// Puts each linked declaration's definition in its place (`stand_in`:
+    /// declaration → definition), once per list: what finds the
+    /// declaration by name, module, namespace or class finds the definition.
+    pub(crate) fn stand_in(&mut self, stand_in: &FxHashMap<NodeId, NodeId>) {
+        if stand_in.is_empty() {
+            return;
+        }
+        let replace = |ids: &mut Vec<NodeId>| {
+            if ids.iter().any(|id| stand_in.contains_key(id)) {
+                let mut seen = FxHashSet::default();
+                ids.retain_mut(|id| {
+                    *id = stand_in.get(id).copied().unwrap_or(*id);
+                    seen.insert(*id)
+                });
+            }
+        };
+        let names =
+            self.top_level.values_mut().chain(self.package_members.values_mut()).chain(self.members.values_mut());
+        names.flat_map(|n| n.values_mut()).for_each(replace);
+        self.by_name.values_mut().for_each(replace);
     }
 }
 

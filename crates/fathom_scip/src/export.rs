@@ -10,7 +10,8 @@
 //!   for, to a definition of the project, is a reference at the name as
 //!   written on the edge's line (a constructor by its class's name).
 //! - `INHERITS`, `IMPLEMENTS` and `OVERRIDES` are `is_implementation`
-//!   relationships.
+//!   relationships; `DECLARES` is `is_definition` (go to definition from a
+//!   prototype reaches its body).
 //!
 //! Edges to other packages are left out: Fathom knows their dotted path,
 //! not the package and version a SCIP symbol names.
@@ -142,6 +143,15 @@ pub fn export(
                 documents[at].symbols[i].relationships.push(Relationship {
                     symbol,
                     is_implementation: true,
+                    ..Relationship::default()
+                });
+                out.relationships += 1;
+            }
+            EdgeKind::Declares => {
+                let (Some(&(at, i)), Some(symbol)) = (information.get(&from), symbol_of(to)) else { continue };
+                documents[at].symbols[i].relationships.push(Relationship {
+                    symbol,
+                    is_definition: true,
                     ..Relationship::default()
                 });
                 out.relationships += 1;

@@ -28,6 +28,10 @@ const FOREIGN: f64 = 0.5;
 /// questions: bench/PERFORMANCE.md, *Newcomer questions*.
 const TEST_PRIOR: f64 = 0.1;
 const ASIDE_PRIOR: f64 = 0.5;
+/// The factor on a declaration whose definition the archive holds (a
+/// prototype, a member declared in its class, a `.d.ts` declaration): a
+/// name's body is what a reader goes to, its declaration one click away.
+const DECLARATION_PRIOR: f64 = 0.5;
 /// Reciprocal rank fusion's constant (Cormack et al.).
 pub const RRF_K: f64 = 60.0;
 /// How many chunks each lane reads before grouping them into symbols.
@@ -1028,6 +1032,9 @@ impl Retrieval {
                 (Family::Aside, Some(intent)) if !intent.examples && !named => ASIDE_PRIOR,
                 _ => 1.0,
             };
+            if graph.declared(hit.node).is_some() {
+                hit.score *= DECLARATION_PRIOR;
+            }
         }
         sort(graph, &mut hits);
         if options.expand && w.graph > 0.0 {

@@ -118,6 +118,9 @@ struct Linker<'g, S> {
     subjects_by_key: ByName<String, Vec<NodeId>>,
     /// Modules outside test code, by file name.
     modules_by_file_name: ByName<String, Vec<NodeId>>,
+    /// Declarations whose definitions the archive holds: a test exercises
+    /// the definition, not its prototype.
+    declarations: HashSet<NodeId>,
 }
 
 impl<'g, S: AsRef<str>> Linker<'g, S> {
@@ -141,6 +144,11 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             subjects_by_name: ByName::default(),
             subjects_by_key: ByName::default(),
             modules_by_file_name: ByName::default(),
+            declarations: graph
+                .edges()
+                .filter(|(_, _, _, edge)| edge.kind == EdgeKind::Declares)
+                .map(|(_, declaration, _, _)| declaration)
+                .collect(),
         };
         for (id, node) in graph.nodes() {
             if !linker.is_subject(id) {
@@ -165,6 +173,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             && node.file.is_some_and(|f| !self.is_test_file[f.0 as usize])
             && matches!(node.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Module)
             && !node.details.as_ref().is_some_and(|d| d.is_test)
+            && !self.declarations.contains(&id)
     }
 
     /// Every test's evidence, ordered by test and then by definition; one

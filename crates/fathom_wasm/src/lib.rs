@@ -253,6 +253,8 @@ export interface SymbolContext {
   parameters: string[]; return_type: string | null; modifiers: string[]; visibility: string | null;
   decorators: string[]; is_test: boolean; is_constructor: boolean; cyclomatic_complexity: number | null;
   loc: number | null; fan_in: number; fan_out: number; parent: NodeRef | null; members: NodeRef[];
+  /** For a declaration, the definition it declares; for a definition, its declarations (prototypes, `.d.ts`). */
+  declares: NodeRef | null; declarations: NodeRef[];
   callers: Hop[]; callees: Hop[]; tests: Reached[]; code: string | null;
 }
 

@@ -57,6 +57,8 @@ export class SymbolPanel {
         h('span', { class: 'muted', 'data-testid': 'metrics' }, metrics.join(' · ')),
         h('span', { class: 'symbol-actions' }, referencesButton, mapButton, impactButton)),
       ...docs,
+      context.declares ? this.#nodes('declares', 'Defined at', [context.declares], place) : null,
+      context.declarations.length > 0 ? this.#nodes('declarations', 'Declared at', context.declarations, place) : null,
       context.members.length > 0 ? this.#nodes('members', 'Members', context.members) : null,
       this.#list('callers', 'Callers', context.callers, (hop) => hop.from),
       this.#list('callees', 'Callees', context.callees, (hop) => hop.to),
@@ -130,11 +132,12 @@ export class SymbolPanel {
     return button;
   }
 
-  #nodes(testId: string, title: string, nodes: NodeRef[]): HTMLElement {
+  /** A list of symbols, each a button, with `meta` beside it (its kind, unless told). */
+  #nodes(testId: string, title: string, nodes: NodeRef[], meta: (node: NodeRef) => string = (node) => node.kind): HTMLElement {
     return h('div', { class: 'symbol-list', 'data-testid': testId },
       h('h4', {}, `${title} (${nodes.length})`),
       h('ul', {}, ...nodes.map((node) =>
-        h('li', { 'data-symbol': node.qualified_name }, this.#button(node), h('span', { class: 'edge-meta' }, node.kind)))),
+        h('li', { 'data-symbol': node.qualified_name }, this.#button(node), h('span', { class: 'edge-meta' }, meta(node))))),
     );
   }
 
@@ -184,4 +187,9 @@ function withClass<T extends HTMLElement>(element: T, name: string): T {
 function firstParagraph(doc: string): string {
   const paragraph = doc.trim().split(/\n\s*\n/)[0] ?? '';
   return paragraph.replace(/\s+/g, ' ');
+}
+
+/** Where a symbol is written: `include/jv.h:42`. */
+function place(node: NodeRef): string {
+  return node.file === null ? 'outside the archive' : `${node.file}:${node.start_line}`;
 }

@@ -47,6 +47,17 @@
 
 (function_definition [(storage_class_specifier) (type_qualifier)] @modifiers) @definition
 
+; Prototypes: `jv jv_parse(const char *);` declares a function defined
+; elsewhere. A symbol, marked as a declaration; resolution links it to its
+; definition.
+(declaration
+  type: (_) @return_type
+  declarator: [
+    (function_declarator declarator: (identifier) @name parameters: (parameter_list) @parameters)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name parameters: (parameter_list) @parameters))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name parameters: (parameter_list) @parameters)))
+  ]) @definition.function @declaration
+
 ; Function-like macros: `#define SQUARE(x) ((x) * (x))`.
 (preproc_function_def
   name: (identifier) @name
@@ -76,7 +87,6 @@
 
 ; --- Globals -----------------------------------------------------------------
 ; Variables declared anywhere; those inside a function are dropped as locals.
-; Function prototypes declare, they do not define: they are left out.
 
 (declaration
   type: (_) @type
@@ -90,6 +100,12 @@
   ]) @definition.global
 
 (declaration [(storage_class_specifier) (type_qualifier)] @modifiers) @definition
+
+; `extern int jv_count;` declares a variable defined elsewhere.
+((declaration
+  (storage_class_specifier) @_extern
+  declarator: [(identifier) (pointer_declarator) (array_declarator)]) @definition @declaration
+  (#eq? @_extern "extern"))
 
 ; Object-like macros are constants: `#define MAX_SHAPES 64` (include guards have no value).
 (preproc_def name: (identifier) @name value: (_)) @definition.global

@@ -94,26 +94,38 @@
   (#eq? @owner @name))
 
 ; Methods declared in their class: `void scale(double factor);`,
-; `virtual double area() const = 0;`.
+; `virtual double area() const = 0;`. Declarations: resolution links each to
+; its definition outside the class, where there is one.
 (field_declaration
   type: (_) @return_type
-  declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.method
+  declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.method @declaration
 
 (field_declaration
   type: (_) @return_type
-  declarator: (_ (function_declarator declarator: (_) @name parameters: (_) @parameters))) @definition.method
+  declarator: (_ (function_declarator declarator: (_) @name parameters: (_) @parameters))) @definition.method @declaration
 
 ; Constructors and destructors declared in their class: `explicit Circle(double r);`.
 (field_declaration_list
   (declaration
-    declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.method)
+    declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.method @declaration)
 
 ; Member templates declared in their class: `template <class T> void visit(T& v);`.
 (field_declaration_list
   (template_declaration
     (declaration
       type: (_) @return_type
-      declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.method))
+      declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.method @declaration))
+
+; Prototypes: `double area(const Shape& s);`, `template <class T> T max(T, T);`.
+((declaration
+  type: (_) @return_type
+  declarator: (function_declarator declarator: (_) @name parameters: (parameter_list) @parameters)) @definition.function @declaration
+  (#match? @name "^(~?[A-Za-z_][A-Za-z0-9_]*|operator.*)$"))
+
+((declaration
+  type: (_) @return_type
+  declarator: (_ (function_declarator declarator: (_) @name parameters: (parameter_list) @parameters))) @definition.function @declaration
+  (#match? @name "^(~?[A-Za-z_][A-Za-z0-9_]*|operator.*)$"))
 
 (function_definition type: (_) @return_type) @definition
 (function_definition body: (_) @body) @definition
@@ -169,6 +181,12 @@
     (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
   ]) @definition.global
+
+; `extern int registry_size;` declares a variable defined elsewhere.
+((declaration
+  (storage_class_specifier) @_extern
+  declarator: [(identifier) (pointer_declarator) (array_declarator)]) @definition @declaration
+  (#eq? @_extern "extern"))
 
 ; `typedef struct { ... } Point;`: the anonymous type takes the typedef's name.
 (type_definition

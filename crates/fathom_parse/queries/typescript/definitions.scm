@@ -60,11 +60,18 @@
   return_type: (_)? @return_type
   body: (statement_block) @body) @definition.function
 
-; Overload signatures and `declare function`.
+; Overload signatures and `declare function`: declarations, linked by
+; resolution to the function they declare where the archive holds it.
 (function_signature
   name: (identifier) @name
   parameters: (formal_parameters) @parameters
-  return_type: (_)? @return_type) @definition.function
+  return_type: (_)? @return_type) @definition.function @declaration
+
+; `declare class Foo {…}`, `declare const VERSION: string;`: ambient.
+(ambient_declaration [(class_declaration) (abstract_class_declaration) (enum_declaration)] @definition @declaration)
+(ambient_declaration
+  [(lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @type) @definition.global @declaration)
+   (variable_declaration (variable_declarator name: (identifier) @name type: (_)? @type) @definition.global @declaration)])
 
 (variable_declarator
   name: (identifier) @name

@@ -27,6 +27,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &["Test", "ParameterizedTest", "UTEST", "UTEST_F"],
     unreserved: Some(super::cpp::UNRESERVED),
     preprocessed: true,
+    declaration_files: &[],
 };
 
 /// `static` gives a name internal linkage: private to its file.

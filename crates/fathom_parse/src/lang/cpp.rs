@@ -20,6 +20,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: TEST_MACROS,
     unreserved: Some(UNRESERVED),
     preprocessed: true,
+    declaration_files: &[],
 };
 
 /// Catch2's, doctest's and Boost.Test's test cases, each followed by its

@@ -31,6 +31,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &[],
     unreserved: None,
     preprocessed: false,
+    declaration_files: &[],
 };
 
 /// Keywords, else private (the default for members); [`corrections`]

@@ -20,6 +20,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &[],
     unreserved: None,
     preprocessed: false,
+    declaration_files: &[],
 };
 
 /// Go has no keywords for it: a name that starts with an upper-case letter

@@ -29,6 +29,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &[],
     unreserved: None,
     preprocessed: false,
+    declaration_files: &[],
 };
 
 /// Keywords, else public.

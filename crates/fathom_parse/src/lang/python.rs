@@ -31,6 +31,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &[],
     unreserved: None,
     preprocessed: false,
+    declaration_files: &[],
 };
 
 /// Python has no keywords for it: a leading underscore marks a private name,

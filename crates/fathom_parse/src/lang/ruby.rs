@@ -36,6 +36,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &[],
     unreserved: None,
     preprocessed: false,
+    declaration_files: &[],
 };
 
 /// Ruby sets visibility with `private`/`protected`/`public` calls, which the

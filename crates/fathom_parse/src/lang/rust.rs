@@ -20,6 +20,7 @@ pub(crate) static PROFILE: Profile = Profile {
     test_macros: &[],
     unreserved: None,
     preprocessed: false,
+    declaration_files: &[],
 };
 
 /// `pub` is public; `pub(crate)`, `pub(super)`, `pub(self)` and

@@ -15,5 +15,6 @@ pub(crate) static TSX_PROFILE: Profile = Profile {
         include_str!("../../queries/ecmascript/references.scm"),
         include_str!("../../queries/typescript/references.scm")
     ),
+    declaration_files: &[".d.ts", ".d.mts", ".d.cts"],
     ..javascript::PROFILE
 };

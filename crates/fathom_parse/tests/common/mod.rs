@@ -175,6 +175,9 @@ fn definition(at: usize, d: &Definition) -> String {
     if d.is_constructor {
         line += " ctor";
     }
+    if d.declaration {
+        line += " declaration";
+    }
     if d.is_test {
         line += " test";
     }

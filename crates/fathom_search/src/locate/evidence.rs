@@ -164,17 +164,21 @@ impl Resolver<'_> {
             if candidate.len() < 2 {
                 continue;
             }
-            let hits: Vec<NodeId> = self
+            // A declaration names its definition: the prototype's header
+            // is not where the code a report is about lives.
+            let mut hits: Vec<NodeId> = self
                 .names
                 .search(self.graph, &candidate, 64)
                 .into_iter()
                 .filter(|h| h.match_kind == MatchKind::Exact)
-                .map(|h| h.node)
+                .map(|h| self.graph.declared(h.node).unwrap_or(h.node))
                 .filter(|&n| {
                     let node = self.graph.node(n);
                     !node.is_external && node.kind != SymbolKind::Package && node.file.is_some()
                 })
                 .collect();
+            let mut seen = std::collections::HashSet::new();
+            hits.retain(|&n| seen.insert(n));
             if !hits.is_empty() {
                 // A plain name must agree in case where some do.
                 let same_case: Vec<NodeId> =
