@@ -91,6 +91,7 @@ bench: build
 ## eval: search quality (MRR, Recall@k, nDCG@10) of lexical, dense and hybrid search on CoSQA and Flask, bug
 ## localisation on shared/data/swe-dev (with leave-one-repository-out figures), test recommendation against BM25 on requests' and Flask's release history,
 ## the newcomer questions generated from 19 projects' own guides (tests/eval/questions.json),
+## typed names (the API names those guides and the pinned corpora's mention) against their definitions by universal-ctags,
 ## and the resolver's CALLS and IMPORTS against SCIP indexes of 5 pinned projects; writes bench/eval.json.
 eval: corpora model
 	@scripts/corpora.sh --history

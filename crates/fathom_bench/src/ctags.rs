@@ -19,11 +19,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use fathom_engine::Options;
+use fathom_engine::{Index, Options};
 use fathom_model::{Language, SymbolKind};
 use serde_json::{Value, json};
 
@@ -53,22 +53,46 @@ fn fathom_name(ctags: &str) -> String {
     }
 }
 
-fn named(language: &str, kind: &str) -> bool {
+pub(crate) fn named(language: &str, kind: &str) -> bool {
     NAMED.iter().any(|(l, kinds)| *l == language && kinds.contains(&kind))
 }
 
-/// One tag: its file, its name, its ctags language and kind.
-struct Tag {
-    path: String,
-    name: String,
-    language: String,
-    kind: String,
+/// One tag: its file, its name, its ctags language and kind, and each
+/// place the file defines it.
+pub(crate) struct Tag {
+    pub path: String,
+    pub name: String,
+    pub language: String,
+    pub kind: String,
+    pub at: Vec<Place>,
+}
+
+/// Where a file defines a tag: its line, and its scope there (`Schema`,
+/// `cobra.Command`, `Catch::Session`; `None` at a file's top level) with
+/// the scope's kind (`class`, `struct`, `package`, `function`).
+pub(crate) struct Place {
+    pub line: u64,
+    pub scope: Option<String>,
+    pub scope_kind: Option<String>,
+}
+
+impl Place {
+    /// At a file's, a module's, a package's or a namespace's top level (Go's
+    /// `cobra`), not in a class or a function.
+    pub fn top_level(&self) -> bool {
+        self.scope.is_none() || matches!(self.scope_kind.as_deref(), Some("package" | "namespace" | "module"))
+    }
+
+    /// Inside a function or a method: a local, not the project's API.
+    pub fn in_function(&self) -> bool {
+        matches!(self.scope_kind.as_deref(), Some("function" | "func" | "method" | "member" | "generator"))
+    }
 }
 
 /// Runs ctags over `dir`, returning every tag of the languages Fathom
 /// parses, once per file, name and kind (a name defined under two `#if`
-/// branches is one tag); `Err` where ctags cannot be run.
-fn tags(dir: &Path) -> Result<Vec<Tag>, String> {
+/// branches is one tag, with both places); `Err` where ctags cannot be run.
+pub(crate) fn tags(dir: &Path) -> Result<Vec<Tag>, String> {
     let mut child = Command::new("ctags")
         .args([
             "--output-format=json",
@@ -87,8 +111,8 @@ fn tags(dir: &Path) -> Result<Vec<Tag>, String> {
         .spawn()
         .map_err(|e| format!("ctags: {e} (Debian's universal-ctags)"))?;
     let stdout = child.stdout.take().expect("piped");
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
+    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut out: Vec<Tag> = Vec::new();
     for line in std::io::BufReader::new(stdout).lines() {
         let line = line.map_err(|e| format!("ctags: {e}"))?;
         let Ok(tag) = serde_json::from_str::<Value>(&line) else { continue };
@@ -102,8 +126,17 @@ fn tags(dir: &Path) -> Result<Vec<Tag>, String> {
             continue;
         }
         let path = path.trim_start_matches("./").to_owned();
-        if seen.insert((path.clone(), name.clone(), kind.clone())) {
-            out.push(Tag { path, name, language, kind });
+        let place = Place {
+            line: tag["line"].as_u64().unwrap_or(0),
+            scope: tag["scope"].as_str().map(str::to_owned),
+            scope_kind: tag["scopeKind"].as_str().map(str::to_owned),
+        };
+        match seen.entry((path.clone(), name.clone(), kind.clone())) {
+            std::collections::hash_map::Entry::Occupied(at) => out[*at.get()].at.push(place),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(out.len());
+                out.push(Tag { path, name, language, kind, at: vec![place] });
+            }
         }
     }
     child.wait().map_err(|e| format!("ctags: {e}"))?;
@@ -139,7 +172,7 @@ fn write_tree(files: Vec<(String, Vec<u8>)>, dir: &Path) -> Result<(), String> {
 }
 
 /// Unpacks a tarball under `dir`; the folder it holds, where it holds one.
-fn unpack(tarball: &Path, dir: &Path) -> Result<std::path::PathBuf, String> {
+fn unpack(tarball: &Path, dir: &Path) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let status =
@@ -171,15 +204,7 @@ fn compare(dir: &Path) -> Result<Value, String> {
     // Vendored code (a library copied in, `vendor/`, `third_party/`) is not
     // the project's: Fathom leaves it out by design, and its tags are
     // counted apart. A generated file's tags count: issue 62 indexes them.
-    let vendored: Vec<String> = index
-        .summary()
-        .skipped
-        .iter()
-        .filter(|s| s.reason == fathom_archive::SkipReason::Vendored)
-        .map(|s| s.path.clone())
-        .collect();
-    let is_vendored =
-        |path: &str| vendored.iter().any(|v| if v.ends_with('/') { path.starts_with(v.as_str()) } else { path == v });
+    let vendored = Vendored::of(&index);
     // Every symbol's simple name, by file; C++'s `ns::f` is named `f`.
     let mut names: HashMap<&str, HashSet<String>> = HashMap::new();
     let mut languages: HashMap<&str, Language> = HashMap::new();
@@ -216,7 +241,7 @@ fn compare(dir: &Path) -> Result<Value, String> {
     let mut missed: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut vendored_tags = 0;
     for tag in &tags {
-        if is_vendored(&tag.path) {
+        if vendored.holds(&tag.path) {
             vendored_tags += 1;
             continue;
         }
@@ -257,50 +282,98 @@ fn compare(dir: &Path) -> Result<Value, String> {
     }))
 }
 
-/// The pinned corpora beside the question set's projects (a tarball each,
-/// read from the corpora cache); absent ones are skipped.
-/// (jq's and Catch2's are the question set's projects at other commits:
-/// left out, so that no project counts twice.)
-const CORPORA: &[&str] = &["gson-2.10.1.tar.gz", "cobra-1.8.1.tar.gz", "bytes-1.7.2.crate"];
+/// The paths the archive left out as vendored (a folder's ending in `/`).
+pub(crate) struct Vendored(Vec<String>);
 
-pub fn evaluate(root: &Path, corpora: &Path) -> Value {
-    if Command::new("ctags").arg("--version").stdout(Stdio::null()).status().is_err() {
-        eprintln!("eval: ctags is not installed (Debian's universal-ctags); skipping the definitions set");
-        return json!({"skipped": "ctags is not installed (Debian's universal-ctags)"});
+impl Vendored {
+    pub fn of(index: &Index) -> Vendored {
+        let skipped = index.summary().skipped.iter();
+        Vendored(skipped.filter(|s| s.reason == fathom_archive::SkipReason::Vendored).map(|s| s.path.clone()).collect())
     }
+
+    pub fn holds(&self, path: &str) -> bool {
+        self.0.iter().any(|v| if v.ends_with('/') { path.starts_with(v.as_str()) } else { path == v })
+    }
+}
+
+/// Puts a project's tree in the folder given; the folder its files are then
+/// under.
+pub(crate) type Tree = Box<dyn FnOnce(&Path) -> Result<PathBuf, String>>;
+
+/// A project read against ctags: its name, its language (as
+/// `tests/eval/questions.json` writes it), and how to put its tree in a
+/// folder.
+pub(crate) struct Project {
+    pub name: String,
+    pub language: String,
+    pub tree: Tree,
+}
+
+/// The question set's projects at their pinned commits, each read out of
+/// its clone (`locate::clone_of`, the corpora cache's `swe-dev` beside
+/// `$FATHOM_SWE_REPOS`) when its tree is asked for.
+pub(crate) fn question_projects(root: &Path, corpora: &Path) -> Vec<Project> {
     let set: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("tests/eval/questions.json")).expect("tests/eval/questions.json reads"),
     )
     .expect("tests/eval/questions.json parses");
-    let work = std::env::temp_dir().join(format!("fathom-ctags-{}", std::process::id()));
-    let mut projects = serde_json::Map::new();
-    let mut skipped = Vec::new();
-    // Each source: its name, and how to put its tree in a folder.
-    type Tree<'a> = Box<dyn FnOnce(&Path) -> Result<std::path::PathBuf, String> + 'a>;
-    let mut sources: Vec<(String, Tree<'_>)> = Vec::new();
+    let field = |project: &Value, key: &str| {
+        project[key].as_str().expect("a project names its repo, language and commit").to_owned()
+    };
+    let mut out = Vec::new();
     for project in set["projects"].as_array().into_iter().flatten() {
-        let (repo, commit) = (project["repo"].as_str().unwrap(), project["commit"].as_str().unwrap());
-        let tree: Tree<'_> = Box::new(move |dir: &Path| {
-            let files = crate::locate::clone_of(repo, &corpora.join("swe-dev"))
-                .and_then(|clone| crate::locate::tree_files(&clone, commit))?;
+        let (repo, commit, cache) = (field(project, "repo"), field(project, "commit"), corpora.join("swe-dev"));
+        let name = repo.clone();
+        let tree: Tree = Box::new(move |dir: &Path| {
+            let files =
+                crate::locate::clone_of(&repo, &cache).and_then(|clone| crate::locate::tree_files(&clone, &commit))?;
             write_tree(files, dir)?;
             Ok(dir.to_owned())
         });
-        sources.push((repo.to_owned(), tree));
+        out.push(Project { name, language: field(project, "language"), tree });
     }
-    for name in CORPORA {
-        let path = corpora.join(name);
-        let tree: Tree<'_> = Box::new(move |dir: &Path| {
-            if !path.is_file() {
-                return Err(format!("{} is absent (scripts/corpora.sh fetches it)", path.display()));
-            }
-            unpack(&path, dir)
-        });
-        sources.push((name.trim_end_matches(".tar.gz").trim_end_matches(".crate").to_owned(), tree));
+    out
+}
+
+/// A pinned corpus, a tarball of the corpora cache (`scripts/corpora.sh`),
+/// named for its file without the extension.
+pub(crate) fn corpus(corpora: &Path, file: &str, language: &str) -> Project {
+    let path = corpora.join(file);
+    let tree: Tree = Box::new(move |dir: &Path| {
+        if !path.is_file() {
+            return Err(format!("{} is absent (scripts/corpora.sh fetches it)", path.display()));
+        }
+        unpack(&path, dir)
+    });
+    let name = [".tar.gz", ".tgz", ".crate"].iter().fold(file, |name, ext| name.trim_end_matches(ext));
+    Project { name: name.to_owned(), language: language.to_owned(), tree }
+}
+
+/// The pinned corpora beside the question set's projects (a tarball each,
+/// read from the corpora cache); absent ones are skipped.
+/// (jq's and Catch2's are the question set's projects at other commits:
+/// left out, so that no project counts twice.)
+const CORPORA: &[(&str, &str)] =
+    &[("gson-2.10.1.tar.gz", "java"), ("cobra-1.8.1.tar.gz", "go"), ("bytes-1.7.2.crate", "rust")];
+
+/// Whether Debian's `universal-ctags` runs here.
+pub(crate) fn installed() -> bool {
+    Command::new("ctags").arg("--version").stdout(Stdio::null()).status().is_ok()
+}
+
+pub fn evaluate(root: &Path, corpora: &Path) -> Value {
+    if !installed() {
+        eprintln!("eval: ctags is not installed (Debian's universal-ctags); skipping the definitions set");
+        return json!({"skipped": "ctags is not installed (Debian's universal-ctags)"});
     }
+    let work = std::env::temp_dir().join(format!("fathom-ctags-{}", std::process::id()));
+    let mut projects = serde_json::Map::new();
+    let mut skipped = Vec::new();
+    let mut sources = question_projects(root, corpora);
+    sources.extend(CORPORA.iter().map(|(file, language)| corpus(corpora, file, language)));
     let mut totals: BTreeMap<String, Tally> = BTreeMap::new();
     let mut keyword_named = 0;
-    for (name, tree) in sources {
+    for Project { name, tree, .. } in sources {
         let result = tree(&work.join("tree")).and_then(|dir| compare(&dir));
         match result {
             Ok(report) => {

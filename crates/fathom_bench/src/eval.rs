@@ -4,7 +4,7 @@
 //!
 //! The sets (`fathom-eval search` runs the first two, `locate` the third,
 //! `tests` the fourth, `questions` the fifth, `resolver` the sixth,
-//! `definitions` the seventh; no argument runs all):
+//! `definitions` the seventh, `typed` the eighth; no argument runs all):
 //! - CoSQA's development split (`../shared/data/cosqa`): 500 web queries, each
 //!   answered by one of 6,267 Python functions. The functions become files of
 //!   a synthetic repository, indexed by the same pipeline as any archive, and
@@ -25,6 +25,8 @@
 //!   (`tests/eval/resolver.json`): see `resolver`.
 //! - The question set's projects and the pinned corpora against
 //!   universal-ctags, file by file: see `ctags`.
+//! - Typed names: the API names those projects' guides mention, as typed,
+//!   answered by their definitions by universal-ctags; see `typed`.
 //!
 //! Metrics: MRR, Recall@1/5/10 and nDCG@10 with binary relevance (gain
 //! 2^r - 1). Prints a table and writes `bench/eval.json`.
@@ -36,6 +38,7 @@ mod locate;
 mod questions;
 mod resolver;
 mod root;
+mod typed;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -202,6 +205,10 @@ fn main() {
     if wants("definitions") {
         report["definitions"] = ctags::evaluate(&root, &corpora_dir());
         ctags::print_table(&report["definitions"]);
+    }
+    if wants("typed") {
+        report["typed"] = typed::evaluate(&root, &corpora_dir(), loaded_static.as_ref().ok().cloned());
+        typed::print_table(&report["typed"]);
     }
     if wants("resolver") {
         report["resolver"] = resolver::evaluate(&root, &corpora_dir());

@@ -40,7 +40,7 @@ use serde_json::{Value, json};
 
 /// A name defined in more files than this is too common to say which file a
 /// section is about (`get`, `parse`, `format`).
-const MAX_FILES_PER_NAME: usize = 3;
+pub const MAX_FILES_PER_NAME: usize = 3;
 /// A section whose names resolve to more files than this is an overview.
 const MAX_GOLD: usize = 5;
 /// At most this many questions from one project, taken from its guides in
@@ -584,9 +584,7 @@ pub fn questions(
     definers: &HashMap<String, BTreeSet<String>>,
     languages: &HashSet<Language>,
 ) -> Vec<Question> {
-    let counts = |info: &str| {
-        info.is_empty() || block_languages(info).is_some_and(|named| named.iter().any(|l| languages.contains(l)))
-    };
+    let counts = |info: &str| block_counts(info, languages);
     let mut by_guide: Vec<Vec<Question>> = Vec::new();
     let mut seen = HashSet::new();
     let mut asked_sections = HashSet::new();
@@ -643,20 +641,39 @@ pub fn questions(
             by_guide.push(asked);
         }
     }
-    // Each guide in turn.
+    in_turn(&by_guide, MAX_PER_PROJECT)
+}
+
+/// Whether a code block with the info string `info` (empty where it has
+/// none) holds code of the project's source `languages`, by Linguist.
+pub fn block_counts(info: &str, languages: &HashSet<Language>) -> bool {
+    info.is_empty() || block_languages(info).is_some_and(|named| named.iter().any(|l| languages.contains(l)))
+}
+
+/// At most `max` items, taken from each guide's list in turn (the first of
+/// each, then the second of each, …), so that one long reference does not
+/// make a project's set.
+pub fn in_turn<T: Clone>(by_guide: &[Vec<T>], max: usize) -> Vec<T> {
     let mut out = Vec::new();
     let mut round = 0;
-    while out.len() < MAX_PER_PROJECT && by_guide.iter().any(|g| g.len() > round) {
-        for guide in &by_guide {
-            if let Some(q) = guide.get(round)
-                && out.len() < MAX_PER_PROJECT
+    while out.len() < max && by_guide.iter().any(|g| g.len() > round) {
+        for guide in by_guide {
+            if let Some(item) = guide.get(round)
+                && out.len() < max
             {
-                out.push(q.clone());
+                out.push(item.clone());
             }
         }
         round += 1;
     }
     out
+}
+
+/// The languages of a project's own source files (by the index's roles).
+pub fn source_languages(index: &Index) -> HashSet<Language> {
+    let roles = index.retrieval().roles();
+    let files = index.graph().files().iter();
+    files.filter(|f| roles.of(&f.path).role == Role::Source).filter_map(|f| Language::from_path(&f.path)).collect()
 }
 
 /// Acc@1, Acc@5, MRR and the tests' share of the first five places.
@@ -731,14 +748,7 @@ pub fn evaluate(
         }
         let index_s = started.elapsed().as_secs_f64();
         let definers = definers(&index);
-        let roles = index.retrieval().roles();
-        let languages: HashSet<Language> = index
-            .graph()
-            .files()
-            .iter()
-            .filter(|f| roles.of(&f.path).role == Role::Source)
-            .filter_map(|f| Language::from_path(&f.path))
-            .collect();
+        let languages = source_languages(&index);
         let asked = questions(repo, language, guides, &definers, &languages);
         let whole_files = crate::locate::WholeFileBm25::new(&index);
         eprintln!("questions: {repo}: {} questions (indexed in {index_s:.1} s)", asked.len());
