@@ -84,3 +84,39 @@ fn a_question_about_tests_or_naming_a_helper_still_gets_them_first() {
     let found = files(&index, "make_dates_for_json");
     assert_eq!(found.first().map(String::as_str), Some("tests/helpers.py"), "{found:?}");
 }
+
+/// A project's public `Client`, a test's fake of the same name, and a
+/// longer name that shares every word.
+fn client_index() -> Index {
+    let files = [
+        (
+            "src/client.py",
+            "class Client:\n    \"\"\"Talks to the server.\"\"\"\n\n    def send(self, request):\n        return request\n",
+        ),
+        (
+            "src/pool.py",
+            "class ClientPool:\n    \"\"\"Many Client objects: client pool of Client.\"\"\"\n\n    def send(self, request):\n        return request\n",
+        ),
+        (
+            "tests/test_client.py",
+            "class Client:\n    \"\"\"A fake Client for the tests.\"\"\"\n\n    def send(self, request):\n        return None\n\n\ndef test_client_sends():\n    assert Client().send(1) is None\n",
+        ),
+    ];
+    let files = files.iter().map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec())).collect();
+    fathom_engine::index_files("client", files, &Options::default(), &mut Recorder::new())
+}
+
+#[test]
+fn a_typed_name_gets_the_public_definition_named_so_first() {
+    let index = client_index();
+    let options = SearchOptions::default();
+    let hits = index.search("Client", &options, None).hits;
+    let first = hits.first().expect("a hit");
+    assert_eq!((first.file.as_str(), first.name.as_str()), ("src/client.py", "Client"), "{hits:?}");
+    // A qualifier picks the class a method belongs to.
+    let hits = index.search("ClientPool.send", &options, None).hits;
+    let first = hits.first().expect("a hit");
+    assert_eq!((first.file.as_str(), first.name.as_str()), ("src/pool.py", "send"), "{hits:?}");
+    // The fake is still found, after the public definition.
+    assert!(index.search("Client", &options, None).hits.iter().any(|h| h.file == "tests/test_client.py"));
+}

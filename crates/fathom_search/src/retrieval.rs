@@ -1016,16 +1016,27 @@ impl Retrieval {
         let intent = (options.filter.tests == TestFilter::Include
             && !(options.read_report && crate::issue::Issue::is_report(query)))
         .then(|| Intent::of(query));
+        // A definition the query names is what it asks for, whatever it is
+        // (named as code, or alone), unless the project's own source defines
+        // the name too: then the public definition comes before its tests'
+        // namesakes, fakes and documentation copies.
+        let names = |hit: &RankedHit| {
+            hit.name_match == Some(MatchKind::Exact) && names_as_code(&hints, query, &graph.node(hit.node).name)
+        };
+        let source_named = hits.iter().any(|hit| {
+            names(hit) && graph.path_of(hit.node).is_some_and(|p| self.roles.of(p).role.family() == Family::Own)
+        });
+        let typed = typed_name(query);
         for hit in &mut hits {
             let Some(path) = graph.path_of(hit.node) else { continue };
             let role = self.roles.of(path).role;
             if role != Role::Source {
                 hit.explain.role = Some(role);
             }
-            // A definition the query names is what it asks for, whatever it
-            // is: named as code, or alone.
-            let named =
-                hit.name_match == Some(MatchKind::Exact) && names_as_code(&hints, query, &graph.node(hit.node).name);
+            let named = names(hit) && (!source_named || role.family() == Family::Own);
+            if let Some(typed) = &typed {
+                hit.score *= typed.factor(graph, hit.node);
+            }
             hit.score *= match (role.family(), &intent) {
                 (Family::Foreign, _) => FOREIGN,
                 (Family::Test, Some(intent)) if !intent.tests && !named => TEST_PRIOR,
@@ -1245,6 +1256,61 @@ fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
 /// name (`Schema.load`, `load()`, `make_dates`), or the query is the name
 /// alone. A plain word of a phrase (`simple` in "usage, simple reading")
 /// matches names too, but does not ask for that definition, whatever it is.
+/// A query that is one name as a reader types it: `Flask`, `Schema.load`,
+/// `serde_json::from_str`, `Router#route`. Its last part is the name; the
+/// part before it, where there is one, the qualifier.
+struct TypedName<'q> {
+    name: &'q str,
+    qualifier: Option<&'q str>,
+}
+
+/// The factor on a definition named exactly as typed (the case as typed):
+/// it comes before a longer name or one of another case that BM25 or a
+/// prefix match ranks with it (`Request` before `RequestContext`, `Pluck`
+/// before `pluck`).
+const TYPED_EXACT: f64 = 2.0;
+/// The further factor where the definition also sits in what the
+/// qualifier names (`JsonReader.setLenient`: the `setLenient` of
+/// `JsonReader`, not `GsonBuilder`'s).
+const TYPED_QUALIFIED: f64 = 1.5;
+
+fn typed_name(query: &str) -> Option<TypedName<'_>> {
+    let query = query.trim().trim_end_matches("()");
+    let is_name = !query.is_empty()
+        && query.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | ':' | '#'))
+        && query.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$');
+    if !is_name {
+        return None;
+    }
+    match query.rfind(['.', ':', '#']) {
+        Some(at) => {
+            let name = &query[at + 1..];
+            let qualifier = query[..at].trim_end_matches(':');
+            (!name.is_empty() && !qualifier.is_empty()).then_some(TypedName { name, qualifier: Some(qualifier) })
+        }
+        None => Some(TypedName { name: query, qualifier: None }),
+    }
+}
+
+impl TypedName<'_> {
+    fn factor(&self, graph: &CodeGraph, node: NodeId) -> f64 {
+        let n = graph.node(node);
+        if n.name != self.name {
+            return 1.0;
+        }
+        let Some(qualifier) = self.qualifier else { return TYPED_EXACT };
+        // The qualifier's last part names the class, module, namespace or
+        // file the definition sits in.
+        let last = qualifier.rsplit(['.', ':', '#']).next().unwrap_or(qualifier);
+        let in_it = graph.parent(node).is_some_and(|p| graph.node(p).name == last)
+            || graph.path_of(node).is_some_and(|path| {
+                let file = path.rsplit('/').next().unwrap_or(path);
+                file.split('.').next() == Some(last) || path.split('/').any(|folder| folder == last)
+            });
+        if in_it { TYPED_EXACT * TYPED_QUALIFIED } else { TYPED_EXACT }
+    }
+}
+
 fn names_as_code(hints: &Hints, query: &str, name: &str) -> bool {
     query.trim() == name
         || hints.identifiers.iter().any(|i| i.trim_end_matches("()").rsplit(['.', ':']).next() == Some(name))
@@ -1422,6 +1488,18 @@ fn expand(graph: &CodeGraph, hits: &mut Vec<RankedHit>, damping: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typed_name_is_one_name_with_its_qualifier() {
+        let parts = |q| typed_name(q).map(|t| (t.qualifier, t.name));
+        assert_eq!(parts("Flask"), Some((None, "Flask")));
+        assert_eq!(parts("Schema.load"), Some((Some("Schema"), "load")));
+        assert_eq!(parts("serde_json::from_str()"), Some((Some("serde_json"), "from_str")));
+        assert_eq!(parts("Router#route"), Some((Some("Router"), "route")));
+        assert_eq!(parts("how are dates serialized"), None, "a phrase is not a name");
+        assert_eq!(parts("Schema."), None);
+        assert_eq!(parts("404"), None);
+    }
 
     #[test]
     fn a_question_asks_for_tests_or_examples_by_their_words() {

@@ -25,7 +25,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use fathom_graph::CodeGraph;
+use fathom_graph::{CodeGraph, NodeId};
 use fathom_model::{Family as LanguageFamily, SymbolKind};
 use regex::RegexSet;
 use serde::Serialize;
@@ -248,6 +248,9 @@ const AMALGAMATED_SHARE: f64 = 0.5;
 const AMALGAMATED_FILES: usize = 5;
 /// … whose definitions it holds at least this share of.
 const AMALGAMATED_COPIED: f64 = 0.3;
+/// How many times amalgamations are looked for, each time among the files
+/// not yet found to be one.
+const AMALGAMATION_PASSES: usize = 3;
 
 impl FileRoles {
     pub fn build(sources: &dyn Sources) -> FileRoles {
@@ -326,51 +329,61 @@ impl FileRoles {
                 }
             }
         }
-        // Amalgamations: definitions that other files define too.
-        let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (at, names) in definitions.iter().enumerate() {
-            if judged[at].role == Role::Source {
-                for name in names {
-                    definers.entry(name.as_str()).or_default().push(at);
-                }
-            }
-        }
-        // Each generated file's sources, by index.
+        // Amalgamations: definitions that other files define too. Read
+        // again once one is found: a second amalgamation (a project's
+        // amalgamated source beside its amalgamated header) shares names
+        // with the first, whose size hid what it copies. Each generated
+        // file's sources, by index:
         let mut sources_of: Vec<(usize, Vec<usize>)> = Vec::new();
-        for (at, names) in definitions.iter().enumerate() {
-            if judged[at].role != Role::Source || names.len() < 2 * AMALGAMATED_FILES {
-                continue;
-            }
-            let mut others: HashSet<usize> = HashSet::new();
-            let mut again = 0;
-            let language = LanguageFamily::of(files[at].language);
-            for name in names {
-                let elsewhere: Vec<usize> = definers[name.as_str()]
-                    .iter()
-                    .copied()
-                    .filter(|&o| o != at && LanguageFamily::of(files[o].language) == language)
-                    .collect();
-                if !elsewhere.is_empty() {
-                    again += 1;
-                    others.extend(elsewhere);
+        for _ in 0..AMALGAMATION_PASSES {
+            let mut found = false;
+            let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (at, names) in definitions.iter().enumerate() {
+                if judged[at].role == Role::Source {
+                    for name in names {
+                        definers.entry(name.as_str()).or_default().push(at);
+                    }
                 }
             }
-            // … and copies much of them: a file that shares common method
-            // names (`new`, `fmt`, `poll`) with many files copies none.
-            let copied_from: usize = others.iter().map(|&o| definitions[o].len()).sum();
-            if again as f64 >= AMALGAMATED_SHARE * names.len() as f64
-                && others.len() >= AMALGAMATED_FILES
-                && again as f64 >= AMALGAMATED_COPIED * copied_from as f64
-            {
-                judged[at] = Judged {
-                    role: Role::Generated,
-                    why: Some(format!(
-                        "an amalgamation: {again} of its {} definitions are defined in {} other files",
-                        names.len(),
-                        others.len()
-                    )),
-                };
-                sources_of.push((at, others.into_iter().collect()));
+            for (at, names) in definitions.iter().enumerate() {
+                if judged[at].role != Role::Source || names.len() < 2 * AMALGAMATED_FILES {
+                    continue;
+                }
+                let mut others: HashSet<usize> = HashSet::new();
+                let mut again = 0;
+                let language = LanguageFamily::of(files[at].language);
+                for name in names {
+                    let elsewhere: Vec<usize> = definers[name.as_str()]
+                        .iter()
+                        .copied()
+                        .filter(|&o| o != at && LanguageFamily::of(files[o].language) == language)
+                        .collect();
+                    if !elsewhere.is_empty() {
+                        again += 1;
+                        others.extend(elsewhere);
+                    }
+                }
+                // … and copies much of them: a file that shares common method
+                // names (`new`, `fmt`, `poll`) with many files copies none.
+                let copied_from: usize = others.iter().map(|&o| definitions[o].len()).sum();
+                if again as f64 >= AMALGAMATED_SHARE * names.len() as f64
+                    && others.len() >= AMALGAMATED_FILES
+                    && again as f64 >= AMALGAMATED_COPIED * copied_from as f64
+                {
+                    judged[at] = Judged {
+                        role: Role::Generated,
+                        why: Some(format!(
+                            "an amalgamation: {again} of its {} definitions are defined in {} other files",
+                            names.len(),
+                            others.len()
+                        )),
+                    };
+                    sources_of.push((at, others.into_iter().collect()));
+                    found = true;
+                }
+            }
+            if !found {
+                break;
             }
         }
         // A TypeScript declaration file beside JavaScript
@@ -518,8 +531,18 @@ fn build_dir(path: &str) -> Option<&str> {
 /// functions and methods, each by its name and its class's, once.
 fn definitions_by_file(graph: &CodeGraph) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = vec![Vec::new(); graph.files().len()];
+    // A declaration defines nothing: the headers that declare what an
+    // amalgamated source defines are not what it copies.
+    let declarations: std::collections::HashSet<NodeId> = graph
+        .edges()
+        .filter(|(_, _, _, e)| e.kind == fathom_graph::EdgeKind::Declares)
+        .map(|(_, declaration, _, _)| declaration)
+        .collect();
     for (id, node) in graph.nodes() {
-        if !matches!(node.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method) || node.is_external {
+        if !matches!(node.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method)
+            || node.is_external
+            || declarations.contains(&id)
+        {
             continue;
         }
         let Some(at) = node.file.map(|f| f.0 as usize) else { continue };
@@ -530,7 +553,12 @@ fn definitions_by_file(graph: &CodeGraph) -> Vec<Vec<String>> {
             .find(|(e, _)| matches!(e.kind, fathom_graph::EdgeKind::HasMethod | fathom_graph::EdgeKind::Contains))
             .map(|(_, p)| graph.node(p))
             .filter(|p| p.kind == SymbolKind::Class)
-            .map_or(String::new(), |p| format!("{}.", p.name));
+            .map(|p| p.name.as_str())
+            // A method defined outside its class names it (`Session::run`),
+            // though its class is ambiguous there: an amalgamation's copy
+            // of the class stands beside the original.
+            .or_else(|| node.details.as_ref()?.owner.as_deref().map(|o| o.rsplit([':', '.']).next().unwrap_or(o)))
+            .map_or(String::new(), |class| format!("{class}."));
         out[at].push(format!("{parent}{}", node.name));
     }
     for names in &mut out {
