@@ -138,20 +138,13 @@ pub fn export(
                 });
                 out.references += 1;
             }
-            EdgeKind::Inherits | EdgeKind::Implements | EdgeKind::Overrides => {
+            EdgeKind::Inherits | EdgeKind::Implements | EdgeKind::Overrides | EdgeKind::Declares => {
                 let (Some(&(at, i)), Some(symbol)) = (information.get(&from), symbol_of(to)) else { continue };
+                let declares = edge.kind == EdgeKind::Declares;
                 documents[at].symbols[i].relationships.push(Relationship {
                     symbol,
-                    is_implementation: true,
-                    ..Relationship::default()
-                });
-                out.relationships += 1;
-            }
-            EdgeKind::Declares => {
-                let (Some(&(at, i)), Some(symbol)) = (information.get(&from), symbol_of(to)) else { continue };
-                documents[at].symbols[i].relationships.push(Relationship {
-                    symbol,
-                    is_definition: true,
+                    is_implementation: !declares,
+                    is_definition: declares,
                     ..Relationship::default()
                 });
                 out.relationships += 1;
