@@ -75,7 +75,11 @@ fn lexical_search_json_prints_ranked_hits_with_citations() {
     let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "ranked: {scores:?}");
     let symbols: Vec<&str> = hits.iter().map(|h| h["symbol"].as_str().unwrap()).collect();
-    for expected in ["pkg.util.strings.format_total", "pkg.calc.compute_total", "web/src/store.renderTotal"] {
+    // A name typed alone: every definition named exactly so comes before
+    // the longer names that hold it.
+    let named: Vec<&str> = hits.iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(named[..3], ["total", "total", "total"], "{symbols:?}");
+    for expected in ["pkg.calc.Calculator.total", "pkg.util.strings.format_total", "web/src/store.renderTotal"] {
         assert!(symbols.contains(&expected), "{expected} in {symbols:?}");
     }
 }
