@@ -313,6 +313,15 @@ impl CodeGraph {
         self.outgoing(id).find(|(e, _)| e.kind == EdgeKind::Declares).map(|(_, definition)| definition)
     }
 
+    /// Every declaration whose definition the archive holds (the sources
+    /// of `DECLARES` edges), gathered once for a pass that asks of every node.
+    pub fn linked_declarations(&self) -> std::collections::HashSet<NodeId> {
+        self.edges()
+            .filter(|(_, _, _, e)| e.kind == EdgeKind::Declares)
+            .map(|(_, declaration, _, _)| declaration)
+            .collect()
+    }
+
     /// The declarations of a definition (prototypes, members declared in
     /// their class, `.d.ts` declarations), oldest first.
     pub fn declarations(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {

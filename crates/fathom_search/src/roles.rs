@@ -25,7 +25,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use fathom_graph::{CodeGraph, NodeId};
+use fathom_graph::CodeGraph;
 use fathom_model::{Family as LanguageFamily, SymbolKind};
 use regex::RegexSet;
 use serde::Serialize;
@@ -520,11 +520,7 @@ fn definitions_by_file(graph: &CodeGraph) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = vec![Vec::new(); graph.files().len()];
     // A declaration defines nothing: the headers that declare what an
     // amalgamated source defines are not what it copies.
-    let declarations: std::collections::HashSet<NodeId> = graph
-        .edges()
-        .filter(|(_, _, _, e)| e.kind == fathom_graph::EdgeKind::Declares)
-        .map(|(_, declaration, _, _)| declaration)
-        .collect();
+    let declarations = graph.linked_declarations();
     for (id, node) in graph.nodes() {
         if !matches!(node.kind, SymbolKind::Class | SymbolKind::Function | SymbolKind::Method)
             || node.is_external

@@ -144,11 +144,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
             subjects_by_name: ByName::default(),
             subjects_by_key: ByName::default(),
             modules_by_file_name: ByName::default(),
-            declarations: graph
-                .edges()
-                .filter(|(_, _, _, edge)| edge.kind == EdgeKind::Declares)
-                .map(|(_, declaration, _, _)| declaration)
-                .collect(),
+            declarations: graph.linked_declarations(),
         };
         for (id, node) in graph.nodes() {
             if !linker.is_subject(id) {
