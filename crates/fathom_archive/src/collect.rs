@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 
-use crate::rules::{generated_marker, looks_binary, minified, vendored_component, vendored_release};
+use crate::rules::{bundle_marker, looks_binary, minified, vendored_component, vendored_release};
 use crate::{Archive, ReadOptions, SkipReason, Skipped, SourceFile};
 
 /// Feeds entries through the skip rules and gathers what is kept.
@@ -164,7 +164,7 @@ impl<'a> Collector<'a> {
             );
             return self.skip(path, SkipReason::Unsupported, detail);
         }
-        if let Some(marker) = generated_marker(&path, "") {
+        if let Some(marker) = bundle_marker(&path) {
             return self.skip(path, SkipReason::Generated, marker);
         }
         if let Some(copy) = vendored_release(&path) {
@@ -219,8 +219,7 @@ impl<'a> Collector<'a> {
                 Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
             },
         };
-        let head_end = text.char_indices().nth(2048).map_or(text.len(), |(at, _)| at);
-        if let Some(marker) = generated_marker(&path, &text[..head_end]).or_else(|| minified(&path, &text)) {
+        if let Some(marker) = minified(&path, &text) {
             return self.skip(path, SkipReason::Generated, marker);
         }
         self.kept_bytes += text.len() as u64;

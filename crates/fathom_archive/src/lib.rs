@@ -18,7 +18,7 @@ pub use collect::{OVER_BUDGET, common_root, human_bytes, is_bidi_control, unsafe
 #[cfg(feature = "fs")]
 pub use dir::read_dir;
 pub use exclude::{Exclude, ExcludeError};
-pub use rules::{generated_marker, vendored_component};
+pub use rules::{bundle_marker, vendored_component};
 pub use tar_reader::{Format, read_archive, read_files, read_tar, sample_archive, survey_archive};
 pub use zip_reader::read_zip;
 
@@ -98,7 +98,8 @@ pub enum SkipReason {
     /// Under a vendored, built or tool-cache directory such as `node_modules`,
     /// or a library's release copied in (`static/jquery-3.5.1.js`).
     Vendored,
-    /// Generated code: minified bundles and scripts, protobuf output, files marked `@generated`.
+    /// A minified bundle or script, or a source map: generated, and too dense
+    /// to afford. Other generated code is indexed, and its role says so.
     Generated,
     Binary,
     TooLarge,

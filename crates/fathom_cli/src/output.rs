@@ -170,6 +170,9 @@ pub fn write_search(out: &mut dyn Write, results: &SearchResults, files: bool) -
         if !e.matched_terms.is_empty() {
             why.push(format!("terms {}", e.matched_terms.join(",")));
         }
+        if let Some(role) = e.role {
+            why.push(role.name().to_owned());
+        }
         writeln!(
             out,
             "{:>8.5}  {kind:<8} {}  {}:{}-{}  [{}]",
