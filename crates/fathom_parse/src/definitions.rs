@@ -76,6 +76,11 @@ pub(crate) fn extract<'t>(
         let name_node = unspecialised(f.name.expect("set"));
         let name = if name_node.kind().contains("string") {
             unquote(node_text(name_node, text))
+        } else if name_node.kind() == "operator_cast" {
+            // C++'s conversion operator is named by the type it converts
+            // to, not by its parameters and qualifiers: `operator bool`.
+            let to = name_node.child_by_field_name("type").map_or("", |t| node_text(t, text));
+            format!("operator {}", collapse(to))
         } else {
             node_text(name_node, text).to_owned()
         };

@@ -41,3 +41,35 @@ void Circle::scale(int percent) { scale(percent / 100.0); }
     let circle = defs.iter().find(|d| d.name == "Circle" && d.kind == SymbolKind::Class).unwrap();
     assert_eq!(circle.bases[0].name, "Shape");
 }
+
+#[test]
+fn conversion_operators_are_named_by_the_type_they_convert_to() {
+    let source = r#"namespace Catch {
+class Section {
+public:
+    explicit operator bool() const;
+    template <typename T>
+    operator T();
+    operator unsigned long() const { return 1; }
+};
+Section::operator bool() const { return true; }
+}
+"#;
+    let parsed = parse(Language::Cpp, "section.hpp", source);
+    let found: Vec<(&str, SymbolKind, bool, Option<&str>)> = parsed
+        .facts
+        .definitions
+        .iter()
+        .filter(|d| d.name.starts_with("operator"))
+        .map(|d| (d.name.as_str(), d.kind, d.declaration, d.owner.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("operator bool", SymbolKind::Method, true, None),
+            ("operator T", SymbolKind::Method, true, None),
+            ("operator unsigned long", SymbolKind::Method, false, None),
+            ("operator bool", SymbolKind::Method, false, Some("Section")),
+        ]
+    );
+}

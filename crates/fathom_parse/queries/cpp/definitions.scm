@@ -127,6 +127,15 @@
   declarator: (_ (function_declarator declarator: (_) @name parameters: (parameter_list) @parameters))) @definition.function @declaration
   (#match? @name "^(~?[A-Za-z_][A-Za-z0-9_]*|operator.*)$"))
 
+; Conversion operators, named `operator` and the type they convert to:
+; `explicit operator bool() const;`, `operator T();` and
+; `operator int() const {...}` in their class, `Section::operator bool()
+; const {...}` outside it.
+(function_definition declarator: (operator_cast) @name) @definition.function
+(declaration declarator: (operator_cast) @name) @definition.function @declaration
+(function_definition
+  declarator: (qualified_identifier scope: (_) @owner name: (operator_cast) @name)) @definition.method
+
 (function_definition type: (_) @return_type) @definition
 (function_definition body: (_) @body) @definition
 
