@@ -15,6 +15,11 @@
 //! keyword is never a name. Names that are keywords only in context
 //! (Rust's `default`) are listed apart.
 //!
+//! ctags' prototypes on lines inside a macro-declared test's body
+//! (doctest's `TEST_CASE("…") { CHECK(x); }`, whose statements ctags reads
+//! at namespace scope, as declarations) are no definitions: they are
+//! counted apart (`prototypes_in_test_bodies`), as vendored tags are.
+//!
 //! Skipped, saying so, where `ctags` is not installed or a clone is absent.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -238,11 +243,37 @@ fn compare(dir: &Path) -> Result<Value, String> {
     }
     let mut by_kind: BTreeMap<(String, String), Tally> = BTreeMap::new();
     let mut headline: BTreeMap<String, Tally> = BTreeMap::new();
+    // The bodies of tests declared by a macro (doctest's and Catch2's
+    // `TEST_CASE("…") { … }`, read from the balanced braces): ctags does not
+    // know the macro, so it reads the statements in the body at namespace
+    // scope, and `CHECK(a == b);` becomes a prototype named `CHECK`.
+    let mut test_bodies: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
+    for (_, node) in graph.nodes() {
+        if let Some(file) = node.file
+            && node.details.as_ref().is_some_and(|d| d.is_test)
+            && matches!(node.kind, SymbolKind::Function | SymbolKind::Method)
+            && node.span.end_line > node.span.start_line
+        {
+            let path = graph.file(file).path.as_str();
+            test_bodies.entry(path).or_default().push((node.span.start_line, node.span.end_line));
+        }
+    }
+    let in_test_body = |tag: &Tag| {
+        let bodies = test_bodies.get(tag.path.as_str()).map_or(&[][..], Vec::as_slice);
+        tag.at
+            .iter()
+            .all(|place| bodies.iter().any(|&(start, end)| (start as u64) < place.line && place.line <= end as u64))
+    };
     let mut missed: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut vendored_tags = 0;
+    let mut statements_in_tests = 0;
     for tag in &tags {
         if vendored.holds(&tag.path) {
             vendored_tags += 1;
+            continue;
+        }
+        if tag.kind == "prototype" && in_test_body(tag) {
+            statements_in_tests += 1;
             continue;
         }
         // A file Fathom did not index (an unknown extension, a skipped
@@ -277,6 +308,7 @@ fn compare(dir: &Path) -> Result<Value, String> {
     Ok(json!({
         "named": named, "kinds": kinds, "missed_examples": missed,
         "keyword_named": keyword_count, "contextual_named": contextual, "vendored_tags": vendored_tags,
+        "prototypes_in_test_bodies": statements_in_tests,
         "keyword_examples": keyword_named.into_iter().take(20).map(|(k, at)| json!({"name": k, "at": at.into_iter().take(3).collect::<Vec<_>>()})).collect::<Vec<_>>(),
         "index_s": (seconds * 100.0).round() / 100.0,
     }))
