@@ -215,3 +215,38 @@ fn generated_code_is_indexed_marked_ranked_below_and_resolved() {
     let generated = hits.iter().position(|h| h.file == "greeterpb/greeter.pb.go").expect("the generated namesake");
     assert!(generated > 0);
 }
+
+/// The header-only library's parts, each with a source file beside it, and
+/// a release that pastes the headers into one header and the sources into
+/// one source, as Catch2's `extras/` does.
+fn amalgamated_twice() -> Vec<(&'static str, String)> {
+    let mut files = library();
+    let parts = ["lexer", "parser", "serializer", "iterator", "pointer", "convert"];
+    let source = |part: &str| {
+        (0..4)
+            .map(|i| format!("int {part}_step{i}(int x) {{ return x + {i}; }}\n"))
+            .chain([format!("int {part}_run(int x) {{ return {part}_step0(x); }}\n")])
+            .collect::<String>()
+    };
+    for p in parts {
+        let path: &'static str = Box::leak(format!("src/{p}.cpp").into_boxed_str());
+        files.push((path, source(p)));
+    }
+    files.push(("extras/lib_amalgamated.cpp", parts.iter().map(|p| source(p)).collect()));
+    files
+}
+
+#[test]
+fn an_amalgamated_source_beside_an_amalgamated_header_is_found_too() {
+    let index = project(&amalgamated_twice());
+    assert_eq!(role(&index, "single_include/lib.hpp"), Role::Generated);
+    // Its names are the header's too, whose size hides what it copies
+    // until the header is set aside.
+    assert_eq!(role(&index, "extras/lib_amalgamated.cpp"), Role::Generated);
+    assert_eq!(role(&index, "src/pointer.cpp"), Role::Source);
+    assert!(index.retrieval().roles().sources_of("extras/lib_amalgamated.cpp").contains(&"src/pointer.cpp".to_owned()));
+    // A name it copies is found in the file it copies first.
+    let options = SearchOptions { mode: SearchMode::Lexical, ..Default::default() };
+    let hits = index.search("pointer_run", &options, None).hits;
+    assert_eq!(hits[0].file, "src/pointer.cpp", "{:?}", hits.iter().map(|h| &h.file).collect::<Vec<_>>());
+}

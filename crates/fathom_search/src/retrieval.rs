@@ -21,6 +21,13 @@ use fathom_static::{Frequencies, StaticModel};
 /// generated; an amalgamation's file then follows its best source, see
 /// `query`): bench/PERFORMANCE.md, *Localisation → Every language*.
 const FOREIGN: f64 = 0.5;
+/// The factor on a hit in a tool's output (a protoc message, a generated
+/// parser: what its header or Linguist says is generated, and no
+/// amalgamation) that the query does not name: a fix is made in what the
+/// tool reads, the grammar or the `.proto`, and a generated parser's
+/// thousands of words match any question. A definition the query names
+/// keeps `FOREIGN`: `HelloRequest` is found where protoc wrote it.
+const TOOL_OUTPUT: f64 = 0.1;
 /// The factor on a hit in a test, or in docs and examples, for a question
 /// that does not ask for them: "how are dates serialized" wants the code
 /// that serializes them first, and its tests share every word of the
@@ -373,6 +380,65 @@ pub struct GraphContribution {
     pub outgoing: bool,
     pub confidence: f32,
     pub score: f64,
+}
+
+/// A definition as an amalgamation copies it: its name, kind and owner.
+type CopyKey<'g> = (&'g str, SymbolKind, Option<&'g str>);
+
+impl Retrieval {
+    /// An amalgamation's hit stands for the definition it copies: each
+    /// definition of the same name, kind and owner in the files the
+    /// amalgamation is made from scores at least what the copy scored, with
+    /// the lanes that found the copy. The copy then ranks below its source
+    /// as generated code, and the reader is led to the file a fix is made in.
+    fn copies_stand_in(&self, graph: &CodeGraph, fused: &mut HashMap<NodeId, RankedHit>) {
+        // The class a definition is in, or names (`void Session::run()`).
+        let owner = |node: NodeId| {
+            let class = graph.parent(node).filter(|&p| graph.node(p).kind == SymbolKind::Class);
+            class.map(|p| graph.node(p).name.as_str()).or_else(|| {
+                let owner = graph.node(node).details.as_ref()?.owner.as_deref()?;
+                Some(owner.rsplit("::").next().unwrap_or(owner))
+            })
+        };
+        // (name, kind, owner) → the copy's hit, and the files copied from.
+        let mut copies: HashMap<CopyKey<'_>, (RankedHit, &[String])> = HashMap::new();
+        for hit in fused.values() {
+            let Some(path) = graph.path_of(hit.node) else { continue };
+            let sources = self.roles.sources_of(path);
+            let node = graph.node(hit.node);
+            if sources.is_empty() || matches!(node.kind, SymbolKind::Module | SymbolKind::Package) {
+                continue;
+            }
+            let key = (node.name.as_str(), node.kind, owner(hit.node));
+            if copies.get(&key).is_none_or(|(best, _)| best.score < hit.score) {
+                copies.insert(key, (hit.clone(), sources));
+            }
+        }
+        if copies.is_empty() {
+            return;
+        }
+        let mut stand_ins: Vec<(NodeId, RankedHit)> = Vec::new();
+        for (id, node) in graph.nodes() {
+            let Some(file) = node.file else { continue };
+            let Some((copy, sources)) = copies.get(&(node.name.as_str(), node.kind, owner(id))) else { continue };
+            if sources.iter().any(|s| s.as_str() == graph.file(file).path) {
+                stand_ins.push((id, copy.clone()));
+            }
+        }
+        for (node, copy) in stand_ins {
+            let hit = fused.entry(node).or_insert_with(|| RankedHit {
+                node,
+                score: 0.0,
+                name_match: None,
+                explain: Explain::default(),
+            });
+            if hit.score < copy.score {
+                hit.score = copy.score;
+                hit.name_match = hit.name_match.or(copy.name_match);
+                hit.explain = Explain { chunk_lines: None, graph: None, role: None, ..copy.explain };
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1005,6 +1071,7 @@ impl Retrieval {
             }
         }
 
+        self.copies_stand_in(graph, &mut fused);
         let mut hits: Vec<RankedHit> = fused.into_values().collect();
         // A file's role is evidence here too: code that is not the
         // project's own (vendored, generated) ranks below it, and every hit
@@ -1037,7 +1104,9 @@ impl Retrieval {
             if let Some(typed) = &typed {
                 hit.score *= typed.factor(graph, hit.node);
             }
+            let tool_output = role == Role::Generated && self.roles.sources_of(path).is_empty();
             hit.score *= match (role.family(), &intent) {
+                (Family::Foreign, _) if tool_output && !names(hit) => TOOL_OUTPUT,
                 (Family::Foreign, _) => FOREIGN,
                 (Family::Test, Some(intent)) if !intent.tests && !named => TEST_PRIOR,
                 (Family::Aside, Some(intent)) if !intent.examples && !named => ASIDE_PRIOR,

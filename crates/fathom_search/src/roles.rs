@@ -299,6 +299,9 @@ const AMALGAMATED_SHARE: f64 = 0.5;
 const AMALGAMATED_FILES: usize = 5;
 /// … whose definitions it holds at least this share of.
 const AMALGAMATED_COPIED: f64 = 0.3;
+/// How many times amalgamations are looked for, each time among the files
+/// not yet found to be one.
+const AMALGAMATION_PASSES: usize = 3;
 
 impl FileRoles {
     pub fn build(sources: &dyn Sources) -> FileRoles {
@@ -379,51 +382,61 @@ impl FileRoles {
                 }
             }
         }
-        // Amalgamations: definitions that other files define too.
-        let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (at, names) in definitions.iter().enumerate() {
-            if judged[at].role == Role::Source {
-                for name in names {
-                    definers.entry(name.as_str()).or_default().push(at);
-                }
-            }
-        }
-        // Each generated file's sources, by index.
+        // Amalgamations: definitions that other files define too. Read
+        // again once one is found: a second amalgamation (a project's
+        // amalgamated source beside its amalgamated header) shares names
+        // with the first, whose size hid what it copies. Each generated
+        // file's sources, by index:
         let mut sources_of: Vec<(usize, Vec<usize>)> = Vec::new();
-        for (at, names) in definitions.iter().enumerate() {
-            if judged[at].role != Role::Source || names.len() < 2 * AMALGAMATED_FILES {
-                continue;
-            }
-            let mut others: HashSet<usize> = HashSet::new();
-            let mut again = 0;
-            let language = LanguageFamily::of(files[at].language);
-            for name in names {
-                let elsewhere: Vec<usize> = definers[name.as_str()]
-                    .iter()
-                    .copied()
-                    .filter(|&o| o != at && LanguageFamily::of(files[o].language) == language)
-                    .collect();
-                if !elsewhere.is_empty() {
-                    again += 1;
-                    others.extend(elsewhere);
+        for _ in 0..AMALGAMATION_PASSES {
+            let mut found = false;
+            let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (at, names) in definitions.iter().enumerate() {
+                if judged[at].role == Role::Source {
+                    for name in names {
+                        definers.entry(name.as_str()).or_default().push(at);
+                    }
                 }
             }
-            // … and copies much of them: a file that shares common method
-            // names (`new`, `fmt`, `poll`) with many files copies none.
-            let copied_from: usize = others.iter().map(|&o| definitions[o].len()).sum();
-            if again as f64 >= AMALGAMATED_SHARE * names.len() as f64
-                && others.len() >= AMALGAMATED_FILES
-                && again as f64 >= AMALGAMATED_COPIED * copied_from as f64
-            {
-                judged[at] = Judged {
-                    role: Role::Generated,
-                    why: Some(format!(
-                        "an amalgamation: {again} of its {} definitions are defined in {} other files",
-                        names.len(),
-                        others.len()
-                    )),
-                };
-                sources_of.push((at, others.into_iter().collect()));
+            for (at, names) in definitions.iter().enumerate() {
+                if judged[at].role != Role::Source || names.len() < 2 * AMALGAMATED_FILES {
+                    continue;
+                }
+                let mut others: HashSet<usize> = HashSet::new();
+                let mut again = 0;
+                let language = LanguageFamily::of(files[at].language);
+                for name in names {
+                    let elsewhere: Vec<usize> = definers[name.as_str()]
+                        .iter()
+                        .copied()
+                        .filter(|&o| o != at && LanguageFamily::of(files[o].language) == language)
+                        .collect();
+                    if !elsewhere.is_empty() {
+                        again += 1;
+                        others.extend(elsewhere);
+                    }
+                }
+                // … and copies much of them: a file that shares common method
+                // names (`new`, `fmt`, `poll`) with many files copies none.
+                let copied_from: usize = others.iter().map(|&o| definitions[o].len()).sum();
+                if again as f64 >= AMALGAMATED_SHARE * names.len() as f64
+                    && others.len() >= AMALGAMATED_FILES
+                    && again as f64 >= AMALGAMATED_COPIED * copied_from as f64
+                {
+                    judged[at] = Judged {
+                        role: Role::Generated,
+                        why: Some(format!(
+                            "an amalgamation: {again} of its {} definitions are defined in {} other files",
+                            names.len(),
+                            others.len()
+                        )),
+                    };
+                    sources_of.push((at, others.into_iter().collect()));
+                    found = true;
+                }
+            }
+            if !found {
+                break;
             }
         }
         // A TypeScript declaration file beside JavaScript
