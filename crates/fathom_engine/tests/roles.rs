@@ -21,24 +21,35 @@ fn ranked(index: &Index, report: &str) -> Vec<String> {
     index.locate(report, 20, None).files.into_iter().map(|f| f.file).collect()
 }
 
-/// A header-only C++ library: six headers, and the single header its
-/// release script pastes them into.
-fn library() -> Vec<(&'static str, String)> {
+/// The parts of a C++ library, one file each under `folder` (`{part}{ext}`),
+/// and the one file `pasted` its release script pastes them into.
+fn released(
+    folder: &str,
+    ext: &str,
+    pasted: &'static str,
+    body: impl Fn(&str) -> String,
+) -> Vec<(&'static str, String)> {
     let parts = ["lexer", "parser", "serializer", "iterator", "pointer", "convert"];
-    let header = |part: &str| {
-        (0..4)
-            .map(|i| format!("int {part}_step{i}(int x) {{ return x + {i}; }}\n"))
-            .chain([format!("class {part}_state {{ public: int depth() {{ return 1; }} }};\n")])
-            .collect::<String>()
-    };
     let mut files: Vec<(&'static str, String)> = parts
         .iter()
         .map(|p| {
-            let path: &'static str = Box::leak(format!("include/lib/{p}.hpp").into_boxed_str());
-            (path, header(p))
+            let path: &'static str = Box::leak(format!("{folder}/{p}{ext}").into_boxed_str());
+            (path, body(p))
         })
         .collect();
-    files.push(("single_include/lib.hpp", parts.iter().map(|p| header(p)).collect()));
+    files.push((pasted, parts.iter().map(|p| body(p)).collect()));
+    files
+}
+
+/// A header-only C++ library: six headers, and the single header its
+/// release script pastes them into.
+fn library() -> Vec<(&'static str, String)> {
+    let mut files = released("include/lib", ".hpp", "single_include/lib.hpp", |part| {
+        (0..4)
+            .map(|i| format!("int {part}_step{i}(int x) {{ return x + {i}; }}\n"))
+            .chain([format!("class {part}_state {{ public: int depth() {{ return 1; }} }};\n")])
+            .collect()
+    });
     files.push((
         "include/lib/pointer_error.hpp",
         "// a pointer that walks past the end of an array reports the wrong token\nint pointer_past_end(int token) { return token; }\n".into(),
@@ -221,18 +232,12 @@ fn generated_code_is_indexed_marked_ranked_below_and_resolved() {
 /// one source, as Catch2's `extras/` does.
 fn amalgamated_twice() -> Vec<(&'static str, String)> {
     let mut files = library();
-    let parts = ["lexer", "parser", "serializer", "iterator", "pointer", "convert"];
-    let source = |part: &str| {
+    files.extend(released("src", ".cpp", "extras/lib_amalgamated.cpp", |part| {
         (0..4)
             .map(|i| format!("int {part}_step{i}(int x) {{ return x + {i}; }}\n"))
             .chain([format!("int {part}_run(int x) {{ return {part}_step0(x); }}\n")])
-            .collect::<String>()
-    };
-    for p in parts {
-        let path: &'static str = Box::leak(format!("src/{p}.cpp").into_boxed_str());
-        files.push((path, source(p)));
-    }
-    files.push(("extras/lib_amalgamated.cpp", parts.iter().map(|p| source(p)).collect()));
+            .collect()
+    }));
     files
 }
 
