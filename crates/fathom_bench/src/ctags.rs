@@ -12,8 +12,9 @@
 //! beside them but kept out of the headline. Beside the recall, every
 //! symbol Fathom names after a reserved word of its language (C's and
 //! C++'s grammar words: `return`, `typename`) is counted and listed: a
-//! keyword is never a name. Names that are keywords only in context
-//! (Rust's `default`) are listed apart.
+//! keyword is never a name (a test is named by its title, which may be
+//! any word: `TEST_CASE("noexcept")`). Names that are keywords only in
+//! context (Rust's `default`) are listed apart.
 //!
 //! ctags' prototypes on lines inside a macro-declared test's body
 //! (doctest's `TEST_CASE("…") { CHECK(x); }`, whose statements ctags reads
@@ -232,7 +233,10 @@ fn compare(dir: &Path) -> Result<Value, String> {
             .entry(node.language)
             .or_insert_with(|| fathom_parse::grammar_words(node.language).into_iter().collect());
         let reserved = reserved.entry(node.language).or_insert_with(|| fathom_parse::reserved_words(node.language));
-        if reserved.contains(simple) {
+        // A test declared by a macro is named by its author's string
+        // (`TEST_CASE("noexcept")`): a title, not an identifier.
+        let titled = node.details.as_ref().is_some_and(|d| d.is_test);
+        if reserved.contains(simple) && !titled {
             keyword_named
                 .entry(format!("{} {}", node.language.name(), simple))
                 .or_default()

@@ -18,6 +18,7 @@ mod errors;
 pub mod highlight;
 mod identifier;
 mod lang;
+mod line_macros;
 mod macro_tests;
 mod metrics;
 mod order;
@@ -224,9 +225,12 @@ impl Parsers {
         }
         let loaded = self.load(language)?;
         // C and C++ with the conditional branches ctags skips blanked
-        // (`conditional`): every offset is the file's own.
+        // (`conditional`), and the macros invoked alone on their line
+        // (`line_macros`): every offset is the file's own.
         let read = if loaded.profile.preprocessed { conditional::one_branch(text) } else { None };
         let text = read.as_deref().unwrap_or(text);
+        let unmacroed = if loaded.profile.preprocessed { line_macros::blank(text) } else { None };
+        let text = unmacroed.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
             return Err(match budget.out {
