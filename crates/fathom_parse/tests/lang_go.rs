@@ -3,7 +3,7 @@
 mod common;
 
 use common::parse;
-use fathom_model::{Language, SymbolKind};
+use fathom_model::{ClassKind, Language, SymbolKind};
 
 #[test]
 fn lang_go_fixture() {
@@ -21,4 +21,23 @@ fn go_methods_belong_to_their_receiver_type_and_tests_follow_go_test() {
     assert_eq!(tests, ["TestPush"]);
     let outside = parse(Language::Go, "stack.go", source);
     assert!(outside.facts.definitions.iter().all(|d| !d.is_test), "only _test.go files hold tests");
+}
+
+#[test]
+fn type_aliases_alone_and_in_a_group_are_symbols() {
+    let source = "package mcp\n\n// CacheConf is an alias of ClusterConf.\ntype CacheConf = ClusterConf\n\n// Re-exported SDK types.\ntype (\n\tTool = sdkmcp.Tool\n\tTextContent = sdkmcp.TextContent\n\tCelsius float64\n)\n";
+    let parsed = parse(Language::Go, "mcp/types.go", source);
+    let found: Vec<(&str, SymbolKind, Option<ClassKind>)> =
+        parsed.facts.definitions.iter().map(|d| (d.name.as_str(), d.kind, d.class_kind)).collect();
+    assert_eq!(
+        found,
+        [
+            ("CacheConf", SymbolKind::Class, Some(ClassKind::Alias)),
+            ("Tool", SymbolKind::Class, Some(ClassKind::Alias)),
+            ("TextContent", SymbolKind::Class, Some(ClassKind::Alias)),
+            ("Celsius", SymbolKind::Class, Some(ClassKind::Class)),
+        ]
+    );
+    let alias = &parsed.facts.definitions[0];
+    assert_eq!(alias.docstring.as_deref(), Some("CacheConf is an alias of ClusterConf."));
 }

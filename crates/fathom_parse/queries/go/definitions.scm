@@ -40,6 +40,15 @@
     ] @type)) @definition.class
   (#not-match? @definition.class "^type\\s*\\("))
 
+; Aliases: `type CacheConf = ClusterConf`, and a group's re-exports,
+; `type ( Tool = sdkmcp.Tool; ... )`.
+((type_declaration
+  (type_alias name: (type_identifier) @name type: (_) @type)) @definition.alias
+  (#not-match? @definition.alias "^type\\s*\\("))
+
+(type_declaration "("
+  (type_alias name: (type_identifier) @name type: (_) @type) @definition.alias)
+
 ; Struct embedding is Go's inheritance: `struct { Entity; *pkg.Base }`.
 ((type_declaration
   (type_spec
