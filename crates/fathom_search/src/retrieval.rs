@@ -2,7 +2,7 @@
 //! locations) fused by reciprocal rank fusion, expanded one hop through the
 //! graph, and explained.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use fathom_graph::{CodeGraph, EdgeKind, NodeId};
@@ -417,9 +417,12 @@ impl Retrieval {
         if copies.is_empty() {
             return;
         }
+        // One pass over the graph, asking only a namesake of a copy for its
+        // owner and its file.
+        let names: HashSet<&str> = copies.keys().map(|&(name, _, _)| name).collect();
         let mut stand_ins: Vec<(NodeId, RankedHit)> = Vec::new();
         for (id, node) in graph.nodes() {
-            let Some(file) = node.file else { continue };
+            let Some(file) = node.file.filter(|_| names.contains(node.name.as_str())) else { continue };
             let Some((copy, sources)) = copies.get(&(node.name.as_str(), node.kind, owner(id))) else { continue };
             if sources.iter().any(|s| s.as_str() == graph.file(file).path) {
                 stand_ins.push((id, copy.clone()));
