@@ -235,7 +235,7 @@ fn compare(dir: &Path) -> Result<Value, String> {
         let reserved = reserved.entry(node.language).or_insert_with(|| fathom_parse::reserved_words(node.language));
         // A test declared by a macro is named by its author's string
         // (`TEST_CASE("noexcept")`): a title, not an identifier.
-        let titled = node.details.as_ref().is_some_and(|d| d.is_test);
+        let titled = node.is_test();
         if reserved.contains(simple) && !titled {
             keyword_named
                 .entry(format!("{} {}", node.language.name(), simple))
@@ -254,7 +254,7 @@ fn compare(dir: &Path) -> Result<Value, String> {
     let mut test_bodies: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
     for (_, node) in graph.nodes() {
         if let Some(file) = node.file
-            && node.details.as_ref().is_some_and(|d| d.is_test)
+            && node.is_test()
             && matches!(node.kind, SymbolKind::Function | SymbolKind::Method)
             && node.span.end_line > node.span.start_line
         {

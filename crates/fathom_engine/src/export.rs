@@ -74,7 +74,7 @@ impl Index {
                 start_line: node.span.start_line,
                 end_line: node.span.end_line,
                 is_external: node.is_external,
-                is_test: node.details.as_ref().is_some_and(|d| d.is_test),
+                is_test: node.is_test(),
             })
             .collect();
         let edges = graph

@@ -382,7 +382,7 @@ impl Index {
             let runnable = self
                 .graph
                 .nodes()
-                .filter(|(_, n)| n.file.is_some_and(|f| f.0 == at) && n.details.as_ref().is_some_and(|d| d.is_test));
+                .filter(|(_, n)| n.file.is_some_and(|f| f.0 == at) && n.is_test());
             tests.extend(runnable.map(|(id, _)| id).take(TESTS_PER_NAMED_FILE));
         }
         tests
@@ -418,7 +418,7 @@ impl Index {
                 // The lanes search the tests and the code inside them; code
                 // inside a test (a nested function) cannot be run on its own,
                 // and ranks only where the graph lane listed it.
-                let runnable = self.graph.node(id).details.as_ref().is_some_and(|d| d.is_test);
+                let runnable = self.graph.node(id).is_test();
                 if !runnable && !by_test.contains_key(&id) {
                     continue;
                 }

@@ -261,7 +261,7 @@ fn a_test_folders_scripts_and_the_case_files_they_run_are_tests() {
     let tests: Vec<(&str, &str)> = index
         .graph()
         .nodes()
-        .filter(|(_, n)| n.details.as_ref().is_some_and(|d| d.is_test))
+        .filter(|(_, n)| n.is_test())
         .map(|(_, n)| (n.name.as_str(), n.file.map_or("", |f| index.graph().files()[f.0 as usize].path.as_str())))
         .collect();
     assert_eq!(tests.len(), 3, "{tests:?}");

@@ -47,6 +47,14 @@ pub struct Node {
     pub details: Option<Box<Details>>,
 }
 
+impl Node {
+    /// Whether the definition is a test: a test function, method or class,
+    /// marked by its language's conventions or its framework.
+    pub fn is_test(&self) -> bool {
+        self.details.as_ref().is_some_and(|d| d.is_test)
+    }
+}
+
 /// A name known at compile time. Spelled through an alias because serde's
 /// derive borrows every field written `&str` from its input, which a
 /// `'static` field cannot; `synthesizer` reads it instead.

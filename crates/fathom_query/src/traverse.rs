@@ -146,7 +146,7 @@ pub fn symbol(graph: &CodeGraph, id: NodeId) -> SymbolContext {
         .collect();
     let tests = walk(graph, &[id], 3, &[(EdgeKind::Calls, Direction::Incoming)])
         .into_iter()
-        .filter(|r| graph.node(NodeId::new(r.node.id as usize)).details.as_ref().is_some_and(|d| d.is_test))
+        .filter(|r| graph.node(NodeId::new(r.node.id as usize)).is_test())
         .collect();
     SymbolContext {
         symbol: NodeRef::new(graph, id),
@@ -158,7 +158,7 @@ pub fn symbol(graph: &CodeGraph, id: NodeId) -> SymbolContext {
         modifiers: details.map(|d| d.modifiers.to_vec()).unwrap_or_default(),
         visibility: details.and_then(|d| d.visibility),
         decorators: details.map(|d| d.decorators.to_vec()).unwrap_or_default(),
-        is_test: details.is_some_and(|d| d.is_test),
+        is_test: node.is_test(),
         is_constructor: details.is_some_and(|d| d.is_constructor),
         cyclomatic_complexity: details.and_then(|d| d.complexity),
         loc: details.map(|d| d.loc),

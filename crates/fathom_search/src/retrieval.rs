@@ -280,7 +280,7 @@ pub fn is_runnable_test(graph: &CodeGraph, id: NodeId) -> bool {
     let mut at = Some(id);
     for _ in 0..8 {
         let Some(node) = at else { break };
-        if graph.node(node).details.as_ref().is_some_and(|d| d.is_test) {
+        if graph.node(node).is_test() {
             return true;
         }
         at = graph.parent(node);

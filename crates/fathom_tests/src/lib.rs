@@ -128,7 +128,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         let mut tests = Vec::new();
         let mut is_test_file: Vec<bool> = graph.files().iter().map(|file| is_test_path(&file.path)).collect();
         for (id, node) in graph.nodes() {
-            if node.details.as_ref().is_some_and(|d| d.is_test) {
+            if node.is_test() {
                 tests.push(id);
                 if let Some(file) = node.file {
                     is_test_file[file.0 as usize] = true;
@@ -168,7 +168,7 @@ impl<'g, S: AsRef<str>> Linker<'g, S> {
         !node.is_external
             && node.file.is_some_and(|f| !self.is_test_file[f.0 as usize])
             && matches!(node.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Module)
-            && !node.details.as_ref().is_some_and(|d| d.is_test)
+            && !node.is_test()
             && !self.declarations.contains(&id)
     }
 

@@ -58,7 +58,7 @@ pub fn graph_lane(graph: &CodeGraph, seeds: &[Seed]) -> Vec<GraphHit> {
         }
     };
     for seed in seeds {
-        if graph.node(seed.node).details.as_ref().is_some_and(|d| d.is_test) {
+        if graph.node(seed.node).is_test() {
             offer(GraphHit { test: seed.node, score: seed.weight, path: Vec::new() });
         }
         // What depends on the seed first; what holds it only where that
