@@ -157,8 +157,9 @@ describe('scale', () => {
       const limit = page.locator('[data-testid="skipped"] [data-reason="limit"]');
       expect(Number(await limit.getAttribute('data-count'))).toBe(24 - dense);
       await limit.locator('summary').click();
+      // The list is drawn as it opens: wait for its rows, then read them.
+      await expect.poll(() => limit.locator('li .detail').count(), { timeout: 10_000 }).toBe(24 - dense);
       const details = await limit.locator('li .detail').allTextContents();
-      expect(details.length).toBe(24 - dense);
       // Each left out is named with what makes it costly, or as waiting
       // beside such a file.
       expect(details.some((d) => /\d[\d,]* definitions in [\d.]+ KiB \(one every \d+ bytes\)/.test(d))).toBe(true);

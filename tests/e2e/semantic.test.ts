@@ -81,7 +81,7 @@ async function results(
   page: Page,
   query: string,
   mode: string,
-): Promise<{ mode: string; meaning: string; hits: { symbol: string; lanes: string[] }[] }> {
+): Promise<{ mode: string; meaning: string; reading: string; hits: { symbol: string; lanes: string[] }[] }> {
   await page.getByTestId('search-mode').selectOption(mode);
   await page.getByTestId('search-input').fill(query);
   const list = page.locator(`[data-testid="search-results"][data-query="${query}"]`);
@@ -99,7 +99,7 @@ async function results(
       symbol: li.dataset.symbol ?? '',
       lanes: [...li.querySelectorAll<HTMLElement>('.lane')].map((l) => l.dataset.lane ?? ''),
     }));
-    return { mode: list?.dataset.mode ?? '', meaning: list?.dataset.meaning ?? '', hits };
+    return { mode: list?.dataset.mode ?? '', meaning: list?.dataset.meaning ?? '', reading: list?.dataset.reading ?? '', hits };
   });
 }
 
@@ -137,9 +137,15 @@ describe('on WebGPU', () => {
         expect(Number(badge.done)).toBe(Number(badge.chunks));
         expect(requests.some((url) => url.endsWith('/model/minilm-l6-v2.f16.safetensors'))).toBe(true);
 
-        const hybrid = await results(page, QUERY, 'hybrid');
+        let hybrid = await results(page, QUERY, 'hybrid');
+        // A reading past its deadline (SwiftShader on a busy runner) is
+        // answered without MiniLM, as designed: the question is asked again.
+        for (let tries = 0; hybrid.reading === 'late' && tries < 3; tries += 1) {
+          await results(page, 'send_message', 'lexical');
+          hybrid = await results(page, QUERY, 'hybrid');
+        }
         expect(hybrid.mode).toBe('hybrid');
-        expect(hybrid.meaning).toBe('minilm');
+        expect(hybrid.meaning, `MiniLM's reading: ${hybrid.reading}`).toBe('minilm');
         expect(hybrid.hits[0]?.symbol).toContain(TARGET);
         expect(hybrid.hits[0]?.lanes).toContain('dense');
         expect(hybrid.hits[0]?.lanes).not.toContain('lexical');
