@@ -379,10 +379,7 @@ impl Index {
         let mut tests = Vec::new();
         for (_, file) in scored.into_iter().take(TEXT_LANE_DEPTH) {
             let Some(&at) = self.by_path.get(file) else { continue };
-            let runnable = self
-                .graph
-                .nodes()
-                .filter(|(_, n)| n.file.is_some_and(|f| f.0 == at) && n.is_test());
+            let runnable = self.graph.nodes().filter(|(_, n)| n.file.is_some_and(|f| f.0 == at) && n.is_test());
             tests.extend(runnable.map(|(id, _)| id).take(TESTS_PER_NAMED_FILE));
         }
         tests
