@@ -12,6 +12,7 @@
 //! identifier under a position ([`identifier_at`]).
 
 pub mod alloc;
+mod class_macros;
 mod conditional;
 mod definitions;
 mod errors;
@@ -231,6 +232,8 @@ impl Parsers {
         let text = read.as_deref().unwrap_or(text);
         let unmacroed = if loaded.profile.preprocessed { line_macros::blank(text) } else { None };
         let text = unmacroed.as_deref().unwrap_or(text);
+        let unexported = if loaded.profile.preprocessed { class_macros::blank(text) } else { None };
+        let text = unexported.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
             return Err(match budget.out {

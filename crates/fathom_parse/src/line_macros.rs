@@ -7,12 +7,25 @@
 //! json_sax` after the namespace macro) or more. No C or C++ declaration is
 //! one word alone, so a word spelt as a macro (capitals, digits and
 //! underscores, with an underscore) that stands alone on its line, after a
-//! line that ended a declaration, a statement or a block (`;`, `{`, `}`) or
-//! a directive, is blanked. An enumerator alone on its line follows a `,`
-//! or its enum's `{` and is followed by `,`, `=` or `}`: it is kept.
+//! line that ended a declaration, a statement or a block (`;`, `{`, `}`), a
+//! directive or an access label (`public:`), is blanked. An enumerator
+//! alone on its line follows a `,` or its enum's `{` and is followed by `,`,
+//! `=` or `}`: it is kept.
 //!
-//! Blanking replaces the word's bytes with spaces: every offset and line of
-//! the file is unchanged.
+//! The same holds for a macro invoked with arguments, alone on its lines,
+//! where only declarations stand (at file scope, in a namespace, an `extern
+//! "C"` block or a class body): `DOCTEST_DEFINE_DECORATOR(skip, bool,
+//! true);`, `Q_DECLARE_METATYPE(QList<int>)`, `Q_PROPERTY(int x READ x)`,
+//! `NLOHMANN_DEFINE_TYPE_INTRUSIVE(person, name)`. tree-sitter reads such an
+//! invocation as a function's declaration, and a type among its arguments
+//! (`const char*`) leaves it in recovery for thousands of lines: in
+//! doctest's header one invocation swallowed 3,000 lines with 40 classes. In
+//! a function's body the same spelling is a statement (`CHECK(a == b);`),
+//! whose calls are references, so it is kept; so is one a body follows
+//! (`TEST_CASE("x") {`, read by `macro_tests`).
+//!
+//! Blanking replaces the macro's bytes with spaces, and keeps its newlines:
+//! every offset and line of the file is unchanged.
 
 /// `text` with each lone macro blanked; `None` where there is none.
 pub(crate) fn blank(text: &str) -> Option<String> {
@@ -29,7 +42,13 @@ pub(crate) fn blank(text: &str) -> Option<String> {
     let mut continued = false;
     // How the last line of code ended: `;`, `{`, `}` or a directive.
     let mut after_end = true;
+    let declarations = declaration_lines(text, &lines);
+    // The end of an invocation blanked across lines.
+    let mut blanked_to = 0;
     for (i, &(start, line)) in lines.iter().enumerate() {
+        if start < blanked_to {
+            continue;
+        }
         let code = code_of(line, &mut in_comment);
         let trimmed = code.trim();
         let directive = continued || trimmed.starts_with('#');
@@ -47,9 +66,152 @@ pub(crate) fn blank(text: &str) -> Option<String> {
             bytes[from..from + trimmed.len()].fill(b' ');
             continue;
         }
-        after_end = trimmed.ends_with([';', '{', '}']);
+        if after_end
+            && declarations[i]
+            && let Some(from) = line.find(trimmed).map(|at| start + at)
+            && let Some(end) = lone_invocation(text, from)
+            && !continues(&lines[lines.partition_point(|&(s, _)| s < end)..])
+            && !opens_body(&lines[lines.partition_point(|&(s, _)| s < end)..])
+        {
+            let bytes = out.get_or_insert_with(|| text.as_bytes().to_vec());
+            bytes[from..end].iter_mut().filter(|b| **b != b'\n').for_each(|b| *b = b' ');
+            blanked_to = end;
+            continue;
+        }
+        after_end = trimmed.ends_with([';', '{', '}']) || access_label(trimmed);
     }
     out.map(|bytes| String::from_utf8(bytes).expect("only ASCII blanked"))
+}
+
+/// A class's access label (`public:`, `private slots:`), after which a
+/// member's declaration starts as after a `;`.
+fn access_label(line: &str) -> bool {
+    let Some(label) = line.strip_suffix(':').filter(|label| !label.ends_with(':')) else { return false };
+    label.split_whitespace().next().is_some_and(|word| matches!(word, "public" | "protected" | "private"))
+}
+
+/// How far an invocation may reach: a macro's arguments run to a few
+/// lines, and a bound keeps a file of unclosed brackets linear.
+const MAX_INVOCATION: usize = 4096;
+
+/// Where the invocation of a macro that starts at `at` ends (past its `;`,
+/// if any), when it is one: a word spelt as a macro, its balanced
+/// arguments, an optional `;`, and nothing more on its last line but a
+/// comment.
+fn lone_invocation(text: &str, at: usize) -> Option<usize> {
+    let s = text.as_bytes();
+    let word = s[at..].iter().take_while(|&&b| crate::macro_tests::is_ident(b)).count();
+    if !spelt_as_macro(&text[at..at + word]) {
+        return None;
+    }
+    let open = at + word + s[at + word..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    if s.get(open) != Some(&b'(') {
+        return None;
+    }
+    let within = &s[..s.len().min(open + MAX_INVOCATION)];
+    let mut end = crate::macro_tests::past_closing(within, open)?;
+    if s.get(end) == Some(&b';') {
+        end += 1;
+    }
+    let rest = text[end..].split('\n').next().unwrap_or("").trim();
+    (rest.is_empty() || rest.starts_with("//") || rest.starts_with("/*") && !rest.contains("*/")).then_some(end)
+}
+
+/// For each line, whether it starts where only declarations stand: at file
+/// scope, or in blocks each of which is a namespace, an `extern "C"` block
+/// or a class body ([`holds_declarations`]). Comments, literals and
+/// directives are passed over.
+fn declaration_lines(text: &str, lines: &[(usize, &str)]) -> Vec<bool> {
+    let s = text.as_bytes();
+    let mut blocks: Vec<bool> = Vec::new();
+    let mut out = Vec::with_capacity(lines.len());
+    // Where the words before the next `{` start.
+    let mut head = 0;
+    let mut line_start = true;
+    let mut at = 0;
+    while at < s.len() {
+        while out.len() < lines.len() && lines[out.len()].0 <= at {
+            out.push(blocks.iter().all(|&d| d));
+        }
+        if let Some(past) = crate::macro_tests::past_literal(s, at) {
+            line_start = s[at] == b'/' && s[at..past].contains(&b'\n');
+            at = past.max(at + 1);
+            continue;
+        }
+        match s[at] {
+            b'\n' => line_start = true,
+            b'#' if line_start => {
+                while at < s.len() && !(s[at] == b'\n' && s[at - 1] != b'\\') {
+                    at += 1;
+                }
+                head = at;
+                continue;
+            }
+            b'{' => {
+                blocks.push(holds_declarations(&s[head..at]));
+                head = at + 1;
+            }
+            b'}' => {
+                blocks.pop();
+                head = at + 1;
+            }
+            b';' => head = at + 1,
+            b if b.is_ascii_whitespace() => {}
+            _ => line_start = false,
+        }
+        at += 1;
+    }
+    let last = blocks.iter().all(|&d| d);
+    out.resize(lines.len(), last);
+    out
+}
+
+/// Whether the block that `head` opens holds declarations only: a
+/// namespace, an `extern "C"` block, or a class, struct or union body (its
+/// keyword outside brackets, with no `(` or `=` after it, which a function
+/// returning a struct or an initialiser has). An `enum`'s body holds
+/// enumerators; any other block, statements.
+fn holds_declarations(head: &[u8]) -> bool {
+    let mut words: Vec<(usize, &[u8])> = Vec::new();
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < head.len() {
+        let b = head[at];
+        if let Some(past) = crate::macro_tests::past_literal(head, at) {
+            if b != b'/' {
+                words.push((depth, b"\""));
+            }
+            at = past.max(at + 1);
+            continue;
+        }
+        if crate::macro_tests::is_ident(b) {
+            let end = at + head[at..].iter().take_while(|&&b| crate::macro_tests::is_ident(b)).count();
+            words.push((depth, &head[at..end]));
+            at = end;
+            continue;
+        }
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'=' if depth == 0 => words.push((0, b"=")),
+            _ => {}
+        }
+        if b == b'(' && depth == 1 {
+            words.push((0, b"("));
+        }
+        at += 1;
+    }
+    let top = |w: &[u8]| words.iter().any(|&(d, x)| d == 0 && x == w);
+    if top(b"namespace") || top(b"extern") && words.iter().any(|&(_, x)| x == b"\"") {
+        return true;
+    }
+    if top(b"enum") {
+        return false;
+    }
+    let Some(keyword) = words.iter().rposition(|&(d, x)| d == 0 && matches!(x, b"class" | b"struct" | b"union")) else {
+        return false;
+    };
+    !words[keyword..].iter().any(|&(_, x)| x == b"(" || x == b"=")
 }
 
 /// The line without its comments, carrying a block comment across lines.
@@ -113,6 +275,15 @@ fn continues(rest: &[(usize, &str)]) -> bool {
     false
 }
 
+/// Whether the next line of code opens a body (`TEST_CASE("x")` then `{`).
+fn opens_body(rest: &[(usize, &str)]) -> bool {
+    let mut in_comment = false;
+    rest.iter()
+        .map(|&(_, line)| code_of(line, &mut in_comment))
+        .find(|code| !code.trim().is_empty())
+        .is_some_and(|code| code.trim_start().starts_with('{'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +300,44 @@ mod tests {
         assert_eq!(read, expected);
         let text = "class Widget : public QObject {\n    Q_OBJECT\npublic:\n    void show();\n};\n";
         assert_eq!(blank(text).unwrap(), text.replace("Q_OBJECT", "        "));
+    }
+
+    #[test]
+    fn an_invocation_where_declarations_stand_is_blanked_with_its_arguments() {
+        let text = "namespace doctest {\nDOCTEST_DEFINE_DECORATOR(test_suite, const char*, \"\");\nQ_DECLARE_METATYPE(QList<int>)\n\
+                    struct After {};\n}\n";
+        let read = blank(text).expect("two invocations");
+        assert_eq!(read.len(), text.len());
+        assert_eq!(read.lines().filter(|line| line.trim().is_empty()).count(), 2, "{read}");
+        assert!(read.contains("struct After {};"));
+        // In a class body, across lines, before a declaration it qualifies.
+        let text = "class Widget // the widget\n{\n    Q_PROPERTY(int size\n               READ size)\n    \
+                    JSON_HEDLEY_NON_NULL(2)\n    int size() const;\n};\n";
+        let read = blank(text).expect("two invocations");
+        assert_eq!(read.lines().count(), text.lines().count());
+        assert!(!read.contains("Q_PROPERTY") && !read.contains("READ") && !read.contains("NON_NULL"), "{read}");
+        assert!(read.contains("    int size() const;"));
+    }
+
+    #[test]
+    fn statements_tests_and_enumerators_invoked_so_are_kept() {
+        for text in [
+            // A statement in a function's body, also a struct-returning one.
+            "void f() {\n    CHECK_EQ(a, b);\n}\n",
+            "struct point make(int x) {\n    SET_X(p, x);\n}\n",
+            "auto g = [](int x) {\n    LOG_DEBUG(x);\n};\n",
+            // A body follows: a test, or a function named in capitals.
+            "TEST_CASE(\"parses\")\n{\n    run();\n}\n",
+            "TEST(Parser, Empty) {\n}\n",
+            // An enumerator generated by a macro, an initialiser's element.
+            "enum class Kind {\n    KIND_LIST(X)\n};\n",
+            "static const int table[] = {\n    ENTRY_OF(1)\n};\n",
+            // Not alone on its line, or continued.
+            "namespace a {\nEXPORT_API(int) count();\n}\n",
+            "int x = 1;\nMAX_OF(a, b)\n    + 1;\n",
+        ] {
+            assert_eq!(blank(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -25,13 +25,13 @@ pub(crate) struct MacroTest {
     pub header: (usize, usize),
 }
 
-fn is_ident(b: u8) -> bool {
+pub(crate) fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// The index just past a comment, a string, a character or a raw string
 /// literal that starts at `at`, or `None` where none starts there.
-fn past_literal(s: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn past_literal(s: &[u8], at: usize) -> Option<usize> {
     match s[at] {
         b'/' if s.get(at + 1) == Some(&b'/') => {
             Some(s[at..].iter().position(|&b| b == b'\n').map_or(s.len(), |p| at + p))
@@ -80,7 +80,7 @@ fn raw_prefix(s: &[u8], r: usize) -> bool {
 }
 
 /// Past whitespace and comments.
-fn skip_trivia(s: &[u8], mut at: usize) -> usize {
+pub(crate) fn skip_trivia(s: &[u8], mut at: usize) -> usize {
     while at < s.len() {
         if s[at].is_ascii_whitespace() {
             at += 1;
@@ -94,7 +94,7 @@ fn skip_trivia(s: &[u8], mut at: usize) -> usize {
 }
 
 /// The index just past the bracket that closes the one at `at`.
-fn past_closing(s: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn past_closing(s: &[u8], at: usize) -> Option<usize> {
     let (open, close) = (s[at], if s[at] == b'(' { b')' } else { b'}' });
     let mut depth = 0usize;
     let mut i = at;
