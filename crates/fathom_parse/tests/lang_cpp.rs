@@ -73,3 +73,80 @@ Section::operator bool() const { return true; }
         ]
     );
 }
+
+/// A test framework's header in the shapes that leave tree-sitter in error
+/// recovery: an export macro between `struct` and the name, an explicit
+/// instantiation's declaration, and macros invoked with types among their
+/// arguments, in a namespace and in a class body. Every class and method
+/// after them is still found, with its members.
+#[test]
+fn classes_behind_export_macros_and_invocations_are_found() {
+    let source = r#"namespace harness {
+struct HARNESS_API Case
+{
+    String m_name;
+    void run() const;
+};
+
+template <typename F>
+struct HARNESS_API_DECL Near { F value; };
+extern template struct HARNESS_API_DECL Near<float>;
+
+HARNESS_DEFINE_OPTION(suite, const char*, "");
+HARNESS_DEFINE_OPTION(timeout, double, 0);
+
+class HARNESS_API Registry : public Base
+{
+public:
+    HARNESS_FORBID_OPERATOR(Registry, &)
+    HARNESS_FORBID_OPERATOR(Registry, ||)
+    virtual ~Registry();
+    static Registry& instance();
+};
+
+struct Reporter { virtual void report(const Case& c) = 0; };
+}
+"#;
+    let parsed = parse(Language::Cpp, "harness.h", source);
+    let defs = &parsed.facts.definitions;
+    let found: Vec<(&str, SymbolKind)> = defs.iter().map(|d| (d.name.as_str(), d.kind)).collect();
+    for expected in [
+        ("Case", SymbolKind::Class),
+        ("run", SymbolKind::Method),
+        ("Near", SymbolKind::Class),
+        ("Registry", SymbolKind::Class),
+        ("instance", SymbolKind::Method),
+        ("Reporter", SymbolKind::Class),
+        ("report", SymbolKind::Method),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} in {found:?}");
+    }
+    assert!(!found.iter().any(|(name, ..)| name.starts_with("HARNESS")), "no macro is a symbol: {found:?}");
+    let registry = defs.iter().find(|d| d.name == "Registry").unwrap();
+    assert_eq!(registry.bases[0].name, "Base");
+    // A method is inside its class.
+    let instance = defs.iter().find(|d| d.name == "instance").unwrap();
+    assert!(registry.span.start_byte < instance.span.start_byte && instance.span.end_byte < registry.span.end_byte);
+}
+
+/// Out-of-line definitions qualified by namespaces as well as their class,
+/// returning a value, a pointer or nothing (a constructor).
+#[test]
+fn methods_defined_under_nested_namespaces_are_found() {
+    let source = r#"inline bool spdlog::sinks::sink::should_log(int level) const { return true; }
+spdlog::logger *spdlog::details::registry::find(const char *name) { return nullptr; }
+a::b::c::Widget::Widget(int x) {}
+void a::b::c::Widget::paint() {}
+"#;
+    let parsed = parse(Language::Cpp, "sink.cpp", source);
+    let found: Vec<(&str, SymbolKind, Option<&str>)> =
+        parsed.facts.definitions.iter().map(|d| (d.name.as_str(), d.kind, d.owner.as_deref())).collect();
+    for expected in [
+        ("should_log", SymbolKind::Method, Some("sink")),
+        ("find", SymbolKind::Method, Some("registry")),
+        ("Widget", SymbolKind::Method, Some("Widget")),
+        ("paint", SymbolKind::Method, Some("Widget")),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} in {found:?}");
+    }
+}

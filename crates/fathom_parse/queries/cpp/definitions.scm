@@ -75,9 +75,38 @@
   (#match? @name "^(~?[A-Za-z_][A-Za-z0-9_]*|operator.*)$")
   (#not-eq? @owner @name))
 
+; Qualified by namespaces too (`spdlog::sinks::sink::should_log`): a query
+; cannot recurse, so each depth is a pattern; the owner is the innermost scope.
+((function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name)))
+    parameters: (_) @parameters)) @definition.method
+  (#match? @name "^(~?[A-Za-z_][A-Za-z0-9_]*|operator.*)$")
+  (#not-eq? @owner @name))
+
+((function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name))))
+    parameters: (_) @parameters)) @definition.method
+  (#match? @name "^(~?[A-Za-z_][A-Za-z0-9_]*|operator.*)$")
+  (#not-eq? @owner @name))
+
+; Returning a pointer or a reference: `Node *Tree::find(...)`.
 ((function_definition
   declarator: (_ (function_declarator
     declarator: (qualified_identifier scope: (_) @owner name: (_) @name)
+    parameters: (_) @parameters))) @definition.method
+  (#match? @name "^([A-Za-z_][A-Za-z0-9_]*|operator.*)$"))
+
+((function_definition
+  declarator: (_ (function_declarator
+    declarator: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name))
+    parameters: (_) @parameters))) @definition.method
+  (#match? @name "^([A-Za-z_][A-Za-z0-9_]*|operator.*)$"))
+
+((function_definition
+  declarator: (_ (function_declarator
+    declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name)))
     parameters: (_) @parameters))) @definition.method
   (#match? @name "^([A-Za-z_][A-Za-z0-9_]*|operator.*)$"))
 
@@ -90,6 +119,18 @@
 ((function_definition
   declarator: (function_declarator
     declarator: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name))
+    parameters: (_) @parameters)) @definition.constructor
+  (#eq? @owner @name))
+
+((function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name)))
+    parameters: (_) @parameters)) @definition.constructor
+  (#eq? @owner @name))
+
+((function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: (_) @owner name: (_) @name))))
     parameters: (_) @parameters)) @definition.constructor
   (#eq? @owner @name))
 
