@@ -345,11 +345,14 @@ pub fn gold(typed: &str, tags: &[&Tag], own: &dyn Fn(&str) -> bool) -> Gold {
 /// project's source and is not where it is written. The rule of the
 /// index's roles (`fathom_search::roles`: at least half of its names
 /// defined in at least five other files, which it copies at least 30% of),
-/// read from ctags' tags of `own` files rather than from Fathom's graph.
+/// read from ctags' tags of `own` files rather than from Fathom's graph. A
+/// prototype defines nothing: a C header that declares what five sources
+/// define (jq's `src/jv.h`) is the API, not a copy.
 fn amalgamations(tags: &[Tag], own: &dyn Fn(&str) -> bool) -> HashSet<String> {
     let mut names: BTreeMap<&str, HashSet<&str>> = BTreeMap::new();
     let mut definers: HashMap<&str, HashSet<&str>> = HashMap::new();
-    for tag in tags.iter().filter(|t| crate::ctags::named(&t.language, &t.kind) && own(&t.path)) {
+    let defines = |t: &&Tag| crate::ctags::named(&t.language, &t.kind) && t.kind != "prototype" && own(&t.path);
+    for tag in tags.iter().filter(defines) {
         names.entry(tag.path.as_str()).or_default().insert(tag.name.as_str());
         definers.entry(tag.name.as_str()).or_default().insert(tag.path.as_str());
     }
@@ -685,6 +688,20 @@ mod tests {
             kind: kind.into(),
             at: at.iter().map(place).collect(),
         }
+    }
+
+    #[test]
+    fn an_amalgamation_copies_definitions_and_a_header_that_declares_them_is_none() {
+        let mut tags = Vec::new();
+        for source in 0..6 {
+            for f in 0..3 {
+                let name = format!("f{source}_{f}");
+                tags.push(tag(&format!("src/part{source}.c"), &name, "C", "function", &[(1, None)]));
+                tags.push(tag("src/api.h", &name, "C", "prototype", &[(1, None)]));
+                tags.push(tag("dist/all.c", &name, "C", "function", &[(1, None)]));
+            }
+        }
+        assert_eq!(amalgamations(&tags, &|_| true), HashSet::from(["dist/all.c".to_owned()]));
     }
 
     #[test]
