@@ -25,6 +25,7 @@ mod metrics;
 mod order;
 mod profile;
 mod references;
+mod specifier_macros;
 mod text;
 
 use fathom_model::Language;
@@ -234,6 +235,8 @@ impl Parsers {
         let text = unmacroed.as_deref().unwrap_or(text);
         let unexported = if loaded.profile.preprocessed { class_macros::blank(text) } else { None };
         let text = unexported.as_deref().unwrap_or(text);
+        let unspecified = if loaded.profile.preprocessed { specifier_macros::blank(text) } else { None };
+        let text = unspecified.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
             return Err(match budget.out {

@@ -121,7 +121,7 @@ fn lone_invocation(text: &str, at: usize) -> Option<usize> {
 /// scope, or in blocks each of which is a namespace, an `extern "C"` block
 /// or a class body ([`holds_declarations`]). Comments, literals and
 /// directives are passed over.
-fn declaration_lines(text: &str, lines: &[(usize, &str)]) -> Vec<bool> {
+pub(crate) fn declaration_lines(text: &str, lines: &[(usize, &str)]) -> Vec<bool> {
     let s = text.as_bytes();
     let mut blocks: Vec<bool> = Vec::new();
     let mut out = Vec::with_capacity(lines.len());
@@ -251,7 +251,7 @@ fn code_of(line: &str, in_comment: &mut bool) -> String {
 
 /// Capitals, digits and underscores, with an underscore, starting with a
 /// capital: `NLOHMANN_JSON_NAMESPACE_BEGIN`, `Q_OBJECT`.
-fn spelt_as_macro(word: &str) -> bool {
+pub(crate) fn spelt_as_macro(word: &str) -> bool {
     word.len() >= 3
         && word.starts_with(|c: char| c.is_ascii_uppercase())
         && word.contains('_')
