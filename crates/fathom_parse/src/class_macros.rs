@@ -80,7 +80,7 @@ fn macros_after(s: &[u8], mut at: usize) -> Option<Vec<(usize, usize)>> {
         let word_end = at;
         let after = skip_trivia(s, at);
         if s.get(after) == Some(&b'(') {
-            at = past_arguments(s, after)?;
+            at = past_balanced(s, after, b'(', b')')?;
         }
         words.push((start, word_end, at));
         if words.len() > 4 {
@@ -91,7 +91,7 @@ fn macros_after(s: &[u8], mut at: usize) -> Option<Vec<(usize, usize)>> {
     // template struct EXPORT IsNaN<float>;`): no variable is declared so.
     let mut specialised = false;
     if s.get(at) == Some(&b'<') {
-        at = skip_trivia(s, past_angles(s, at)?);
+        at = skip_trivia(s, past_balanced(s, at, b'<', b'>')?);
         specialised = true;
     }
     let opens = match *s.get(at)? {
@@ -121,9 +121,9 @@ fn spelt_as_macro(word: &[u8]) -> bool {
             && word.iter().any(u8::is_ascii_uppercase))
 }
 
-/// Past the balanced angle brackets that open at `at`; `None` where they
-/// do not close before a `;`, `{` or `}`.
-fn past_angles(s: &[u8], mut at: usize) -> Option<usize> {
+/// Past the bracket that closes the `open` at `at` (`<…>`, `(…)`), nested
+/// ones included; `None` where it does not close before a `;`, `{` or `}`.
+fn past_balanced(s: &[u8], mut at: usize, open: u8, close: u8) -> Option<usize> {
     let mut depth = 0usize;
     while at < s.len() {
         if let Some(past) = past_literal(s, at) {
@@ -131,33 +131,8 @@ fn past_angles(s: &[u8], mut at: usize) -> Option<usize> {
             continue;
         }
         match s[at] {
-            b'<' => depth += 1,
-            b'>' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(at + 1);
-                }
-            }
-            b';' | b'{' | b'}' => return None,
-            _ => {}
-        }
-        at += 1;
-    }
-    None
-}
-
-/// Past the balanced parentheses that open at `at`, on one logical span;
-/// `None` where they do not close.
-fn past_arguments(s: &[u8], mut at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    while at < s.len() {
-        if let Some(past) = past_literal(s, at) {
-            at = past.max(at + 1);
-            continue;
-        }
-        match s[at] {
-            b'(' => depth += 1,
-            b')' => {
+            b if b == open => depth += 1,
+            b if b == close => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(at + 1);

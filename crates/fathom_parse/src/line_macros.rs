@@ -29,14 +29,7 @@
 
 /// `text` with each lone macro blanked; `None` where there is none.
 pub(crate) fn blank(text: &str) -> Option<String> {
-    let lines: Vec<(usize, &str)> = text
-        .split_inclusive('\n')
-        .scan(0, |at, line| {
-            let start = *at;
-            *at += line.len();
-            Some((start, line))
-        })
-        .collect();
+    let lines = lines_of(text);
     let mut out: Option<Vec<u8>> = None;
     let mut in_comment = false;
     let mut continued = false;
@@ -81,6 +74,17 @@ pub(crate) fn blank(text: &str) -> Option<String> {
         after_end = trimmed.ends_with([';', '{', '}']) || access_label(trimmed);
     }
     out.map(|bytes| String::from_utf8(bytes).expect("only ASCII blanked"))
+}
+
+/// Each line of `text` with where it starts, its newline kept.
+pub(crate) fn lines_of(text: &str) -> Vec<(usize, &str)> {
+    text.split_inclusive('\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some((start, line))
+        })
+        .collect()
 }
 
 /// A class's access label (`public:`, `private slots:`), after which a

@@ -24,7 +24,7 @@
 //! before one name, the last is kept as the type. Blanking replaces the
 //! words with spaces: every offset and line of the file is unchanged.
 
-use crate::line_macros::{declaration_lines, spelt_as_macro};
+use crate::line_macros::{declaration_lines, lines_of, spelt_as_macro};
 use crate::macro_tests::is_ident;
 
 /// Keywords that no type is followed by: a word before one is a specifier.
@@ -98,14 +98,7 @@ enum Token {
 
 /// `text` with each specifier macro blanked; `None` where there is none.
 pub(crate) fn blank(text: &str) -> Option<String> {
-    let lines: Vec<(usize, &str)> = text
-        .split_inclusive('\n')
-        .scan(0, |at, line| {
-            let start = *at;
-            *at += line.len();
-            Some((start, line))
-        })
-        .collect();
+    let lines = lines_of(text);
     let declarations = declaration_lines(text, &lines);
     let mut out: Option<Vec<u8>> = None;
     let mut in_comment = false;
