@@ -392,11 +392,12 @@ pub(crate) fn corpus(corpora: &Path, file: &str, language: &str) -> Project {
 const CORPORA: &[(&str, &str)] =
     &[("gson-2.10.1.tar.gz", "java"), ("cobra-1.8.1.tar.gz", "go"), ("bytes-1.7.2.crate", "rust")];
 
-/// Checkouts named by `FATHOM_EVAL_DEFINITIONS_DIRS=DIR[:DIR…]`, read where
-/// they are: projects this set does not hold (one nobody here has tuned on)
-/// measured the same way, each named by its folder.
-fn checkouts() -> Vec<Project> {
-    let Some(dirs) = std::env::var_os("FATHOM_EVAL_DEFINITIONS_DIRS") else { return Vec::new() };
+/// Checkouts named by `FATHOM_EVAL_CHECKOUTS=DIR[:DIR…]`, read where they
+/// are: projects no set here holds (ones nobody here has tuned on), measured
+/// the same way by the definitions and the typed names, each named by its
+/// folder and grouped as `checkout`.
+pub(crate) fn checkouts() -> Vec<Project> {
+    let Some(dirs) = std::env::var_os("FATHOM_EVAL_CHECKOUTS") else { return Vec::new() };
     std::env::split_paths(&dirs)
         .filter(|dir| !dir.as_os_str().is_empty())
         .map(|dir| {
@@ -406,7 +407,7 @@ fn checkouts() -> Vec<Project> {
                 false => Err(format!("{} is not a folder", dir.display())),
             };
             let tree: Tree = Box::new(read);
-            Project { name, language: String::new(), tree }
+            Project { name, language: "checkout".to_owned(), tree }
         })
         .collect()
 }

@@ -595,6 +595,7 @@ pub fn evaluate(root: &Path, corpora: &Path, statics: Option<Arc<StaticModel>>) 
             None => sources.push(corpus),
         }
     }
+    sources.extend(crate::ctags::checkouts());
     let (mut projects, mut skipped) = (serde_json::Map::new(), Vec::new());
     let mut totals: BTreeMap<(&str, String), Score> = BTreeMap::new();
     let dir = work.join("tree");
