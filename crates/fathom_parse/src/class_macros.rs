@@ -107,15 +107,17 @@ fn macros_after(s: &[u8], mut at: usize) -> Option<Vec<(usize, usize)>> {
     }
     let (macros, name) = (&words[..named - 1], words[named - 1]);
     // The name takes no arguments, and every macro is spelt as one.
-    if name.2 != name.1 || !macros.iter().all(|&(a, b, _)| spelt_as_macro(&s[a..b])) {
+    if name.2 != name.1 || !macros.iter().all(|&(a, b, _)| spelt_as_attribute(&s[a..b])) {
         return None;
     }
     Some(macros.iter().map(|&(a, _, end)| (a, end)).collect())
 }
 
 /// Capitals, digits and underscores with a capital among them
-/// (`DOCTEST_INTERFACE`, `Q_CORE_EXPORT`), or a compiler's `__` prefix.
-fn spelt_as_macro(word: &[u8]) -> bool {
+/// (`DOCTEST_INTERFACE`, `Q_CORE_EXPORT`, `EXPORT`), or a compiler's `__`
+/// prefix: wider than `line_macros::spelt_as_macro`, which needs an
+/// underscore, as only an attribute can stand between `class` and a name.
+fn spelt_as_attribute(word: &[u8]) -> bool {
     word.starts_with(b"__")
         || (word.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
             && word.iter().any(u8::is_ascii_uppercase))

@@ -166,6 +166,17 @@ fn now_ms() -> Option<f64> {
     None
 }
 
+/// C and C++ as ctags reads them, where one pass or more changed the text:
+/// the conditional branches ctags skips (`conditional`), macros alone on
+/// their lines (`line_macros`), export macros before a class's name
+/// (`class_macros`) and specifier macros (`specifier_macros`) blanked, each
+/// pass on the last one's text. Every offset is the file's own.
+fn preprocessed(text: &str) -> Option<String> {
+    let passes: [fn(&str) -> Option<String>; 4] =
+        [conditional::one_branch, line_macros::blank, class_macros::blank, specifier_macros::blank];
+    passes.iter().fold(None, |read, pass| pass(read.as_deref().unwrap_or(text)).or(read))
+}
+
 /// Parsers and compiled queries, created on first use of each language and
 /// then reused: compiling a query costs far more than running it.
 #[derive(Default)]
@@ -226,17 +237,8 @@ impl Parsers {
             return Ok(ParsedFile { facts: text_test(path, text), syntax_errors: Vec::new() });
         }
         let loaded = self.load(language)?;
-        // C and C++ with the conditional branches ctags skips blanked
-        // (`conditional`), and the macros invoked alone on their line
-        // (`line_macros`): every offset is the file's own.
-        let read = if loaded.profile.preprocessed { conditional::one_branch(text) } else { None };
+        let read = if loaded.profile.preprocessed { preprocessed(text) } else { None };
         let text = read.as_deref().unwrap_or(text);
-        let unmacroed = if loaded.profile.preprocessed { line_macros::blank(text) } else { None };
-        let text = unmacroed.as_deref().unwrap_or(text);
-        let unexported = if loaded.profile.preprocessed { class_macros::blank(text) } else { None };
-        let text = unexported.as_deref().unwrap_or(text);
-        let unspecified = if loaded.profile.preprocessed { specifier_macros::blank(text) } else { None };
-        let text = unspecified.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
             return Err(match budget.out {

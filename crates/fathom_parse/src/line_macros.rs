@@ -53,7 +53,7 @@ pub(crate) fn blank(text: &str) -> Option<String> {
             after_end = true;
             continue;
         }
-        if after_end && spelt_as_macro(trimmed) && !continues(&lines[i + 1..]) {
+        if after_end && spelt_as_macro(trimmed) && !continues(next_code(&lines[i + 1..]).as_deref()) {
             let from = start + line.find(trimmed).expect("the word is on its line");
             let bytes = out.get_or_insert_with(|| text.as_bytes().to_vec());
             bytes[from..from + trimmed.len()].fill(b' ');
@@ -63,8 +63,10 @@ pub(crate) fn blank(text: &str) -> Option<String> {
             && declarations[i]
             && let Some(from) = line.find(trimmed).map(|at| start + at)
             && let Some(end) = lone_invocation(text, from)
-            && !continues(&lines[lines.partition_point(|&(s, _)| s < end)..])
-            && !opens_body(&lines[lines.partition_point(|&(s, _)| s < end)..])
+            && let next = next_code(&lines[lines.partition_point(|&(s, _)| s < end)..])
+            // Carried on, or followed by a body (`TEST_CASE("x")` then `{`).
+            && !continues(next.as_deref())
+            && !next.as_deref().is_some_and(|next| next.starts_with('{'))
         {
             let bytes = out.get_or_insert_with(|| text.as_bytes().to_vec());
             bytes[from..end].iter_mut().filter(|b| **b != b'\n').for_each(|b| *b = b' ');
@@ -262,30 +264,21 @@ pub(crate) fn spelt_as_macro(word: &str) -> bool {
         && word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Whether the next line of code carries on an expression, an initialiser or
-/// a list the word is part of (`,`, `=`, `(`, `}`, `.`, `->`, `::`, `;`).
-fn continues(rest: &[(usize, &str)]) -> bool {
+/// The next line of code after a word or an invocation, its comments
+/// removed and its indent trimmed; `None` at the end of the file.
+fn next_code(rest: &[(usize, &str)]) -> Option<String> {
     let mut in_comment = false;
-    for &(_, line) in rest {
-        let code = code_of(line, &mut in_comment);
-        let next = code.trim_start();
-        if next.is_empty() {
-            continue;
-        }
-        return [",", "=", "(", "}", ".", "->", "::", ";", "[", "<", ":", "?", "+", "-", "*", "&", "|"]
-            .iter()
-            .any(|p| next.starts_with(p));
-    }
-    false
+    rest.iter().map(|&(_, line)| code_of(line, &mut in_comment).trim_start().to_owned()).find(|code| !code.is_empty())
 }
 
-/// Whether the next line of code opens a body (`TEST_CASE("x")` then `{`).
-fn opens_body(rest: &[(usize, &str)]) -> bool {
-    let mut in_comment = false;
-    rest.iter()
-        .map(|&(_, line)| code_of(line, &mut in_comment))
-        .find(|code| !code.trim().is_empty())
-        .is_some_and(|code| code.trim_start().starts_with('{'))
+/// Whether the next line of code carries on an expression, an initialiser or
+/// a list the word is part of (`,`, `=`, `(`, `}`, `.`, `->`, `::`, `;`).
+fn continues(next: Option<&str>) -> bool {
+    next.is_some_and(|next| {
+        [",", "=", "(", "}", ".", "->", "::", ";", "[", "<", ":", "?", "+", "-", "*", "&", "|"]
+            .iter()
+            .any(|p| next.starts_with(p))
+    })
 }
 
 #[cfg(test)]

@@ -27,23 +27,14 @@
 use crate::line_macros::{declaration_lines, lines_of, spelt_as_macro};
 use crate::macro_tests::is_ident;
 
-/// Keywords that no type is followed by: a word before one is a specifier.
-const AFTER_SPECIFIER: &[&str] = &[
-    "void",
-    "bool",
-    "char",
-    "wchar_t",
-    "char8_t",
-    "char16_t",
-    "char32_t",
-    "short",
-    "int",
-    "long",
-    "float",
-    "double",
-    "signed",
-    "unsigned",
-    "auto",
+/// Keywords that name a type, and count as one.
+const PRIMITIVE: &[&str] = &[
+    "void", "bool", "char", "wchar_t", "char8_t", "char16_t", "char32_t", "short", "int", "long", "float", "double",
+    "signed", "unsigned", "auto",
+];
+
+/// Keywords that specify a declaration and name no type.
+const SPECIFIERS: &[&str] = &[
     "constexpr",
     "consteval",
     "constinit",
@@ -68,11 +59,11 @@ const AFTER_SPECIFIER: &[&str] = &[
     "__forceinline",
 ];
 
-/// Keywords that name a type, and count as one.
-const PRIMITIVE: &[&str] = &[
-    "void", "bool", "char", "wchar_t", "char8_t", "char16_t", "char32_t", "short", "int", "long", "float", "double",
-    "signed", "unsigned", "auto",
-];
+/// Whether no type is followed by `word`, a primitive type or a specifier:
+/// a word before one is itself a specifier.
+fn after_specifier(word: &str) -> bool {
+    PRIMITIVE.contains(&word) || SPECIFIERS.contains(&word)
+}
 
 /// Keywords that neither name nor end a declaration's type: skipped over.
 const QUALIFIERS: &[&str] = &["const", "volatile"];
@@ -156,7 +147,7 @@ fn specifiers(line: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
         }
         let next = tokens.get(run.end);
         let next_word = word(next);
-        if next_word.is_some_and(|w| AFTER_SPECIFIER.contains(&w)) || after_parameters(line, tokens, run_start) {
+        if next_word.is_some_and(after_specifier) || after_parameters(line, tokens, run_start) {
             out.extend(span(run));
             continue;
         }
@@ -177,8 +168,7 @@ fn specifiers(line: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
             }
         }
         let ends = matches!(stop, Some(Token::Group | Token::Punct(";" | "=" | "{" | "[" | ",")));
-        let typed_before = prev_word.is_some_and(|w| !AFTER_SPECIFIER.contains(&w) || PRIMITIVE.contains(&w))
-            && !prev_word.is_some_and(|w| QUALIFIERS.contains(&w))
+        let typed_before = prev_word.is_some_and(|w| !SPECIFIERS.contains(&w) && !QUALIFIERS.contains(&w))
             || matches!(prev, Some(Token::Punct("*" | "&" | "&&" | ">")));
         if !ends || names.is_empty() {
             continue;
