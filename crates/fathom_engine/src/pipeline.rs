@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use fathom_archive::{Archive, ReadOptions, SourceFile};
 use fathom_graph::{CodeGraph, FileInput, FileNodes};
 use fathom_model::{FileFacts, Language};
-use fathom_parse::Parsers;
+use fathom_parse::{Defines, Parsers};
 use fathom_resolve::{ProjectConfig, SourceFile as ResolveInput, is_config_file};
 use fathom_search::lexical::{LineTerms, Splitter};
 use fathom_search::retrieval::Retrieval;
@@ -68,6 +68,8 @@ pub struct Staged {
     dense_dirs: HashMap<String, String>,
     /// SCIP indexes to read into the graph after resolution.
     scip: Vec<fathom_scip::ScipIndex>,
+    /// What the project's C and C++ files define, read before any is parsed.
+    defines: Defines,
 }
 
 /// Reads an archive held in memory: a zip, a tar or a tar.gz, whichever its
@@ -217,8 +219,8 @@ fn staged_language(file: &SourceFile) -> Language {
 
 /// Parses one share of a repository's files, in order. A file the parser
 /// gives up on still gets its module, with no definitions, and an error.
-pub fn parse_share(files: &[SourceFile]) -> Vec<Parsed> {
-    files.iter().map(parse_one).collect()
+pub fn parse_share(files: &[SourceFile], defines: &Defines) -> Vec<Parsed> {
+    files.iter().map(|file| parse_one(file, defines)).collect()
 }
 
 thread_local! {
@@ -231,16 +233,18 @@ thread_local! {
     static SPLITTER: std::cell::RefCell<Splitter> = std::cell::RefCell::new(Splitter::default());
 }
 
-fn parse_one(file: &SourceFile) -> Parsed {
+fn parse_one(file: &SourceFile, defines: &Defines) -> Parsed {
     let (mut parsed, measured) = crate::heap::measure(|| {
-        PARSERS.with_borrow_mut(|parsers| SPLITTER.with_borrow_mut(|splitter| parse_with(parsers, splitter, file)))
+        PARSERS.with_borrow_mut(|parsers| {
+            SPLITTER.with_borrow_mut(|splitter| parse_with(parsers, splitter, file, defines))
+        })
     });
     parsed.heap = measured.retained;
     parsed
 }
 
 /// A file's parse, then its lines' and its definitions' names' terms.
-fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile) -> Parsed {
+fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile, defines: &Defines) -> Parsed {
     let language = staged_language(file);
     let mut errors = Vec::new();
     if file.lossy {
@@ -249,7 +253,7 @@ fn parse_with(parsers: &mut Parsers, splitter: &mut Splitter, file: &SourceFile)
     if let Some(warning) = bidi_warning(&file.text) {
         errors.push(FileError::new(&file.path, warning, None));
     }
-    let facts = match parsers.parse(language, &file.path, &file.text) {
+    let facts = match parsers.parse_in(language, &file.path, &file.text, defines) {
         Ok(result) => {
             if let Some(first) = result.syntax_errors.first() {
                 errors.push(FileError::syntax(&file.path, first, result.syntax_errors.len()));
@@ -304,13 +308,21 @@ fn balance(files: &[SourceFile], positions: impl Iterator<Item = u32>, n: usize)
         .collect()
 }
 
-/// The files at `positions`, encoded for a parse worker.
-fn encode_share(files: &[SourceFile], positions: &[u32]) -> Result<Vec<u8>, String> {
+/// What the C and C++ files among `files` define ([`Defines::read`]): every
+/// share carries it, so that each file is read with its project's macros.
+fn defines_of(files: &[SourceFile]) -> Defines {
+    let read = files.iter().filter(|f| fathom_parse::reads_defines(staged_language(f)));
+    Defines::read(read.map(|f| f.text.as_str()))
+}
+
+/// The files at `positions`, encoded for a parse worker with the project's
+/// `defines`.
+fn encode_share(files: &[SourceFile], positions: &[u32], defines: &Defines) -> Result<Vec<u8>, String> {
     let files: Vec<&SourceFile> = positions
         .iter()
         .map(|&i| files.get(i as usize).ok_or_else(|| format!("no file at position {i}")))
         .collect::<Result<_, _>>()?;
-    postcard::to_allocvec(&files).map_err(|e| e.to_string())
+    postcard::to_allocvec(&(defines, files)).map_err(|e| e.to_string())
 }
 
 /// The files at `positions` that a parse worker's answer `parsed` is for,
@@ -342,6 +354,9 @@ fn answered<'f>(files: &'f [SourceFile], positions: &[u32], parsed: &[Parsed]) -
 pub struct Sample {
     root: Option<String>,
     files: Vec<SourceFile>,
+    /// What the sampled files define: where the whole archive defines more,
+    /// their C and C++ parses are not kept.
+    defines: Defines,
 }
 
 /// Reads about `bytes_wanted` of an archive's first source files, under the
@@ -349,8 +364,9 @@ pub struct Sample {
 pub fn sample_zip(bytes: &[u8], options: &Options, bytes_wanted: u64) -> Sample {
     let read_options = read_options(options);
     let archive = fathom_archive::sample_archive(bytes, &read_options, bytes_wanted);
-    let files = archive.files.into_iter().filter(|f| Language::from_path(&f.path).is_some()).collect();
-    Sample { root: archive.root, files }
+    let files: Vec<SourceFile> = archive.files.into_iter().filter(|f| Language::from_path(&f.path).is_some()).collect();
+    let defines = defines_of(&files);
+    Sample { root: archive.root, files, defines }
 }
 
 impl Sample {
@@ -365,7 +381,7 @@ impl Sample {
 
     /// The sampled files at `positions`, encoded for a parse worker.
     pub fn share(&self, positions: &[u32]) -> Result<Vec<u8>, String> {
-        encode_share(&self.files, positions)
+        encode_share(&self.files, positions, &self.defines)
     }
 }
 
@@ -469,6 +485,7 @@ impl Staged {
         let parsed = vec![None; files.len()];
         let (costs, refused) = (vec![None; files.len()], vec![None; files.len()]);
         let name = name.to_owned();
+        let defines = defines_of(&files);
         Staged {
             name,
             options: options.clone(),
@@ -484,6 +501,7 @@ impl Staged {
             after: 0,
             dense_dirs: HashMap::new(),
             scip,
+            defines,
         }
     }
 
@@ -507,7 +525,7 @@ impl Staged {
     /// The files at `positions`, encoded for a parse worker's
     /// [`parse_share_bytes`].
     pub fn share(&self, positions: &[u32]) -> Result<Vec<u8>, String> {
-        encode_share(&self.files, positions)
+        encode_share(&self.files, positions, &self.defines)
     }
 
     /// Takes the parses of the files at `positions` of `sample` (as
@@ -524,8 +542,12 @@ impl Staged {
             self.files.iter().enumerate().map(|(at, f)| (f.path.as_str(), at)).collect();
         let mut taken = Vec::new();
         for (file, parse) in files.into_iter().zip(parsed) {
+            // A C or C++ file read without macros the rest of the
+            // archive defines is parsed again.
+            let same_defines = sample.defines == self.defines || !fathom_parse::reads_defines(parse.language);
             if let Some(&here) = by_path.get(file.path.as_str())
                 && self.files[here].text == file.text
+                && same_defines
             {
                 taken.push((here, parse));
             }
@@ -697,7 +719,8 @@ impl Staged {
             }
             observer.progress(Stage::Parse, done, total);
             let files = &self.files;
-            let parses = fathom_search::parallel::map(&batch, |&i| parse_one(&files[i]));
+            let defines = &self.defines;
+            let parses = fathom_search::parallel::map(&batch, |&i| parse_one(&files[i], defines));
             for (&at, parse) in batch.iter().zip(parses) {
                 self.keep(at, parse);
             }
@@ -949,9 +972,9 @@ fn name_terms<'t>(
 /// A parse worker's half: the files [`Staged::share`] encoded, parsed and
 /// encoded back for [`decode_parsed`] and [`Staged::accept`].
 pub fn parse_share_bytes(share: &[u8]) -> Result<Vec<u8>, String> {
-    let files: Vec<SourceFile> =
+    let (defines, files): (Defines, Vec<SourceFile>) =
         postcard::from_bytes(share).map_err(|e| format!("a parse share is undecodable: {e}"))?;
-    postcard::to_allocvec(&parse_share(&files)).map_err(|e| e.to_string())
+    postcard::to_allocvec(&parse_share(&files, &defines)).map_err(|e| e.to_string())
 }
 
 /// The parses a parse worker sent back.

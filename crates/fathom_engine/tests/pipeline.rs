@@ -268,6 +268,23 @@ fn a_sample_parsed_ahead_is_taken_where_path_and_text_agree() {
     assert_eq!(take(&mut staged, &sample), 1);
     let fresh = index_zip("after", &after, &Options::default(), &mut Recorder::new()).unwrap();
     assert_eq!(outline(&staged.index(&mut Recorder::new())), outline(&fresh));
+
+    // A C++ file sampled without the header that defines its macros was
+    // read otherwise than the whole archive reads it: it is parsed again,
+    // and the other languages' parses are taken.
+    let header = "#define LIB_NAMESPACE_BEGIN namespace lib {\n#define LIB_NAMESPACE_END }\n";
+    let source = "LIB_NAMESPACE_BEGIN\nclass Widget {};\nLIB_NAMESPACE_END\n";
+    let python = "def f():\n    pass\n";
+    let sampled = zip_of(&[("r/src/widget.cpp", source), ("r/src/tool.py", python)]);
+    let whole = zip_of(&[("r/src/widget.cpp", source), ("r/src/tool.py", python), ("r/include/ns.hpp", header)]);
+    let sample = sample_zip(&sampled, &Options::default(), 1 << 20);
+    let mut staged = stage_zip("whole", &whole, &Options::default(), &mut Recorder::new()).unwrap();
+    assert_eq!(take(&mut staged, &sample), 1, "only the Python file is taken");
+    let fresh = index_zip("whole", &whole, &Options::default(), &mut Recorder::new()).unwrap();
+    assert_eq!(outline(&staged.index(&mut Recorder::new())), outline(&fresh));
+    let namespace =
+        fresh.query("MATCH (p:PACKAGE {name: 'lib'})-[:CONTAINS]->(c:CLASS) RETURN c.name", &Default::default());
+    assert_eq!(namespace.unwrap().rows.len(), 1, "the header's namespace holds the class");
 }
 
 /// Two indexes of one repository in one process hold the same graph, edge

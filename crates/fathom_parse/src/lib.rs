@@ -14,6 +14,7 @@
 pub mod alloc;
 mod class_macros;
 mod conditional;
+mod defines;
 mod definitions;
 mod errors;
 pub mod highlight;
@@ -28,6 +29,7 @@ mod references;
 mod specifier_macros;
 mod text;
 
+pub use defines::Defines;
 use fathom_model::Language;
 pub use fathom_model::{Definition, FileFacts};
 pub use highlight::{CLASSES, Highlights, highlight};
@@ -167,14 +169,23 @@ fn now_ms() -> Option<f64> {
 }
 
 /// C and C++ as ctags reads them, where one pass or more changed the text:
-/// the conditional branches ctags skips (`conditional`), macros alone on
-/// their lines (`line_macros`), export macros before a class's name
-/// (`class_macros`) and specifier macros (`specifier_macros`) blanked, each
-/// pass on the last one's text. Every offset is the file's own.
-fn preprocessed(text: &str) -> Option<String> {
-    let passes: [fn(&str) -> Option<String>; 4] =
-        [conditional::one_branch, line_macros::blank, class_macros::blank, specifier_macros::blank];
-    passes.iter().fold(None, |read, pass| pass(read.as_deref().unwrap_or(text)).or(read))
+/// the conditional branches ctags skips (`conditional`), the macros the
+/// project defines written as what they stand for (`defines`), then the
+/// macros it does not define blanked by where they stand: alone on their
+/// lines (`line_macros`), export macros before a class's name
+/// (`class_macros`) and specifier macros (`specifier_macros`), each pass on
+/// the last one's text. Every offset is the file's own.
+fn preprocessed(text: &str, defines: &Defines) -> Option<String> {
+    let read = conditional::one_branch(text);
+    let read = defines.expand(read.as_deref().unwrap_or(text)).or(read);
+    let passes: [fn(&str) -> Option<String>; 3] = [line_macros::blank, class_macros::blank, specifier_macros::blank];
+    passes.iter().fold(read, |read, pass| pass(read.as_deref().unwrap_or(text)).or(read))
+}
+
+/// Whether `language` is read through a preprocessor's eyes (C, C++): its
+/// parse depends on the project's [`Defines`] as well as on its text.
+pub fn reads_defines(language: Language) -> bool {
+    language != Language::Text && lang::profile(language).preprocessed
 }
 
 /// Parsers and compiled queries, created on first use of each language and
@@ -231,13 +242,26 @@ impl Parsers {
         Parsers::default()
     }
 
-    /// Parses `text`, the contents of the file at `path`, as `language`.
+    /// Parses `text`, the contents of the file at `path`, as `language`,
+    /// with no macro of its project known.
     pub fn parse(&mut self, language: Language, path: &str, text: &str) -> Result<ParsedFile, ParseError> {
+        self.parse_in(language, path, text, &Defines::default())
+    }
+
+    /// Parses `text`, the contents of the file at `path`, as `language`, in
+    /// a project that defines `defines` (C and C++).
+    pub fn parse_in(
+        &mut self,
+        language: Language,
+        path: &str,
+        text: &str,
+        defines: &Defines,
+    ) -> Result<ParsedFile, ParseError> {
         if language == Language::Text {
             return Ok(ParsedFile { facts: text_test(path, text), syntax_errors: Vec::new() });
         }
         let loaded = self.load(language)?;
-        let read = if loaded.profile.preprocessed { preprocessed(text) } else { None };
+        let read = if loaded.profile.preprocessed { preprocessed(text, defines) } else { None };
         let text = read.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
