@@ -5,7 +5,17 @@
 //! leaves the rest of the file in error recovery, and whole declarations
 //! around it are lost. As ctags does, where a conditional's first branch
 //! leaves its braces unbalanced, only that branch is read: the others are
-//! blanked. `#if 0` blocks, which hold no code, are blanked too.
+//! blanked, and so are the conditional's directives, so that the branch's
+//! braces are read with the code around them. A brace opened under one
+//! conditional and closed under another (`#ifndef X` `namespace {` `#endif`
+//! … `#ifndef X` `}` `#endif`) is then one block, not two errors. The same
+//! holds for a conditional inside a declaration or an expression: one that
+//! starts or whose first branch ends where the code before does not end a
+//! statement, a block or a label (`template <…>` `#if CPP14` `constexpr`
+//! `#endif` `auto get()`, an argument list's `#if` among its `,`).
+//! tree-sitter reads a directive only between declarations and statements,
+//! and one inside a declaration leaves the rest of its class in error
+//! recovery. `#if 0` blocks, which hold no code, are blanked too.
 //!
 //! Blanking replaces every byte but line ends with a space, so every offset
 //! and line of the file is unchanged: spans, chunks and the text shown are
@@ -19,6 +29,17 @@ struct Group {
     balance: i64,
     /// The lines of the current branch are blanked.
     blank: bool,
+    /// Where each of its directives starts.
+    directives: Vec<usize>,
+    /// It starts, or its first branch ends, inside a declaration or an
+    /// expression.
+    inside: bool,
+}
+
+/// Whether code whose last byte is `last` has ended a statement, a
+/// declaration, a block or a label, where a directive may stand.
+fn ended(last: Option<u8>) -> bool {
+    last.is_none_or(|b| matches!(b, b';' | b'{' | b'}' | b':'))
 }
 
 /// `text` with the branches ctags would skip blanked; `None` where none is.
@@ -45,18 +66,37 @@ pub(crate) fn one_branch(text: &str) -> Option<String> {
                 "if" | "ifdef" | "ifndef" => {
                     let zero = word == "if"
                         && (condition == "0" || condition.starts_with("0 ") || condition.starts_with("0/"));
-                    stack.push(Group { first: true, balance: 0, blank: zero });
+                    let inside = !ended(lexer.last);
+                    stack.push(Group { first: true, balance: 0, blank: zero, directives: vec![start], inside });
                 }
                 "elif" | "else" => {
                     // An `#if 0` block's lines were not counted: its
                     // balance is 0, and the branches after it are kept.
                     if let Some(group) = stack.last_mut() {
+                        if group.first {
+                            group.inside |= !group.blank && !ended(lexer.last);
+                        }
                         group.first = false;
-                        group.blank = group.balance != 0;
+                        group.blank = group.balance != 0 || group.inside;
+                        group.directives.push(start);
                     }
                 }
                 "endif" => {
-                    stack.pop();
+                    let last = lexer.last;
+                    let read_alone = stack.pop().filter(|group| {
+                        let inside = group.inside || (group.first && !group.blank && !ended(last));
+                        group.balance != 0 || inside
+                    });
+                    if let Some(group) = read_alone {
+                        let bytes = out.get_or_insert_with(|| text.as_bytes().to_vec());
+                        for from in group.directives.into_iter().chain([start]) {
+                            let end = crate::defines::past_directive(text.as_bytes(), from);
+                            bytes[from..end]
+                                .iter_mut()
+                                .filter(|b| !matches!(**b, b'\n' | b'\r'))
+                                .for_each(|b| *b = b' ');
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -91,6 +131,8 @@ pub(crate) fn one_branch(text: &str) -> Option<String> {
 #[derive(Default)]
 struct Lexer {
     in_comment: bool,
+    /// The last byte of code read, outside comments.
+    last: Option<u8>,
 }
 
 impl Lexer {
@@ -120,10 +162,14 @@ impl Lexer {
                     while i < bytes.len() && bytes[i] != quote {
                         i += if bytes[i] == b'\\' { 2 } else { 1 };
                     }
+                    self.last = Some(quote);
                 }
                 b'{' => delta += 1,
                 b'}' => delta -= 1,
                 _ => {}
+            }
+            if i < bytes.len() && !bytes[i].is_ascii_whitespace() && !matches!(bytes[i], b'"' | b'\'') {
+                self.last = Some(bytes[i]);
             }
             i += 1;
         }
@@ -144,7 +190,37 @@ mod tests {
         assert_eq!(read.lines().count(), text.lines().count());
         assert!(read.contains("  if (a) {"));
         assert!(!read.contains("!a"));
-        assert!(read.contains(&format!("#else\n{}\n#endif", " ".repeat("  if (!a) {".len()))));
+        assert!(!read.contains('#'), "{read}");
+    }
+
+    #[test]
+    fn a_block_opened_under_one_conditional_and_closed_under_another_is_one_block() {
+        let text = "namespace a {\n#ifndef CPP17\nnamespace\n{\n#endif\nint x;\n#if !defined(CPP17) \\\n  && 1\n}  // namespace\n#endif\n}\n";
+        let read = one_branch(text).expect("the directives are blanked");
+        assert_eq!(read.len(), text.len());
+        assert_eq!(read.lines().count(), text.lines().count());
+        let code: Vec<&str> = read.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(code, ["namespace a {", "namespace", "{", "int x;", "}  // namespace", "}"]);
+    }
+
+    #[test]
+    fn a_conditional_inside_a_declaration_is_read_as_its_first_branch() {
+        let text = "template <typename T>\n#if defined(CPP14)\n    constexpr\n#endif\n    auto get() const\n    {\n        return f(a,\n#if X\n            b,\n#else\n            c,\n#endif\n            d);\n    }\n";
+        let read = one_branch(text).expect("read alone");
+        assert_eq!(read.len(), text.len());
+        let code: Vec<&str> = read.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            code,
+            ["template <typename T>", "constexpr", "auto get() const", "{", "return f(a,", "b,", "d);", "}"]
+        );
+        // Between declarations, every branch is kept.
+        let text = "int a;\n#ifdef X\nint b;\n#else\nint c;\n#endif\n";
+        assert_eq!(one_branch(text), None);
+        // A first branch that ends inside a declaration is read alone too.
+        let text = "int a;\n#ifdef X\nvirtual\n#else\nstatic\n#endif\nint f();\n";
+        let code: Vec<String> =
+            one_branch(text).unwrap().lines().map(|l| l.trim().to_owned()).filter(|l| !l.is_empty()).collect();
+        assert_eq!(code, ["int a;", "virtual", "int f();"]);
     }
 
     #[test]
