@@ -134,6 +134,9 @@ impl Defines {
                 }
             }
         }
+        if raw.is_empty() {
+            return Defines::default();
+        }
         let mut macros = BTreeMap::new();
         let mut reserved = crate::lang::reserved_words(fathom_model::Language::Cpp);
         reserved.extend(crate::lang::reserved_words(fathom_model::Language::C));
