@@ -262,6 +262,7 @@ impl Parsers {
         }
         let loaded = self.load(language)?;
         let read = if loaded.profile.preprocessed { preprocessed(text, defines) } else { None };
+        let original = text;
         let text = read.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
@@ -307,6 +308,14 @@ impl Parsers {
             definitions: definitions::extract(loaded.profile, found.finish(), &wrapped, text, path, &loaded.reserved),
             ..FileFacts::default()
         };
+        if read.is_some() {
+            // Lines of code are the file's as written: a blanked branch or
+            // directive is still a line a reader reads.
+            for d in &mut facts.definitions {
+                let span = d.span.start_byte as usize..d.span.end_byte as usize;
+                d.loc = fathom_model::count_lines(&original[span]).code;
+            }
+        }
         (loaded.profile.synthesize)(&mut facts.definitions);
         macro_tests::add(text, loaded.profile.test_macros, &mut facts.definitions);
         // Where each function, method and class is: complexity and
