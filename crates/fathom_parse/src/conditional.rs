@@ -91,10 +91,7 @@ pub(crate) fn one_branch(text: &str) -> Option<String> {
                         let bytes = out.get_or_insert_with(|| text.as_bytes().to_vec());
                         for from in group.directives.into_iter().chain([start]) {
                             let end = crate::defines::past_directive(text.as_bytes(), from);
-                            bytes[from..end]
-                                .iter_mut()
-                                .filter(|b| !matches!(**b, b'\n' | b'\r'))
-                                .for_each(|b| *b = b' ');
+                            crate::text::blank_keeping_lines(&mut bytes[from..end]);
                         }
                     }
                 }
@@ -107,11 +104,7 @@ pub(crate) fn one_branch(text: &str) -> Option<String> {
         }
         if stack.iter().any(|g| g.blank) {
             let bytes = out.get_or_insert_with(|| text.as_bytes().to_vec());
-            for byte in &mut bytes[start..at] {
-                if *byte != b'\n' && *byte != b'\r' {
-                    *byte = b' ';
-                }
-            }
+            crate::text::blank_keeping_lines(&mut bytes[start..at]);
             continue;
         }
         let delta = lexer.braces(line);

@@ -42,6 +42,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::macro_tests::{is_ident, past_literal};
+use crate::text::blank_keeping_lines;
 
 /// What a project's macros stand for ([`Defines::read`]); empty for a
 /// project that defines none of the kinds read here.
@@ -155,11 +156,6 @@ impl Defines {
         self.macros.is_empty()
     }
 
-    /// How many macros are read as standing for something.
-    pub fn len(&self) -> usize {
-        self.macros.len()
-    }
-
     /// `text` with each use of a macro read here written as what it stands
     /// for; `None` where there is none.
     pub(crate) fn expand(&self, text: &str) -> Option<String> {
@@ -212,7 +208,7 @@ impl Defines {
                     };
                     match through {
                         Some(through) => {
-                            blank(&mut bytes[at..through]);
+                            blank_keeping_lines(&mut bytes[at..through]);
                             through
                         }
                         // A function-like macro's name without arguments is
@@ -224,7 +220,7 @@ impl Defines {
                     let room = end + s[end..].iter().take_while(|&&b| b == b' ' || b == b'\t').count() - at;
                     let written: String = names.iter().flatten().map(|name| format!("namespace {name}{{")).collect();
                     let fits = written.len() <= room;
-                    blank(&mut bytes[at..end]);
+                    blank_keeping_lines(&mut bytes[at..end]);
                     if fits {
                         bytes[at..at + written.len()].copy_from_slice(written.as_bytes());
                     }
@@ -234,7 +230,7 @@ impl Defines {
                 Expansion::Keyword { word, arguments } => {
                     let open = end + s[end..].iter().take_while(|b| b.is_ascii_whitespace()).count();
                     if word.len() <= end - at && (!arguments || s.get(open) == Some(&b'(')) {
-                        blank(&mut bytes[at..end]);
+                        blank_keeping_lines(&mut bytes[at..end]);
                         bytes[at..at + word.len()].copy_from_slice(word.as_bytes());
                     }
                     end
@@ -242,7 +238,7 @@ impl Defines {
                 Expansion::Closes(count) => {
                     // Levels no opener here opened are closed as written.
                     let closed = (0..*count).filter(|_| levels.pop().unwrap_or(true)).count();
-                    blank(&mut bytes[at..end]);
+                    blank_keeping_lines(&mut bytes[at..end]);
                     bytes[at..at + closed].fill(b'}');
                     end
                 }
@@ -250,11 +246,6 @@ impl Defines {
         }
         out.map(|bytes| String::from_utf8(bytes).expect("only ASCII written over ASCII"))
     }
-}
-
-/// Every byte of `bytes` but newlines made a space.
-fn blank(bytes: &mut [u8]) {
-    bytes.iter_mut().filter(|b| **b != b'\n' && **b != b'\r').for_each(|b| *b = b' ');
 }
 
 /// Where the directive that starts at `at` ends: at its last line's newline,

@@ -50,11 +50,15 @@ enum Role {
 }
 
 /// Turns what a [`Collector`] found into definitions, nested by span.
+/// `text` is what was parsed; `written`, the file as written (they differ
+/// where C and C++ were preprocessed, at the same offsets), counts lines of
+/// code: a blanked branch or directive is still a line a reader reads.
 pub(crate) fn extract<'t>(
     profile: &Profile,
     found: Vec<Found<'t>>,
     wrapped: &Wrapped<'t>,
     text: &str,
+    written: &str,
     path: &str,
     reserved: &HashSet<String>,
 ) -> Vec<Definition> {
@@ -107,7 +111,7 @@ pub(crate) fn extract<'t>(
         definition.name_span = span_of(name_node);
         definition.owner = f.owner.map(|o| bare_type(node_text(o, text)));
         definition.declaration = declares_only || f.declaration;
-        fill(&mut definition, f, wrapped, profile, text, open.len());
+        fill(&mut definition, f, wrapped, profile, text, written, open.len());
         let class = enclosing_class(&out, parent).map(|c| (out[c].name.as_str(), out[c].bases.as_slice()));
         definition.is_constructor = constructor
             || (kind == SymbolKind::Method
@@ -262,7 +266,16 @@ fn enclosing_class(out: &[Definition], mut at: Option<usize>) -> Option<usize> {
 /// root, so 5,000 functions nested one in the next took seconds for it alone.
 const MAX_DOCSTRING_NESTING: usize = 64;
 
-fn fill<'t>(d: &mut Definition, f: &Found<'t>, wrapped: &Wrapped<'t>, profile: &Profile, text: &str, nesting: usize) {
+/// `text` is what was parsed, `written` the file as written ([`extract`]).
+fn fill<'t>(
+    d: &mut Definition,
+    f: &Found<'t>,
+    wrapped: &Wrapped<'t>,
+    profile: &Profile,
+    text: &str,
+    written: &str,
+    nesting: usize,
+) {
     let node = f.node.expect("set");
     d.signature = Some(signature(node, f.body, text));
     d.parameters = f.parameters.map(|p| parameters(p, profile, text)).unwrap_or_default();
@@ -288,7 +301,7 @@ fn fill<'t>(d: &mut Definition, f: &Found<'t>, wrapped: &Wrapped<'t>, profile: &
     if nesting <= MAX_DOCSTRING_NESTING || !leading {
         d.docstring = docstring(profile, wrapped, node, f.body, text);
     }
-    let source = &text[d.span.start_byte as usize..d.span.end_byte as usize];
+    let source = &written[d.span.start_byte as usize..d.span.end_byte as usize];
     d.loc = fathom_model::count_lines(source).code;
 }
 

@@ -168,6 +168,9 @@ fn now_ms() -> Option<f64> {
     None
 }
 
+/// One pass of [`preprocessed`]: the text it read, where it changed any.
+type Pass<'d> = dyn Fn(&str) -> Option<String> + 'd;
+
 /// C and C++ as ctags reads them, where one pass or more changed the text:
 /// the conditional branches ctags skips (`conditional`), the macros the
 /// project defines written as what they stand for (`defines`), then the
@@ -176,10 +179,10 @@ fn now_ms() -> Option<f64> {
 /// (`class_macros`) and specifier macros (`specifier_macros`), each pass on
 /// the last one's text. Every offset is the file's own.
 fn preprocessed(text: &str, defines: &Defines) -> Option<String> {
-    let read = conditional::one_branch(text);
-    let read = defines.expand(read.as_deref().unwrap_or(text)).or(read);
-    let passes: [fn(&str) -> Option<String>; 3] = [line_macros::blank, class_macros::blank, specifier_macros::blank];
-    passes.iter().fold(read, |read, pass| pass(read.as_deref().unwrap_or(text)).or(read))
+    let expand = |text: &str| defines.expand(text);
+    let passes: [&Pass; 5] =
+        [&conditional::one_branch, &expand, &line_macros::blank, &class_macros::blank, &specifier_macros::blank];
+    passes.iter().fold(None, |read, pass| pass(read.as_deref().unwrap_or(text)).or(read))
 }
 
 /// Whether `language` is read through a preprocessor's eyes (C, C++): its
@@ -262,7 +265,7 @@ impl Parsers {
         }
         let loaded = self.load(language)?;
         let read = if loaded.profile.preprocessed { preprocessed(text, defines) } else { None };
-        let original = text;
+        let written = text;
         let text = read.as_deref().unwrap_or(text);
         let mut budget = Budget::for_bytes(text.len());
         let Some(tree) = parse_within(&mut loaded.parser, text, &mut budget) else {
@@ -305,17 +308,17 @@ impl Parsers {
             }
         });
         let mut facts = FileFacts {
-            definitions: definitions::extract(loaded.profile, found.finish(), &wrapped, text, path, &loaded.reserved),
+            definitions: definitions::extract(
+                loaded.profile,
+                found.finish(),
+                &wrapped,
+                text,
+                written,
+                path,
+                &loaded.reserved,
+            ),
             ..FileFacts::default()
         };
-        if read.is_some() {
-            // Lines of code are the file's as written: a blanked branch or
-            // directive is still a line a reader reads.
-            for d in &mut facts.definitions {
-                let span = d.span.start_byte as usize..d.span.end_byte as usize;
-                d.loc = fathom_model::count_lines(&original[span]).code;
-            }
-        }
         (loaded.profile.synthesize)(&mut facts.definitions);
         macro_tests::add(text, loaded.profile.test_macros, &mut facts.definitions);
         // Where each function, method and class is: complexity and

@@ -2,6 +2,12 @@
 
 use std::borrow::Cow;
 
+/// Every byte of `bytes` but line ends made a space: text blanked in place,
+/// every offset and line kept.
+pub(crate) fn blank_keeping_lines(bytes: &mut [u8]) {
+    bytes.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')).for_each(|b| *b = b' ');
+}
+
 /// Collapses runs of whitespace to one space and trims.
 pub(crate) fn collapse(text: &str) -> String {
     collapsed(text).into_owned()
