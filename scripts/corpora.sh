@@ -65,6 +65,9 @@ if [ "${1:-}" = "--bench" ]; then
     curl -sSfL -o tokio-1.40.0.crate https://static.crates.io/crates/tokio/tokio-1.40.0.crate
     tar xzf tokio-1.40.0.crate
   fi
+  # grpc-go: a Go project of about 1,000 files (864 Go), the split bundle's bench (tests/bench/split.test.ts).
+  debian g/golang-google-grpc golang-google-grpc_1.64.0.orig.tar.xz \
+    2ac0cd286e5f625689db1757069f97a3c481c8f564dd343dde87fe058af4fe8d grpc-go-1.64.0.tar.gz
   if [ ! -f synthetic-50000.zip ]; then
     echo "corpora: 50,000 synthetic files (scripts/synthetic.py)"
     python3 "$root/scripts/synthetic.py" 50000 synthetic-50000.zip.part && mv synthetic-50000.zip.part synthetic-50000.zip

@@ -1,0 +1,219 @@
+// `make bench`'s documentation site, written to bench/split.json: a static
+// host (tests/bench/counted-serve.ts: Range requests, gzip as hosts send it,
+// every response logged) serves `fathom-explorer.js`, its assets and one
+// project's bundle, and a cold visitor opens a page whose explorer asks the
+// first of five queries (names, a phrase and a question); the others are
+// typed after it, a result's file is opened, and the tab's peak memory read.
+// Once on loopback and once held to a slow mobile link (150 ms per request,
+// 1.6 Mbit/s shared), the host doing the shaping so that the engine's worker
+// and the page are held alike. Each figure is printed for the whole bundle
+// (`fathom index -o FILE`), the reference every later layout is read beside.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { expect, test } from 'vitest';
+import { launchBrowser, openApp } from '../e2e/browser';
+import { repoRoot } from '../e2e/cli';
+import { countedHost, type Host, type Served, waves } from './counted-serve';
+
+const corpora = process.env.FATHOM_CORPORA ?? `${homedir()}/.cache/fathom/corpora`;
+interface Project {
+  name: string;
+  /** What `fathom index` reads, under the corpora. */
+  source: string;
+  /** A name, names, a phrase and a question. */
+  queries: string[];
+}
+const PROJECTS: Project[] = [
+  {
+    name: 'grpc-go 1.64.0', source: 'grpc-go-1.64.0.tar.gz',
+    queries: ['NewClient', 'UnaryInterceptor', 'keepalive ping', 'round robin balancer', 'how does the client retry a failed call'],
+  },
+  {
+    name: 'Django 5.0.6', source: 'Django-5.0.6',
+    queries: ['get_object_or_404', 'QuerySet', 'csrf token', 'password hashing', 'how are database migrations applied'],
+  },
+  {
+    name: 'synthetic 50,000 files', source: 'synthetic-50000.zip',
+    queries: ['Record4242', 'load_123', 'record has no name', 'validate', 'how are records scored'],
+  },
+];
+// FATHOM_SPLIT_ONLY=NAME measures one project (a development aid).
+const only = process.env.FATHOM_SPLIT_ONLY;
+const SLOW = { latency_ms: 150, bytes_per_second: 200_000 };
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** The release `fathom`, built as `make bench` builds its other tools. */
+function fathomRelease(): string {
+  const target = process.env.CARGO_TARGET_DIR ?? `${homedir()}/.cache/fathom/target`;
+  execFileSync('cargo', ['build', '--locked', '--release', '-q', '-p', 'fathom_cli'], {
+    cwd: repoRoot, stdio: 'inherit', env: { ...process.env, CARGO_TARGET_DIR: target }, timeout: 40 * 60_000,
+  });
+  return join(target, 'release/fathom');
+}
+
+const page = (bundle: string, query: string) => `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Explored</title>
+    <link rel="icon" href="data:," />
+    <script type="module" src="fathom-explorer.js"></script>
+  </head>
+  <body><fathom-explorer data-testid="explorer" bundle="${bundle}" query="${query}"></fathom-explorer></body>
+</html>
+`;
+
+/** Sums what crossed the wire, and what would have with the host compressing everything or nothing. */
+function bytes(served: Served[]) {
+  const sum = (f: (s: Served) => number) => served.reduce((n, s) => n + f(s), 0);
+  return {
+    requests: served.length,
+    wire: sum((s) => s.header_bytes + s.body_bytes),
+    host_gzips: sum((s) => s.header_bytes + s.gzip_bytes),
+    host_plain: sum((s) => s.header_bytes + s.plain_bytes),
+  };
+}
+
+/** Waits, in the page, for the explorer's list to show `query`'s results; their citations, top first. */
+async function results(page: Page, query: string, timeout: number): Promise<string[]> {
+  const handle = await page.waitForFunction(
+    (query) => {
+      const list = document.querySelector('fathom-explorer')?.shadowRoot?.querySelector<HTMLElement>('[data-testid="search-results"]');
+      if (!list || list.dataset.query !== query) return false;
+      const hits = [...list.querySelectorAll('[data-testid="search-result"]')];
+      if (hits.length === 0) return false;
+      return hits.slice(0, 10).map((hit) => hit.querySelector('.cite')?.textContent ?? hit.getAttribute('data-file') ?? '');
+    },
+    query, { timeout, polling: 20 },
+  );
+  return (await handle.jsonValue()) as string[];
+}
+
+/** The peak resident memory of the browser's renderer processes (the tab, its workers and their wasm). */
+function rendererPeakKb(): number {
+  let peak = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmdline.includes('--type=renderer') || cmdline.includes('--extension-process')) continue;
+      const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      peak = Math.max(peak, Number(hwm?.[1] ?? 0));
+    } catch {
+      // The process ended.
+    }
+  }
+  return peak;
+}
+
+interface Visit {
+  first_answer_ms: number;
+  /** Everything before the first answer: the page, engine and UI, and the index. */
+  before_first: ReturnType<typeof bytes>;
+  index_before_first: ReturnType<typeof bytes> & { waves: number };
+  further_queries: { query: string; ms: number; index: ReturnType<typeof bytes> }[];
+  further_query_index_wire_median: number;
+  open_file: ReturnType<typeof bytes> & { file: string };
+  peak_renderer_kb: number;
+  top10: Record<string, string[]>;
+  foreign_requests: string[];
+}
+
+/** One cold visit: a new browser, the page opened, each query asked, a file opened. */
+async function visit(browser: Browser, host: Host, url: string, project: Project, isIndex: (s: Served) => boolean): Promise<Visit> {
+  const app = await openApp(browser, url);
+  try {
+    host.take();
+    const started = Date.now();
+    await app.page.goto(url);
+    const top10: Record<string, string[]> = {};
+    const [first, ...rest] = project.queries as [string, ...string[]];
+    top10[first] = await results(app.page, first, 900_000);
+    const first_answer_ms = Date.now() - started;
+    const cold = host.take();
+    const index = cold.filter(isIndex);
+    const further_queries = [];
+    const input = app.page.getByTestId('explorer').getByTestId('search-input');
+    for (const query of rest) {
+      const asked = Date.now();
+      await input.fill(query);
+      top10[query] = await results(app.page, query, 300_000);
+      further_queries.push({ query, ms: Date.now() - asked, index: bytes(host.take().filter(isIndex)) });
+    }
+    // Opening the first result of the last query shows its file.
+    const hit = app.page.getByTestId('explorer').getByTestId('search-result').first();
+    const file = (await hit.getAttribute('data-file')) ?? '';
+    await hit.click();
+    await expect.poll(() => app.page.getByTestId('explorer').getByTestId('code-path').textContent(), { timeout: 120_000 }).toContain(file.split('/').pop());
+    const opened = host.take();
+    return {
+      first_answer_ms,
+      before_first: bytes(cold),
+      index_before_first: { ...bytes(index), waves: waves(index) },
+      further_queries,
+      further_query_index_wire_median: median(further_queries.map((q) => q.index.wire)),
+      open_file: { ...bytes(opened.filter(isIndex)), file },
+      peak_renderer_kb: rendererPeakKb(),
+      top10,
+      foreign_requests: app.foreignRequests(),
+    };
+  } finally {
+    await app.close();
+  }
+}
+
+test('a documentation site: bytes, round trips and time to the first answer, on loopback and a slow link', async () => {
+  const fathom = fathomRelease();
+  const site = mkdtempSync(join(tmpdir(), 'fathom-split-'));
+  cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
+  cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
+  const host = await countedHost(site);
+  const projects = [];
+  try {
+    for (const project of PROJECTS) {
+      if (only && !project.name.startsWith(only)) continue;
+      const source = join(corpora, project.source);
+      if (!existsSync(source)) throw new Error(`${source} is missing: run scripts/corpora.sh --bench`);
+      const slug = project.name.split(' ')[0]?.toLowerCase() ?? 'p';
+      const bundle = `${slug}.fathom`;
+      const indexed = Date.now();
+      execFileSync(fathom, ['index', source, '-o', join(site, bundle), '--vectors', 'none'], { stdio: 'inherit', timeout: 20 * 60_000 });
+      const index_s = (Date.now() - indexed) / 1000;
+      writeFileSync(join(site, `${slug}.html`), page(bundle, project.queries[0] as string));
+      const isIndex = (s: Served) => s.path.startsWith(`/${bundle}`);
+      const whole: Record<string, Visit> = {};
+      for (const [link, shaping] of [['loopback', null], ['slow_link', SLOW]] as const) {
+        host.set({ shaping, ranges: true, compress: true });
+        const browser = await launchBrowser({ webgpu: false });
+        try {
+          whole[link] = await visit(browser, host, `${host.url}${slug}.html`, project, isIndex);
+        } finally {
+          await browser.close();
+        }
+      }
+      projects.push({ name: project.name, bundle_bytes: statSync(join(site, bundle)).size, index_s, queries: project.queries, whole });
+      console.log(JSON.stringify(projects.at(-1), null, 1));
+    }
+  } finally {
+    await host.close();
+    rmSync(site, { recursive: true, force: true });
+  }
+  const out = {
+    note: 'A cold visit to a documentation site embedding <fathom-explorer> over a project\'s bundle, served by a counting static host (tests/bench/counted-serve.ts) on loopback and held to 150 ms per request and 1.6 Mbit/s shared (slow_link). Bytes: wire (as sent, the host gzipping what is not compressed already), host_gzips and host_plain (every body gzipped, or none), headers included. waves: round trips one after another. whole: the bundle written by `fathom index -o FILE`, read at once. Bar (issue 63): index before the first answer <= 300 KB in <= 3 waves; everything before it <= 1.5 MB; first answer <= 10 s on the slow link and <= 1 s on loopback; a further query\'s index bytes median <= 100 KB; opening a file <= its text gzipped + 10 KB; the 50,000-file site\'s peak tab memory <= 256 MB.',
+    projects,
+  };
+  const dir = fileURLToPath(new URL('../../bench/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}split.json`, `${JSON.stringify(out, null, 1)}\n`);
+  for (const p of projects) {
+    for (const v of Object.values(p.whole)) {
+      expect(v.foreign_requests).toEqual([]);
+      expect(v.top10[p.queries[0] as string]?.length).toBeGreaterThan(0);
+    }
+    // Both links read the same index and answer alike.
+    expect(p.whole.slow_link?.top10).toEqual(p.whole.loopback?.top10);
+  }
+}, 3_600_000);
