@@ -51,9 +51,16 @@ pub struct NameHit {
 }
 
 /// The lowercased names of every node, kept so a query never lowercases the
-/// whole graph again.
+/// whole graph again, and their order by name: a name's exact and prefix
+/// matches are one run of it, found by binary search, so a query reads the
+/// whole list only for the substrings it asks for (where its exact and
+/// prefix matches are fewer than it wants), and a list cut into pages by
+/// name serves any word from one page or a few.
 pub struct NameIndex {
+    /// In node order.
     entries: Vec<Entry>,
+    /// Indices into `entries`, by name, then node.
+    by_name: Vec<u32>,
 }
 
 /// A node's names in lower case, for matching: the qualified name, with the
@@ -91,21 +98,71 @@ impl NameIndex {
             .nodes()
             .filter(|(_, n)| !n.is_external)
             .map(|(node, n)| Entry::new(node, &n.name, &n.qualified_name))
-            .collect();
-        NameIndex { entries }
+            .collect::<Vec<Entry>>();
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name.sort_by(|&a, &b| entries[a as usize].name().cmp(entries[b as usize].name()).then(a.cmp(&b)));
+        NameIndex { entries, by_name }
+    }
+
+    /// The entries whose name starts with `lowered`, in node order: a run of
+    /// [`NameIndex::by_name`].
+    fn starting_with(&self, lowered: &str) -> Vec<u32> {
+        let name = |i: &u32| self.entries[*i as usize].name();
+        let from = self.by_name.partition_point(|i| name(i) < lowered);
+        let to = from + self.by_name[from..].partition_point(|i| name(i).starts_with(lowered));
+        let mut run = self.by_name[from..to].to_vec();
+        run.sort_unstable();
+        run
     }
 
     /// The best `limit` matches for `query`, best first.
     pub fn search(&self, graph: &CodeGraph, query: &str, limit: usize) -> Vec<NameHit> {
+        self.matches(graph, query, limit, Candidates::Best)
+    }
+
+    /// [`NameIndex::search`]'s exact and prefix matches alone: the same
+    /// hits, less its substrings, found without reading every name where
+    /// the query is not dotted.
+    pub fn named(&self, graph: &CodeGraph, query: &str, limit: usize) -> Vec<NameHit> {
+        let mut hits = self.matches(graph, query, limit, Candidates::Named);
+        hits.retain(|h| h.match_kind != MatchKind::Substring);
+        hits
+    }
+
+    /// What a search finds reading every name: the reference the sorted
+    /// run is held to.
+    #[cfg(test)]
+    fn matches_reading_all(&self, graph: &CodeGraph, query: &str, limit: usize) -> Vec<NameHit> {
+        self.matches(graph, query, limit, Candidates::All)
+    }
+
+    fn matches(&self, graph: &CodeGraph, query: &str, limit: usize, wanted: Candidates) -> Vec<NameHit> {
         let query = dotted(query.trim());
         if query.is_empty() || limit == 0 {
             return Vec::new();
         }
         let lowered = query.to_lowercase();
         let is_dotted = query.contains('.');
-        let mut hits: Vec<NameHit> = self
-            .entries
-            .iter()
+        // Exact and prefix matches outrank every substring: where there are
+        // `limit` of them, or substrings are not asked for, no other name is
+        // read. The entries are read in node order either way, so equal hits
+        // keep the order they had.
+        let candidates: Vec<u32> = if is_dotted {
+            (0..self.entries.len() as u32).collect()
+        } else {
+            let named = || self.starting_with(&lowered);
+            match wanted {
+                Candidates::All => (0..self.entries.len() as u32).collect(),
+                Candidates::Named => named(),
+                Candidates::Best => {
+                    let named = named();
+                    if named.len() >= limit { named } else { (0..self.entries.len() as u32).collect() }
+                }
+            }
+        };
+        let mut hits: Vec<NameHit> = candidates
+            .into_iter()
+            .map(|i| &self.entries[i as usize])
             .filter_map(|entry| {
                 let node = graph.node(entry.node);
                 let haystack = if is_dotted { &*entry.qualified } else { entry.name() };
@@ -132,6 +189,17 @@ impl NameIndex {
             .then_with(|| a.file.cmp(&b.file))
             .then_with(|| a.span.start_line.cmp(&b.span.start_line))
     }
+}
+
+/// Which names a search reads: every one; those that could be among its
+/// best (its exact and prefix matches, or every name where those are too
+/// few); or its exact and prefix matches alone.
+#[derive(Clone, Copy)]
+enum Candidates {
+    #[cfg_attr(not(test), allow(dead_code))]
+    All,
+    Best,
+    Named,
 }
 
 /// A qualified name with `::` (Rust, C++, PHP) written as a dot, as
@@ -244,6 +312,41 @@ mod tests {
         assert_eq!(match_kind(&rust.qualified, &dotted("mutex::lock"), true), Some(MatchKind::Exact));
         assert_eq!(match_kind(&rust.qualified, "mutex.lock", true), Some(MatchKind::Exact));
         assert_eq!(ranked(&graph(), "Calculator::add")[0], ("calc.Calculator.add".into(), MatchKind::Exact));
+    }
+
+    /// Every name of a graph whose names share prefixes, cases and
+    /// lengths, searched every way: the run found by binary search gives what
+    /// reading every name gave, in the same order.
+    #[test]
+    fn the_sorted_run_finds_what_reading_every_name_finds() {
+        let words = ["add", "Add", "ADD", "address", "adder", "add_all", "readd", "a", "ad", "addr", "b", "Bad", "badd"];
+        let files: Vec<FileFacts> = (0..6)
+            .map(|f| {
+                let mut definitions = vec![def(SymbolKind::Class, words[f % words.len()], None, 1)];
+                for (i, word) in words.iter().enumerate().skip(f % 3) {
+                    let kind = [SymbolKind::Method, SymbolKind::Field, SymbolKind::Function][i % 3];
+                    let parent = (kind != SymbolKind::Function).then_some(0);
+                    definitions.push(def(kind, word, parent, 2 + i as u32));
+                }
+                FileFacts { definitions, ..FileFacts::default() }
+            })
+            .collect();
+        let paths: Vec<String> = (0..files.len()).map(|f| format!("m{}/n{f}.py", f % 2)).collect();
+        let inputs: Vec<FileInput> = files
+            .iter()
+            .zip(&paths)
+            .map(|(facts, path)| FileInput { path, language: Language::Python, text: "", facts })
+            .collect();
+        let graph = CodeGraph::build(&inputs, &mut |_, _| {}).0;
+        let index = NameIndex::build(&graph);
+        for query in words.iter().copied().chain(["", "ad", "dd", "z", "m0.n2.add", "add.", "A"]) {
+            for limit in [1, 3, 10, 64] {
+                let all = index.matches_reading_all(&graph, query, limit);
+                assert_eq!(index.search(&graph, query, limit), all, "{query:?} at {limit}");
+                let named: Vec<NameHit> = all.into_iter().filter(|h| h.match_kind != MatchKind::Substring).collect();
+                assert_eq!(index.named(&graph, query, limit), named, "{query:?} at {limit}, named");
+            }
+        }
     }
 
     #[test]

@@ -1149,7 +1149,7 @@ impl Retrieval {
         for ident in &hints.identifiers {
             // `self.x` and `this.x` name a member `x`.
             let ident = ident.strip_prefix("self.").or_else(|| ident.strip_prefix("this.")).unwrap_or(ident);
-            push(self.names.search(graph, ident, 10), false);
+            push(self.names.named(graph, ident, 10), false);
         }
         let words: Vec<&str> = query
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -1160,7 +1160,7 @@ impl Retrieval {
         let single = words.len() == 1;
         if words.len() <= 3 {
             for word in words {
-                push(self.names.search(graph, word, 10), !single);
+                push(self.names.named(graph, word, 10), !single);
             }
         }
         out.truncate(LANE_DEPTH);
