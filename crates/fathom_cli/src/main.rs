@@ -64,6 +64,11 @@ enum Command {
         /// The same as `--vectors none`.
         #[arg(long)]
         no_embed: bool,
+        /// Write a split bundle: `-o` names a directory that a static host
+        /// serves as it is (`root.fathom` and content-addressed items under
+        /// `s/`), read in parts, on demand. It carries no vectors yet.
+        #[arg(long, requires = "output")]
+        split: bool,
         /// Leave out paths matching a glob (repeatable): `docs/**`, `*.min.js`, `tests`.
         #[arg(long, value_name = "GLOB")]
         exclude: Vec<String>,
@@ -326,11 +331,42 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     MEMORY.get_or_init(|| cli.memory);
     match cli.command {
-        Command::Index { target, output, vectors, no_embed, exclude, scip, json } => {
+        Command::Index { target, output, vectors, no_embed, split, exclude, scip, json } => {
+            if split && !no_embed && vectors != Vectors::None {
+                anyhow::bail!("a split bundle carries no vectors yet: add `--vectors none`");
+            }
             let exclude = fathom_engine::Exclude::new(&exclude)?;
             let scip = read_scip(&scip);
             let mut index = open_with(&target, &Options { exclude, ..Options::default() }, scip)?;
-            if let Some(path) = output {
+            if let Some(dir) = output.as_ref().filter(|_| split) {
+                index.clear_static();
+                let split = index.to_split();
+                split.write(dir).with_context(|| format!("cannot write the split bundle `{}`", dir.display()))?;
+                let r = &split.report;
+                let bytes = r.root_bytes
+                    + [r.postings, r.names, r.graph, r.texts, r.summary].iter().map(|f| f.bytes).sum::<u64>();
+                eprintln!(
+                    "fathom: wrote {} (split: {} items, {}; root {})",
+                    dir.display(),
+                    split.items.len(),
+                    human_bytes(bytes),
+                    human_bytes(r.root_bytes)
+                );
+                for (name, family) in [
+                    ("postings", r.postings),
+                    ("names", r.names),
+                    ("graph", r.graph),
+                    ("texts", r.texts),
+                    ("summary", r.summary),
+                ] {
+                    eprintln!(
+                        "  {name:<10} {:>6} items {:>10} ({} inflated)",
+                        family.items,
+                        human_bytes(family.bytes),
+                        human_bytes(family.plain)
+                    );
+                }
+            } else if let Some(path) = output {
                 match if no_embed { Vectors::None } else { vectors } {
                     Vectors::Both => drop(embedding::prepare(&mut index, true)?),
                     Vectors::Static => drop(embedding::prepare(&mut index, false)?),
@@ -503,6 +539,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ModeArg::Hybrid => SearchMode::Hybrid,
             };
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
+            if target.join(fathom_engine::split::ROOT).is_file() {
+                let query = query.context("a split bundle is searched one query at a time: give the query")?;
+                let (results, fetched, waves) = split_search(&target, &query, &options)?;
+                eprintln!("fathom: read {} items ({}) in {waves} waves", fetched.items, human_bytes(fetched.bytes));
+                output::search(&results, files, json)?;
+                return Ok(if results.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS });
+            }
             let input = queries.map(|path| batch::read(&path)).transpose()?;
             let mut index = open(&target)?;
             let embedder = if mode == SearchMode::Lexical {
@@ -551,6 +594,22 @@ fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
 }
 
 /// Whether the file starts as a `.fathom` bundle does.
+/// Searches a split bundle on disk, reading only the items the query needs.
+fn split_search(
+    dir: &Path,
+    query: &str,
+    options: &SearchOptions,
+) -> Result<(fathom_engine::SearchResults, fathom_engine::split::Fetched, usize)> {
+    let store = fathom_engine::store::DirStore::new(dir);
+    let root = store.root()?;
+    let mut reader = fathom_engine::split::SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
+    let (results, waves) = fathom_engine::split::drive(&mut reader, &store, |r| r.search_step(query, options))?;
+    let mut fetched = reader.fetched();
+    fetched.bytes += root.len() as u64;
+    fetched.items += 1;
+    Ok((results, fetched, waves))
+}
+
 fn is_bundle(target: &Path) -> bool {
     use std::io::Read;
     let mut magic = [0u8; 8];

@@ -170,7 +170,7 @@ pub struct Section {
 
 /// The summary's own facts; its counts are the graph's, computed again.
 #[derive(Serialize, Deserialize)]
-struct StoredSummary<'a> {
+pub(crate) struct StoredSummary<'a> {
     archive: Cow<'a, str>,
     skipped: Cow<'a, [Skipped]>,
     errors: Cow<'a, [FileError]>,
@@ -187,20 +187,12 @@ impl Index {
 
     /// The index as a bundle, its sections compressed as asked.
     pub fn to_bundle_with(&self, compression: Compression) -> Vec<u8> {
-        let summary = &self.summary;
-        let stored_summary = StoredSummary {
-            archive: Cow::Borrowed(&summary.archive),
-            skipped: Cow::Borrowed(&summary.skipped),
-            errors: Cow::Borrowed(&summary.errors),
-            resolution: Cow::Borrowed(&summary.resolution),
-            timings_ms: summary.timings_ms,
-        };
         let retrieval = &self.retrieval;
         let statics = retrieval.stored_static();
         let raw = [
             encode(&self.graph),
             encode(&self.texts),
-            encode(&stored_summary),
+            encode(&self.stored_summary()),
             encode(retrieval.chunks()),
             encode(&retrieval.stored_lexical()),
             encode(&retrieval.loose_vectors()),
@@ -208,34 +200,17 @@ impl Index {
             encode(&statics),
         ];
         let stored: Vec<(Compression, Cow<'_, [u8]>)> = raw.iter().map(|r| compress(compression, r)).collect();
-        let header = BundleHeader {
-            format: FORMAT_VERSION,
-            engine: env!("CARGO_PKG_VERSION").to_owned(),
-            graph_schema: fathom_graph::SCHEMA_VERSION,
-            archive: summary.archive.clone(),
-            model: self.embedding_model.clone(),
-            static_table: statics.as_ref().map(|s| s.table.clone()),
-            options: self.options.clone(),
-            scip: summary.scip.clone(),
-            counts: Counts {
-                files: self.graph.files().len(),
-                nodes: self.graph.node_count(),
-                edges: self.graph.edge_count(),
-                chunks: retrieval.chunks().len(),
-                embedded: retrieval.embedded(),
-                dense_points: retrieval.dense().map(|d| d.params().points),
-            },
-            sections: SECTIONS
-                .iter()
-                .zip(raw.iter().zip(&stored))
-                .map(|(name, (raw, (compression, stored)))| Section {
-                    name: (*name).to_owned(),
-                    compression: *compression,
-                    bytes: stored.len() as u64,
-                    raw_bytes: raw.len() as u64,
-                })
-                .collect(),
-        };
+        let sections = SECTIONS
+            .iter()
+            .zip(raw.iter().zip(&stored))
+            .map(|(name, (raw, (compression, stored)))| Section {
+                name: (*name).to_owned(),
+                compression: *compression,
+                bytes: stored.len() as u64,
+                raw_bytes: raw.len() as u64,
+            })
+            .collect();
+        let header = self.header(FORMAT_VERSION, sections);
         let header = serde_json::to_vec(&header).expect("the header is plain data");
         let payload: usize = stored.iter().map(|(_, s)| s.len()).sum();
         let mut out = Vec::with_capacity(PREFIX + header.len() + payload + CHECKSUM);
@@ -250,6 +225,44 @@ impl Index {
         let checksum = xxhash_rust::xxh3::xxh3_64(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
         out
+    }
+
+    /// What a bundle's header says of this index; a split bundle's root
+    /// says the same.
+    pub(crate) fn header(&self, format: u32, sections: Vec<Section>) -> BundleHeader {
+        let summary = &self.summary;
+        let retrieval = &self.retrieval;
+        BundleHeader {
+            format,
+            engine: env!("CARGO_PKG_VERSION").to_owned(),
+            graph_schema: fathom_graph::SCHEMA_VERSION,
+            archive: summary.archive.clone(),
+            model: self.embedding_model.clone(),
+            static_table: retrieval.static_lane().map(|l| l.table()).or(retrieval.stored_static_table()).map(str::to_owned),
+            options: self.options.clone(),
+            scip: summary.scip.clone(),
+            counts: Counts {
+                files: self.graph.files().len(),
+                nodes: self.graph.node_count(),
+                edges: self.graph.edge_count(),
+                chunks: retrieval.chunks().len(),
+                embedded: retrieval.embedded(),
+                dense_points: retrieval.dense().map(|d| d.params().points),
+            },
+            sections,
+        }
+    }
+
+    /// The summary's own facts, as a bundle stores them.
+    pub(crate) fn stored_summary(&self) -> StoredSummary<'_> {
+        let summary = &self.summary;
+        StoredSummary {
+            archive: Cow::Borrowed(&summary.archive),
+            skipped: Cow::Borrowed(&summary.skipped),
+            errors: Cow::Borrowed(&summary.errors),
+            resolution: Cow::Borrowed(&summary.resolution),
+            timings_ms: summary.timings_ms,
+        }
     }
 
     /// Reads a bundle back. It is verified whole before anything is decoded;

@@ -14,6 +14,8 @@ pub mod heap;
 pub mod map;
 mod navigate;
 pub mod pipeline;
+pub mod split;
+pub mod store;
 mod summary;
 pub mod tests_for;
 

@@ -212,6 +212,50 @@ impl CodeGraph {
         self.graph = graph;
     }
 
+    /// A graph of `nodes` placeholders over `files`, every id where the
+    /// whole graph has it: a split bundle's, whose parts are put in as they
+    /// arrive ([`CodeGraph::put_node`], [`CodeGraph::set_edges`]). A
+    /// placeholder is a node of no name in no file, which no name, path or
+    /// edge reaches.
+    pub fn sparse(nodes: usize, files: Vec<FileEntry>) -> CodeGraph {
+        let mut graph = DiGraph::with_capacity(nodes, 0);
+        for _ in 0..nodes {
+            graph.add_node(Node {
+                kind: SymbolKind::Package,
+                class_kind: None,
+                name: String::new(),
+                qualified_name: String::new(),
+                file: None,
+                language: Language::Text,
+                span: Span::default(),
+                is_external: false,
+                details: None,
+            });
+        }
+        CodeGraph { graph, files, externals: HashMap::new(), parents: vec![None; nodes] }
+    }
+
+    /// Puts a node of a [`CodeGraph::sparse`] graph in place.
+    pub fn put_node(&mut self, id: NodeId, node: Node) {
+        self.graph[id] = node;
+    }
+
+    /// A file of a [`CodeGraph::sparse`] graph, to put in place.
+    pub fn file_mut(&mut self, id: FileId) -> &mut FileEntry {
+        &mut self.files[id.0 as usize]
+    }
+
+    /// Replaces every edge with `edges`, given in the whole graph's edge
+    /// order: each node then lists its edges in the order the whole graph
+    /// does, and its parent is the one the whole graph gives it.
+    pub fn set_edges(&mut self, edges: impl IntoIterator<Item = (NodeId, NodeId, Edge)>) {
+        self.graph.clear_edges();
+        self.parents.iter_mut().for_each(|p| *p = None);
+        for (from, to, edge) in edges {
+            self.add_edge(from, to, edge);
+        }
+    }
+
     /// Gives back the room the node and edge lists grew into beyond what
     /// they hold: once a graph is complete, up to half of each (1.3 million
     /// edges for 50,000 files).

@@ -185,6 +185,25 @@ impl Lexical {
         Lexical { embedder, inverted: Inverted::new(postings), terms: Terms::default() }
     }
 
+    /// An index of `documents` chunks of average length `avgdl` that holds
+    /// no term yet: a split bundle's, whose terms' postings are put in as a
+    /// query needs them ([`Lexical::put_term`]). A term it holds scores as
+    /// the whole index scores it, since its postings are complete.
+    pub fn sparse(documents: usize, avgdl: f32) -> Lexical {
+        let embedder: Embedder<u32, TermTokenizer> =
+            EmbedderBuilder::with_tokenizer_and_fit_to_corpus(TermTokenizer(Terms::default()), &[])
+                .avgdl(avgdl)
+                .k1(K1)
+                .b(B)
+                .build();
+        Lexical { embedder, inverted: Inverted { documents, terms: HashMap::default() }, terms: Terms::default() }
+    }
+
+    /// Puts a term's every posting, in chunk order, into a sparse index.
+    pub fn put_term(&mut self, term: u32, postings: Vec<(u32, f32)>) {
+        self.inverted.terms.insert(term, postings);
+    }
+
     /// The postings, for storing.
     pub fn stored(&self) -> StoredLexical<'_> {
         StoredLexical {
@@ -222,7 +241,7 @@ impl Lexical {
     /// [`Lexical::search`] over the chunks `keep` accepts: the best `limit`
     /// of those, however many others score above them.
     pub fn search_where(&self, query: &str, limit: usize, keep: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
-        let query: Vec<u32> = dedup(self.embedder.embed(query)).0.iter().map(|t| t.index).collect();
+        let query = self.query_terms(query);
         let mut matches: Vec<(u32, f32)> =
             self.inverted.scores(&query).into_iter().filter(|&(chunk, _)| keep(chunk)).collect();
         // Equal scores in chunk order, not hash order, which could differ
@@ -230,6 +249,12 @@ impl Lexical {
         matches.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         matches.truncate(limit);
         matches
+    }
+
+    /// The hashes of the query's distinct terms, in the order they are
+    /// scored: the postings lists a search reads.
+    pub fn query_terms(&self, query: &str) -> Vec<u32> {
+        dedup(self.embedder.embed(query)).0.iter().map(|t| t.index).collect()
     }
 
     /// The query's terms, as the index reads them.

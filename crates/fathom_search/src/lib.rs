@@ -96,7 +96,9 @@ impl NameIndex {
     pub fn build(graph: &CodeGraph) -> NameIndex {
         let entries = graph
             .nodes()
-            .filter(|(_, n)| !n.is_external)
+            // A node of no name matches no query: a sparse graph's
+            // placeholders are not listed.
+            .filter(|(_, n)| !n.is_external && !n.name.is_empty())
             .map(|(node, n)| Entry::new(node, &n.name, &n.qualified_name))
             .collect::<Vec<Entry>>();
         let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();

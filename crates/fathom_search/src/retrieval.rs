@@ -191,6 +191,17 @@ pub struct Filter {
     pub tests: TestFilter,
 }
 
+impl Filter {
+    /// Whether it keeps everything (a path glob that does not parse keeps
+    /// nothing and says why).
+    pub fn is_empty(&self) -> bool {
+        self.languages.is_empty()
+            && self.kinds.is_empty()
+            && self.path.as_deref().is_none_or(|p| p.trim().is_empty())
+            && self.tests == TestFilter::Include
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TestFilter {
@@ -596,6 +607,14 @@ impl Lane<'_> {
     }
 }
 
+/// What a query reads before it weighs anything ([`Retrieval::query_reads`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryReads {
+    pub terms: Vec<u32>,
+    pub names: Vec<String>,
+    pub locations: bool,
+}
+
 pub struct Ranking {
     /// The mode that ran: hybrid asked before embeddings are ready runs as
     /// lexical.
@@ -763,6 +782,75 @@ impl Retrieval {
 
     pub fn names(&self) -> &NameIndex {
         &self.names
+    }
+
+    /// A retrieval index over a sparse graph ([`CodeGraph::sparse`]): every
+    /// chunk in place, the postings of no term yet ([`Lexical::sparse`]),
+    /// and no file's role. A split bundle's reader puts the parts a query
+    /// needs in, then searches it as it would the whole index.
+    pub fn sparse(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical) -> Retrieval {
+        let vectors = vec![None; chunks.len()];
+        Retrieval {
+            chunks,
+            lexical,
+            names: NameIndex::build(graph),
+            vectors,
+            dense: None,
+            statics: None,
+            stored_statics: None,
+            roles: crate::roles::FileRoles::default(),
+        }
+    }
+
+    /// The parts of a sparse index, to put in what arrives. Call
+    /// [`Retrieval::rebuild_names`] once the graph has its new nodes.
+    pub fn sparse_parts(&mut self) -> (&mut [Chunk], &mut Lexical, &mut crate::roles::FileRoles) {
+        (&mut self.chunks, &mut self.lexical, &mut self.roles)
+    }
+
+    /// Lists the graph's names again, after nodes were put in place.
+    pub fn rebuild_names(&mut self, graph: &CodeGraph) {
+        self.names = NameIndex::build(graph);
+    }
+
+    /// What ranking `query` reads before it weighs anything: the query's
+    /// terms (by hash), the words its name lane looks up (lower case), and
+    /// whether it names a file and line (the trace lane, which reads every
+    /// path).
+    pub fn query_reads(&self, query: &str) -> QueryReads {
+        let hints = hints::analyze(query);
+        QueryReads {
+            terms: self.lexical.query_terms(query),
+            names: name_words(&hints, query).into_iter().map(|(w, _)| w.trim().to_lowercase()).collect(),
+            locations: !hints.locations.is_empty(),
+        }
+    }
+
+    /// The symbols each lane finds for `query` before any is weighed:
+    /// BM25's best chunks' symbols, the name lane's and the trace lane's.
+    /// A ranking reads these symbols, their files and their neighbours.
+    pub fn lane_nodes(&self, sources: &dyn Sources, query: &str, options: &SearchOptions) -> Vec<NodeId> {
+        let graph = sources.graph();
+        let hints = hints::analyze(query);
+        let mut out: Vec<NodeId> = Vec::new();
+        if options.mode != Mode::Dense {
+            let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
+            let matches = match &accept {
+                Some(accept) => self
+                    .lexical
+                    .search_where(query, LANE_DEPTH, |chunk| accept.node(graph, self.chunks[chunk as usize].node)),
+                None => self.lexical.search(query, LANE_DEPTH),
+            };
+            out.extend(by_symbol(&self.chunks, matches).map(|(node, _, _)| node));
+            out.extend(self.name_lane(graph, &hints, query).into_iter().map(|(node, _)| node));
+            out.extend(trace_lane(sources, &hints));
+        }
+        out
+    }
+
+    /// The postings lists a lexical search of `query` reads, by term hash.
+    pub fn query_terms(&self, query: &str) -> Vec<u32> {
+        self.lexical.query_terms(query)
     }
 
     pub(crate) fn lexical(&self) -> &Lexical {
@@ -1137,30 +1225,13 @@ impl Retrieval {
     /// words, and exact matches of its other words.
     fn name_lane(&self, graph: &CodeGraph, hints: &Hints, query: &str) -> Vec<(NodeId, MatchKind)> {
         let mut out: Vec<(NodeId, MatchKind)> = Vec::new();
-        let mut push = |hits: Vec<crate::NameHit>, exact_only: bool| {
-            for hit in hits {
+        for (word, exact_only) in name_words(hints, query) {
+            for hit in self.names.named(graph, word, 10) {
                 if (hit.match_kind == MatchKind::Exact || (!exact_only && hit.match_kind == MatchKind::Prefix))
                     && !out.iter().any(|(n, _)| *n == hit.node)
                 {
                     out.push((hit.node, hit.match_kind));
                 }
-            }
-        };
-        for ident in &hints.identifiers {
-            // `self.x` and `this.x` name a member `x`.
-            let ident = ident.strip_prefix("self.").or_else(|| ident.strip_prefix("this.")).unwrap_or(ident);
-            push(self.names.named(graph, ident, 10), false);
-        }
-        let words: Vec<&str> = query
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| w.len() >= 3 && !hints.identifiers.iter().any(|i| i == w))
-            .collect();
-        // A one-word query is typed as a name (search as you type): its
-        // prefixes count. Words of a short phrase count only as whole names.
-        let single = words.len() == 1;
-        if words.len() <= 3 {
-            for word in words {
-                push(self.names.named(graph, word, 10), !single);
             }
         }
         out.truncate(LANE_DEPTH);
@@ -1177,6 +1248,28 @@ impl Retrieval {
         }
         matched
     }
+}
+
+/// The words the name lane looks up, each with whether only its exact
+/// matches count: the query's code-shaped words (`self.x` and `this.x`
+/// name a member `x`), then, in a query of at most three other words, each
+/// of those. A one-word query is typed as a name (search as you type): its
+/// prefixes count. Words of a short phrase count only as whole names.
+fn name_words<'q>(hints: &'q Hints, query: &'q str) -> Vec<(&'q str, bool)> {
+    let mut out: Vec<(&str, bool)> = hints
+        .identifiers
+        .iter()
+        .map(|ident| (ident.strip_prefix("self.").or_else(|| ident.strip_prefix("this.")).unwrap_or(ident), false))
+        .collect();
+    let words: Vec<&str> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.len() >= 3 && !hints.identifiers.iter().any(|i| i == w))
+        .collect();
+    let single = words.len() == 1;
+    if words.len() <= 3 {
+        out.extend(words.into_iter().map(|w| (w, !single)));
+    }
+    out
 }
 
 /// What a question asks for besides the implementation: its tests (a word

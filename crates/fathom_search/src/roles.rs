@@ -28,12 +28,12 @@ use std::sync::OnceLock;
 use fathom_graph::CodeGraph;
 use fathom_model::{Family as LanguageFamily, SymbolKind};
 use regex::RegexSet;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::chunks::Sources;
 
 /// What a file is, for ranking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The project's own code.
@@ -84,7 +84,7 @@ pub enum Family {
 }
 
 /// A file's role and, where it is not plain source, why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Judged {
     pub role: Role,
     pub why: Option<String>,
@@ -476,6 +476,15 @@ impl FileRoles {
     /// declaration file's; empty for any other file): a fix to them is made
     /// to it too when it is generated again, so it is ranked as their
     /// companion.
+    /// Roles as a split bundle's files carry them, put in as they arrive:
+    /// a file not put in is read as source.
+    pub fn put(&mut self, path: &str, judged: Judged, sources: Vec<String>) {
+        self.by_path.insert(path.to_owned(), judged);
+        if !sources.is_empty() {
+            self.sources_of.insert(path.to_owned(), sources);
+        }
+    }
+
     pub fn sources_of(&self, path: &str) -> &[String] {
         self.sources_of.get(path).map_or(&[], Vec::as_slice)
     }

@@ -1,0 +1,157 @@
+//! The one place a split bundle's bytes come in.
+//!
+//! A split bundle ([`crate::split`]) is a directory a static host serves as
+//! it is: `root.fathom`, the only fixed name, and items under `s/`, each
+//! named by the hash of its bytes, so a host and a browser may keep them
+//! forever. Every item is one value in postcard's encoding, gzipped (a host
+//! sends it as it is, and a Range request's offsets hold); every reference
+//! to an item carries its hash, its length and its length inflated, so a
+//! missing, truncated or altered item, or one that would inflate past what
+//! it claims, is refused by name before anything reads it ([`StoreError`]).
+//! Search, graph and query code never see these bytes: they read decoded
+//! values through the index.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Where an item is, and what its bytes must be: the first 12 bytes of the
+/// SHA-256 of the stored (gzipped) bytes, their length, and the length of
+/// the postcard encoding they inflate to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ItemRef {
+    pub hash: [u8; 12],
+    pub bytes: u32,
+    pub plain: u32,
+}
+
+impl ItemRef {
+    /// The item's path inside the bundle's directory.
+    pub fn path(&self) -> String {
+        let hex: String = self.hash.iter().map(|b| format!("{b:02x}")).collect();
+        format!("s/{hex}.bin")
+    }
+}
+
+/// Why an item or a root was refused. Each names what it was and where.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StoreError {
+    #[error("{what} ({path}) is missing")]
+    Missing { what: String, path: String },
+    #[error("{what} ({path}) is truncated: {got} bytes of {expected}")]
+    Truncated { what: String, path: String, got: usize, expected: usize },
+    #[error("{what} ({path}) was altered: its bytes do not match the hash its reference holds")]
+    Altered { what: String, path: String },
+    #[error("{path} answered with an HTML page, not {what}: is the bundle's path right?")]
+    Html { what: String, path: String },
+    #[error("{what} ({path}) is not a split bundle's: {cause}")]
+    Undecodable { what: String, path: String, cause: String },
+    #[error("{path}: {cause}")]
+    Version { path: String, cause: String },
+}
+
+/// Encodes `value` as an item: its bytes and the reference to them.
+pub fn seal<T: Serialize + ?Sized>(value: &T) -> (ItemRef, Vec<u8>) {
+    let plain = postcard::to_allocvec(value).expect("every stored type has a postcard form");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::with_capacity(plain.len() / 3), flate2::Compression::best());
+    gzip.write_all(&plain).expect("writing to memory");
+    let bytes = gzip.finish().expect("writing to memory");
+    let hash: [u8; 12] = Sha256::digest(&bytes)[..12].try_into().expect("a SHA-256 is 32 bytes");
+    (ItemRef { hash, bytes: bytes.len() as u32, plain: plain.len() as u32 }, bytes)
+}
+
+/// Decodes an item's `bytes`, checked against its reference first.
+pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
+    let path = item.path();
+    let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
+    if looks_like_html(bytes) {
+        return Err(StoreError::Html { what: what.to_owned(), path });
+    }
+    if bytes.len() < item.bytes as usize {
+        return Err(StoreError::Truncated { what: what.to_owned(), path, got: bytes.len(), expected: item.bytes as usize });
+    }
+    if bytes.len() > item.bytes as usize || Sha256::digest(bytes)[..12] != item.hash {
+        return Err(StoreError::Altered { what: what.to_owned(), path });
+    }
+    // Inflated no further than the reference says: a forged item cannot
+    // ask for more memory than its referrer allowed.
+    let mut plain = Vec::with_capacity(item.plain as usize);
+    flate2::read::GzDecoder::new(bytes)
+        .take(u64::from(item.plain) + 1)
+        .read_to_end(&mut plain)
+        .map_err(|e| err(format!("it does not inflate: {e}")))?;
+    if plain.len() != item.plain as usize {
+        return Err(err(format!("it inflates to {} bytes, not {}", plain.len(), item.plain)));
+    }
+    postcard::from_bytes(&plain).map_err(|e| err(e.to_string()))
+}
+
+/// What a static host sends for a path it does not have, often with 200.
+pub(crate) fn looks_like_html(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(256)];
+    let text = String::from_utf8_lossy(head).trim_start().to_ascii_lowercase();
+    text.starts_with("<!doctype html") || text.starts_with("<html") || text.starts_with("<head") || text.starts_with("<body")
+}
+
+/// A split bundle on a local disk, for the CLI and the tests: items are read
+/// as they are asked for, each checked as a fetched one is.
+pub struct DirStore {
+    dir: PathBuf,
+}
+
+impl DirStore {
+    pub fn new(dir: &Path) -> DirStore {
+        DirStore { dir: dir.to_owned() }
+    }
+
+    /// The root's bytes.
+    pub fn root(&self) -> Result<Vec<u8>, StoreError> {
+        let path = self.dir.join(crate::split::ROOT);
+        std::fs::read(&path).map_err(|_| StoreError::Missing {
+            what: "the split bundle's root".into(),
+            path: path.display().to_string(),
+        })
+    }
+
+    /// An item's bytes as stored, not yet checked.
+    pub fn bytes(&self, what: &str, item: &ItemRef) -> Result<Vec<u8>, StoreError> {
+        let path = self.dir.join(item.path());
+        std::fs::read(&path).map_err(|_| StoreError::Missing { what: what.to_owned(), path: path.display().to_string() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_reads_back_and_any_change_to_it_is_named() {
+        let value: Vec<(u32, String)> = (0..500).map(|i| (i, format!("item {i}"))).collect();
+        let (item, bytes) = seal(&value);
+        assert_eq!(open::<Vec<(u32, String)>>("postings", &item, &bytes).unwrap(), value);
+        assert!(item.path().starts_with("s/") && item.path().len() == "s/.bin".len() + 24);
+
+        let truncated = open::<Vec<(u32, String)>>("postings", &item, &bytes[..bytes.len() - 3]).unwrap_err();
+        assert!(matches!(truncated, StoreError::Truncated { got, expected, .. } if got + 3 == expected), "{truncated}");
+        let mut altered = bytes.clone();
+        altered[bytes.len() / 2] ^= 1;
+        let error = open::<Vec<(u32, String)>>("postings", &item, &altered).unwrap_err();
+        assert!(matches!(error, StoreError::Altered { .. }));
+        assert!(error.to_string().contains("postings") && error.to_string().contains(&item.path()), "{error}");
+        let html = open::<Vec<(u32, String)>>("postings", &item, b"<!DOCTYPE html><title>404</title>").unwrap_err();
+        assert!(matches!(html, StoreError::Html { .. }), "{html}");
+    }
+
+    #[test]
+    fn an_item_that_inflates_past_its_reference_is_refused() {
+        // A reference whose hash matches bytes that inflate to far more than
+        // it says: what a forged referrer and item would be.
+        let (honest, bytes) = seal(&vec![0u8; 1 << 20]);
+        let forged = ItemRef { plain: 1000, ..honest };
+        let error = open::<Vec<u8>>("text", &forged, &bytes).unwrap_err();
+        assert!(error.to_string().contains("inflates to 1001 bytes, not 1000"), "{error}");
+    }
+}
