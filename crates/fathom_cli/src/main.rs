@@ -602,8 +602,13 @@ fn split_search(
 ) -> Result<(fathom_engine::SearchResults, fathom_engine::split::Fetched, usize)> {
     let store = fathom_engine::store::DirStore::new(dir);
     let root = store.root()?;
-    let mut reader = fathom_engine::split::SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
-    let (results, waves) = fathom_engine::split::drive(&mut reader, &store, |r| r.search_step(query, options))?;
+    let mut reader =
+        fathom_engine::split::SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
+    let (results, waves) = fathom_engine::split::drive(
+        &mut reader,
+        |need| store.bytes(&need.what, &need.item),
+        |r| r.search_step(query, options),
+    )?;
     let mut fetched = reader.fetched();
     fetched.bytes += root.len() as u64;
     fetched.items += 1;

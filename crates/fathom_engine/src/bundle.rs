@@ -238,7 +238,11 @@ impl Index {
             graph_schema: fathom_graph::SCHEMA_VERSION,
             archive: summary.archive.clone(),
             model: self.embedding_model.clone(),
-            static_table: retrieval.static_lane().map(|l| l.table()).or(retrieval.stored_static_table()).map(str::to_owned),
+            static_table: retrieval
+                .static_lane()
+                .map(|l| l.table())
+                .or(retrieval.stored_static_table())
+                .map(str::to_owned),
             options: self.options.clone(),
             scip: summary.scip.clone(),
             counts: Counts {

@@ -321,7 +321,8 @@ mod tests {
     /// reading every name gave, in the same order.
     #[test]
     fn the_sorted_run_finds_what_reading_every_name_finds() {
-        let words = ["add", "Add", "ADD", "address", "adder", "add_all", "readd", "a", "ad", "addr", "b", "Bad", "badd"];
+        let words =
+            ["add", "Add", "ADD", "address", "adder", "add_all", "readd", "a", "ad", "addr", "b", "Bad", "badd"];
         let files: Vec<FileFacts> = (0..6)
             .map(|f| {
                 let mut definitions = vec![def(SymbolKind::Class, words[f % words.len()], None, 1)];

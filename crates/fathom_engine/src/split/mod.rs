@@ -337,7 +337,8 @@ fn graph_page(
 ) -> GraphPage {
     use fathom_graph::NodeId;
     let inside = |id: u32| range.contains(&(id as usize));
-    let mut page = GraphPage { nodes: Vec::new(), chunks: Vec::new(), edges: Vec::new(), far: Vec::new(), files: Vec::new() };
+    let mut page =
+        GraphPage { nodes: Vec::new(), chunks: Vec::new(), edges: Vec::new(), far: Vec::new(), files: Vec::new() };
     let mut edge_ids: Vec<u32> = Vec::new();
     for at in range.clone() {
         page.nodes.push((at as u32, graph.node(NodeId::new(at)).clone()));
@@ -387,8 +388,7 @@ fn encode_root(root: &Root) -> Vec<u8> {
 /// Reads a root back, verified: magic, format, checksum, then its contents.
 pub fn read_root(path: &str, bytes: &[u8]) -> Result<Root, StoreError> {
     let what = "the split bundle's root";
-    let undecodable =
-        |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.to_owned(), cause };
+    let undecodable = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.to_owned(), cause };
     if crate::store::looks_like_html(bytes) {
         return Err(StoreError::Html { what: what.to_owned(), path: path.to_owned() });
     }

@@ -118,7 +118,14 @@ impl SplitReader {
         let placeholder_chunk = Chunk { node: NodeId::end(), part: Part::Whole, start_line: 0, end_line: 0 };
         let lexical = Lexical::sparse(root.documents as usize, root.avgdl);
         let retrieval = Retrieval::sparse(&graph, vec![placeholder_chunk; chunks], lexical);
-        let summary = IndexSummary::restore(&header.archive, &graph, Vec::new(), Vec::new(), Default::default(), Timings::default());
+        let summary = IndexSummary::restore(
+            &header.archive,
+            &graph,
+            Vec::new(),
+            Vec::new(),
+            Default::default(),
+            Timings::default(),
+        );
         let index = Index {
             graph,
             retrieval,
@@ -181,7 +188,8 @@ impl SplitReader {
         // An amalgamation's copies stand in for definitions found by name
         // among every file.
         let copies = candidates.iter().any(|&n| {
-            self.whole[n.index()] && self.index.graph.path_of(n).is_some_and(|p| !self.index.retrieval.roles().sources_of(p).is_empty())
+            self.whole[n.index()]
+                && self.index.graph.path_of(n).is_some_and(|p| !self.index.retrieval.roles().sources_of(p).is_empty())
         });
         if copies {
             wants.extend((0..self.root.graph.len()).map(Want::Graph));
@@ -251,7 +259,12 @@ impl SplitReader {
                         qualified_name: entry.qualified_name,
                         file: entry.file.map(FileId),
                         language: Language::Text,
-                        span: fathom_model::Span { start_line: entry.line, end_line: entry.line, start_byte: 0, end_byte: 0 },
+                        span: fathom_model::Span {
+                            start_line: entry.line,
+                            end_line: entry.line,
+                            start_byte: 0,
+                            end_byte: 0,
+                        },
                         is_external: false,
                         details: None,
                     });
@@ -264,8 +277,11 @@ impl SplitReader {
                 for head in page.files {
                     let graph = &mut self.index.graph;
                     if graph.files().get(head.id as usize).is_some_and(|f| f.path.is_empty()) {
-                        *graph.file_mut(FileId(head.id)) =
-                            FileEntry { path: head.path.clone(), language: head.language, module: NodeId::new(head.module as usize) };
+                        *graph.file_mut(FileId(head.id)) = FileEntry {
+                            path: head.path.clone(),
+                            language: head.language,
+                            module: NodeId::new(head.module as usize),
+                        };
                         self.index.by_path.insert(head.path.clone(), head.id);
                         let (_, _, roles) = self.index.retrieval.sparse_parts();
                         roles.put(&head.path, head.role, head.sources);
@@ -349,7 +365,9 @@ impl SplitReader {
             Want::Postings(at) => (*self.root.postings.get(at)?, format!("postings {at}")),
             Want::Names(at) => (self.root.names.get(at)?.1, format!("names from `{}`", self.root.names[at].0)),
             Want::Graph(at) => (self.root.graph.get(at)?.1, format!("graph page {at}")),
-            Want::Text(file) => (*self.text_refs.get(&file)?, format!("text of `{}`", self.index.graph.file(FileId(file)).path)),
+            Want::Text(file) => {
+                (*self.text_refs.get(&file)?, format!("text of `{}`", self.index.graph.file(FileId(file)).path))
+            }
         })
     }
 
@@ -377,7 +395,8 @@ impl SplitReader {
 
     /// The wants not yet in that an item answers.
     fn wants_of(&self, item: &ItemRef) -> Vec<Want> {
-        let postings = self.root.postings.iter().enumerate().filter(|(_, r)| *r == item).map(|(at, _)| Want::Postings(at));
+        let postings =
+            self.root.postings.iter().enumerate().filter(|(_, r)| *r == item).map(|(at, _)| Want::Postings(at));
         let names = self.root.names.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Names(at));
         let graph = self.root.graph.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Graph(at));
         let texts = self.text_refs.iter().filter(|(_, r)| *r == item).map(|(&file, _)| Want::Text(file));
@@ -385,11 +404,12 @@ impl SplitReader {
     }
 }
 
-/// Answers a step natively, reading what it needs from `store` until it is
-/// ready: the CLI's and the tests' loop (the browser's fetches instead).
+/// Answers a step, fetching what it needs with `fetch` until it is ready:
+/// the CLI's and the tests' loop (the browser's worker fetches instead).
+/// Returns the answer and how many waves of fetches it took.
 pub fn drive<T>(
     reader: &mut SplitReader,
-    store: &crate::store::DirStore,
+    mut fetch: impl FnMut(&Need) -> Result<Vec<u8>, StoreError>,
     mut step: impl FnMut(&mut SplitReader) -> Step<T>,
 ) -> Result<(T, usize), StoreError> {
     let mut waves = 0;
@@ -399,7 +419,7 @@ pub fn drive<T>(
             Step::Needs(needs) => {
                 waves += 1;
                 for need in needs {
-                    let bytes = store.bytes(&need.what, &need.item)?;
+                    let bytes = fetch(&need)?;
                     reader.supply(&need.item, &bytes)?;
                 }
             }

@@ -71,7 +71,12 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
         return Err(StoreError::Html { what: what.to_owned(), path });
     }
     if bytes.len() < item.bytes as usize {
-        return Err(StoreError::Truncated { what: what.to_owned(), path, got: bytes.len(), expected: item.bytes as usize });
+        return Err(StoreError::Truncated {
+            what: what.to_owned(),
+            path,
+            got: bytes.len(),
+            expected: item.bytes as usize,
+        });
     }
     if bytes.len() > item.bytes as usize || Sha256::digest(bytes)[..12] != item.hash {
         return Err(StoreError::Altered { what: what.to_owned(), path });
@@ -93,7 +98,10 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
 pub(crate) fn looks_like_html(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(256)];
     let text = String::from_utf8_lossy(head).trim_start().to_ascii_lowercase();
-    text.starts_with("<!doctype html") || text.starts_with("<html") || text.starts_with("<head") || text.starts_with("<body")
+    text.starts_with("<!doctype html")
+        || text.starts_with("<html")
+        || text.starts_with("<head")
+        || text.starts_with("<body")
 }
 
 /// A split bundle on a local disk, for the CLI and the tests: items are read
@@ -119,7 +127,8 @@ impl DirStore {
     /// An item's bytes as stored, not yet checked.
     pub fn bytes(&self, what: &str, item: &ItemRef) -> Result<Vec<u8>, StoreError> {
         let path = self.dir.join(item.path());
-        std::fs::read(&path).map_err(|_| StoreError::Missing { what: what.to_owned(), path: path.display().to_string() })
+        std::fs::read(&path)
+            .map_err(|_| StoreError::Missing { what: what.to_owned(), path: path.display().to_string() })
     }
 }
 

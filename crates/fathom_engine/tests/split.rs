@@ -1,0 +1,199 @@
+//! Split bundles: a search read in parts answers as the whole index does,
+//! and a missing, truncated or altered item is refused by name.
+
+mod common;
+
+use common::{Recorder, zip_folder};
+use fathom_engine::split::{Need, Split, SplitReader, Step, drive};
+use fathom_engine::store::{ItemRef, StoreError};
+use fathom_engine::{Index, Options, index_files, index_zip};
+use fathom_search::retrieval::{Filter, Mode as SearchMode, SearchOptions, TestFilter};
+
+fn lexical(k: usize) -> SearchOptions {
+    SearchOptions { k, mode: SearchMode::Lexical, ..SearchOptions::default() }
+}
+
+/// Searches the split bundle from its items in memory; the answer, and the
+/// items and waves it took.
+fn split_search(
+    split: &Split,
+    reader: &mut SplitReader,
+    query: &str,
+    options: &SearchOptions,
+) -> (serde_json::Value, usize) {
+    let fetch = |need: &Need| Ok(split.items.get(&need.item).expect("every item a step names is written").clone());
+    let (results, waves) = drive(reader, fetch, |r| r.search_step(query, options)).unwrap();
+    (serde_json::to_value(results).unwrap(), waves)
+}
+
+fn whole(index: &Index, query: &str, options: &SearchOptions) -> serde_json::Value {
+    serde_json::to_value(index.search(query, options, None)).unwrap()
+}
+
+/// Names, phrases and questions over Flask: every answer the split bundle
+/// gives is the whole index's, explanations and snippets included, whether
+/// the reader is fresh or has kept what earlier questions fetched.
+#[test]
+fn a_split_search_answers_as_the_whole_index_does() {
+    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
+    let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let split = index.to_split();
+    let questions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(common::fixture("../eval/flask-3.0.3.queries.json")).unwrap())
+            .unwrap();
+    let mut queries: Vec<String> =
+        questions["queries"].as_array().unwrap().iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();
+    queries.extend(
+        [
+            "Flask",
+            "url_for",
+            "register_blueprint",
+            "Blueprint.route",
+            "session",
+            "app.route",
+            "json",
+            "abort 404",
+            "get_json()",
+            "make_response",
+        ]
+        .map(String::from),
+    );
+    let mut kept = SplitReader::open("root", &split.root).unwrap();
+    let mut waves_seen = Vec::new();
+    for query in &queries {
+        let expected = whole(&index, query, &lexical(10));
+        let mut fresh = SplitReader::open("root", &split.root).unwrap();
+        let (fresh_answer, waves) = split_search(&split, &mut fresh, query, &lexical(10));
+        assert_eq!(fresh_answer, expected, "a fresh reader, {query:?}");
+        let (kept_answer, _) = split_search(&split, &mut kept, query, &lexical(10));
+        assert_eq!(kept_answer, expected, "a reader that kept what it fetched, {query:?}");
+        waves_seen.push(waves);
+    }
+    // A name or a phrase reads its terms and names, then its candidates,
+    // then what it shows: three waves, four where a dotted name reads every
+    // name page first.
+    assert!(waves_seen.iter().all(|&w| (1..=4).contains(&w)), "{waves_seen:?}");
+    assert!(
+        kept.fetched().bytes < split.items.values().map(|b| b.len() as u64).sum::<u64>(),
+        "not everything was read"
+    );
+}
+
+/// What reads the whole index still answers as it does: a path and line
+/// (the trace lane), a filter, and an amalgamation whose copies stand in for
+/// the definitions they copy.
+#[test]
+fn questions_that_read_everything_answer_as_the_whole_index_does() {
+    // Six headers of a C++ library, and the single header its release
+    // pastes them into.
+    let parts = ["lexer", "parser", "serializer", "iterator", "pointer", "convert"];
+    let body = |part: &str| -> String {
+        (0..4)
+            .map(|i| format!("int {part}_step{i}(int x) {{ return x + {i}; }}\n"))
+            .chain([format!("class {part}_state {{ public: int depth() {{ return 1; }} }};\n")])
+            .collect()
+    };
+    let mut files: Vec<(String, Vec<u8>)> =
+        parts.iter().map(|p| (format!("repo/include/lib/{p}.hpp"), body(p).into_bytes())).collect();
+    files.push(("repo/single_include/lib.hpp".into(), parts.iter().map(|p| body(p)).collect::<String>().into_bytes()));
+    files.push(("repo/tests/test_pointer.cpp".into(), b"int test_pointer() { return pointer_step2(3); }\n".to_vec()));
+    let index = index_files("repo", files, &Options::default(), &mut Recorder::new());
+    assert!(
+        !index.retrieval().roles().sources_of("single_include/lib.hpp").is_empty(),
+        "the pasted file is an amalgamation"
+    );
+    let split = index.to_split();
+    let tests_only = SearchOptions { filter: Filter { tests: TestFilter::Only, ..Filter::default() }, ..lexical(10) };
+    let cases = [
+        ("pointer_step2", lexical(10), "copies"),
+        ("error at include/lib/parser.hpp:2 in parser_step1", lexical(10), "trace"),
+        ("pointer_step2", tests_only, "filter"),
+        ("lexer step", lexical(5), "phrase"),
+    ];
+    for (query, options, case) in cases {
+        let expected = whole(&index, query, &options);
+        let hits = expected["hits"].as_array().unwrap();
+        match case {
+            "copies" => {
+                assert!(hits.iter().any(|h| h["file"] == "single_include/lib.hpp"), "the copy is found: {hits:?}")
+            }
+            "trace" => {
+                assert!(hits.iter().any(|h| h["explain"]["trace_rank"] == 1), "the trace lane answers: {hits:?}")
+            }
+            "filter" => assert!(hits.iter().all(|h| h["file"] == "tests/test_pointer.cpp") && !hits.is_empty()),
+            _ => assert!(!hits.is_empty()),
+        }
+        let mut reader = SplitReader::open("root", &split.root).unwrap();
+        let (answer, _) = split_search(&split, &mut reader, query, &options);
+        assert_eq!(answer, expected, "{query:?}");
+    }
+}
+
+fn small_split() -> (Index, Split) {
+    let files = vec![(
+        "repo/calc.py".to_owned(),
+        b"def add(a, b):\n    return a + b\n\n\nclass Calculator:\n    def total(self, xs):\n        return sum(xs)\n"
+            .to_vec(),
+    )];
+    let index = index_files("repo", files, &Options::default(), &mut Recorder::new());
+    let split = index.to_split();
+    (index, split)
+}
+
+/// The first item a search asks for, with its bytes.
+fn first_need(split: &Split) -> (SplitReader, ItemRef, Vec<u8>) {
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    let Step::Needs(needs) = reader.search_step("add", &lexical(10)) else { panic!("a fresh reader needs items") };
+    let item = needs[0].item;
+    let bytes = split.items[&item].clone();
+    (reader, item, bytes)
+}
+
+#[test]
+fn a_changed_item_is_refused_by_name_and_the_reader_keeps_working() {
+    let (index, split) = small_split();
+    let (mut reader, item, bytes) = first_need(&split);
+    let mut altered = bytes.clone();
+    *altered.last_mut().unwrap() ^= 0x55;
+    let error = reader.supply(&item, &altered).unwrap_err();
+    assert!(matches!(error, StoreError::Altered { .. }), "{error}");
+    assert!(error.to_string().contains(&item.path()), "the item is named: {error}");
+    let error = reader.supply(&item, &bytes[..bytes.len() / 2]).unwrap_err();
+    assert!(error.to_string().contains("truncated"), "{error}");
+    let error = reader.supply(&item, b"<!doctype html><h1>Not Found</h1>").unwrap_err();
+    assert!(matches!(error, StoreError::Html { .. }), "{error}");
+    // The right bytes still go in, and the search answers.
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let (answer, _) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
+    assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
+}
+
+#[test]
+fn a_missing_item_stops_the_search_with_its_name_and_nothing_else() {
+    let (_, split) = small_split();
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    let missing = |need: &Need| Err(StoreError::Missing { what: need.what.clone(), path: need.item.path() });
+    let error = drive(&mut reader, missing, |r| r.search_step("add", &lexical(10))).unwrap_err();
+    assert!(error.to_string().contains("is missing") && error.to_string().contains("s/"), "{error}");
+}
+
+#[test]
+fn a_root_that_is_not_one_says_what_it_is() {
+    let (index, split) = small_split();
+    let whole_bundle = SplitReader::open("site/root.fathom", &index.to_bundle()).err().unwrap();
+    assert!(whole_bundle.to_string().contains("it is a whole bundle"), "{whole_bundle}");
+    let html = SplitReader::open("site/root.fathom", b"<!DOCTYPE html><html>404</html>").err().unwrap();
+    assert!(html.to_string().contains("HTML page"), "{html}");
+    let mut altered = split.root.clone();
+    altered[20] ^= 1;
+    let error = SplitReader::open("site/root.fathom", &altered).err().unwrap();
+    assert!(error.to_string().contains("altered"), "{error}");
+    let mut newer = split.root.clone();
+    newer[8] = 99;
+    let error = SplitReader::open("site/root.fathom", &newer).err().unwrap();
+    assert!(error.to_string().contains("split format 99"), "{error}");
+    // An item no step asked for is refused rather than guessed at.
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    let stray = ItemRef { hash: [7; 12], bytes: 3, plain: 3 };
+    assert!(reader.supply(&stray, b"abc").unwrap_err().to_string().contains("no step asked for it"));
+}
