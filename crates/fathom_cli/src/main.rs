@@ -344,7 +344,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 split.write(dir).with_context(|| format!("cannot write the split bundle `{}`", dir.display()))?;
                 let r = &split.report;
                 let bytes = r.root_bytes
-                    + [r.postings, r.names, r.graph, r.texts, r.summary].iter().map(|f| f.bytes).sum::<u64>();
+                    + [r.postings, r.names, r.nodes, r.edges, r.summary].iter().map(|f| f.bytes).sum::<u64>();
                 eprintln!(
                     "fathom: wrote {} (split: {} items, {}; root {})",
                     dir.display(),
@@ -355,8 +355,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 for (name, family) in [
                     ("postings", r.postings),
                     ("names", r.names),
-                    ("graph", r.graph),
-                    ("texts", r.texts),
+                    ("node pages", r.nodes),
+                    ("edge runs", r.edges),
                     ("summary", r.summary),
                 ] {
                     eprintln!(
@@ -542,7 +542,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if target.join(fathom_engine::split::ROOT).is_file() {
                 let query = query.context("a split bundle is searched one query at a time: give the query")?;
                 let (results, fetched, waves) = split_search(&target, &query, &options)?;
-                eprintln!("fathom: read {} items ({}) in {waves} waves", fetched.items, human_bytes(fetched.bytes));
+                eprintln!(
+                    "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}",
+                    fetched.items,
+                    human_bytes(fetched.bytes),
+                    human_bytes(fetched.postings),
+                    human_bytes(fetched.names),
+                    human_bytes(fetched.nodes),
+                    human_bytes(fetched.edges)
+                );
                 output::search(&results, files, json)?;
                 return Ok(if results.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS });
             }

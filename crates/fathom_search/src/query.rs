@@ -67,6 +67,22 @@ pub fn search_with(
     Ranking { mode, note, hits, files, params }
 }
 
+/// Every hit and file a search ranks, before either is cut to `k`, and the
+/// hits expansion started from, with their scores before it: what a split
+/// bundle's reader checks it holds in whole before it answers. Words only:
+/// a bug report is read by the localiser, over every file.
+pub struct Plan {
+    pub hits: Vec<RankedHit>,
+    pub files: Vec<FileRank>,
+    pub seeds: Vec<(NodeId, f64)>,
+}
+
+pub fn plan(index: &Retrieval, sources: &dyn Sources, query: &str, options: &SearchOptions) -> Plan {
+    let Symbols { hits, seeds, .. } = index.rank_symbols(sources, query, options, None, None);
+    let files = rank_files(sources.graph(), index.roles(), &hits);
+    Plan { hits, files, seeds }
+}
+
 /// Located files as a ranking, each with its best symbols: the definitions
 /// the report names, then its best hits there.
 fn located_files(

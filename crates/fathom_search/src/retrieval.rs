@@ -111,7 +111,7 @@ fn relative(score: f32, best: f32, exponent: f64) -> f64 {
 }
 
 /// How many fused results seed the graph expansion.
-const EXPAND_SEEDS: usize = 20;
+pub const EXPAND_SEEDS: usize = 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -638,6 +638,9 @@ pub(crate) struct Symbols<'r> {
     pub best_chunk: HashMap<NodeId, usize>,
     /// Each dense hit's best chunk.
     pub dense_chunk: HashMap<NodeId, usize>,
+    /// The hits whose neighbours expansion reached, with their scores
+    /// before it.
+    pub seeds: Vec<(NodeId, f64)>,
 }
 
 /// A retrieval index as an index bundle holds it, read back. The name index
@@ -650,6 +653,21 @@ pub struct StoredParts {
     pub dense: Option<Dense>,
     /// The static lane's vectors, waiting for their table.
     pub statics: Option<StoredStatic>,
+}
+
+/// What ranking weighs of a symbol known only in brief (a split bundle's
+/// reader has its postings or its name, not its file): its file's role,
+/// whether that file is made from others, whether the symbol declares a
+/// definition elsewhere, and, for a symbol known by name, the name of what
+/// holds it and its file's path (which a typed name's qualifier is matched
+/// against).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facts {
+    pub role: Role,
+    pub has_sources: bool,
+    pub declared: bool,
+    pub parent: Option<Box<str>>,
+    pub path: Option<Box<str>>,
 }
 
 /// The lexical and dense indexes over a graph's chunks.
@@ -666,6 +684,9 @@ pub struct Retrieval {
     stored_statics: Option<StoredStatic>,
     /// What each file is: the project's own source, a test, docs, …
     roles: crate::roles::FileRoles,
+    /// Symbols known in brief, in a sparse index ([`Retrieval::sparse`]):
+    /// what ranking reads of them, where the graph does not hold it.
+    facts: HashMap<NodeId, Facts>,
 }
 
 impl Retrieval {
@@ -686,6 +707,7 @@ impl Retrieval {
             statics: None,
             stored_statics: None,
             roles: crate::roles::FileRoles::build(sources),
+            facts: HashMap::new(),
         }
     }
 
@@ -768,6 +790,7 @@ impl Retrieval {
             statics: None,
             stored_statics,
             roles: crate::roles::FileRoles::build(sources),
+            facts: HashMap::new(),
         })
     }
 
@@ -799,6 +822,7 @@ impl Retrieval {
             statics: None,
             stored_statics: None,
             roles: crate::roles::FileRoles::default(),
+            facts: HashMap::new(),
         }
     }
 
@@ -806,6 +830,37 @@ impl Retrieval {
     /// [`Retrieval::rebuild_names`] once the graph has its new nodes.
     pub fn sparse_parts(&mut self) -> (&mut [Chunk], &mut Lexical, &mut crate::roles::FileRoles) {
         (&mut self.chunks, &mut self.lexical, &mut self.roles)
+    }
+
+    /// Notes what ranking weighs of a symbol known in brief; `None` once
+    /// the graph holds it whole.
+    pub fn set_facts(&mut self, node: NodeId, facts: Option<Facts>) {
+        match facts {
+            Some(facts) => self.facts.insert(node, facts),
+            None => self.facts.remove(&node),
+        };
+    }
+
+    /// What is noted of a symbol known in brief.
+    pub fn facts(&self, node: NodeId) -> Option<&Facts> {
+        self.facts.get(&node)
+    }
+
+    /// A symbol's file's role, and whether that file is made from others.
+    pub fn file_role(&self, graph: &CodeGraph, node: NodeId) -> Option<(Role, bool)> {
+        if let Some(facts) = self.facts.get(&node) {
+            return Some((facts.role, facts.has_sources));
+        }
+        let path = graph.path_of(node)?;
+        Some((self.roles.of(path).role, !self.roles.sources_of(path).is_empty()))
+    }
+
+    /// Whether a symbol declares a definition the archive holds.
+    fn declares(&self, graph: &CodeGraph, node: NodeId) -> bool {
+        match self.facts.get(&node) {
+            Some(facts) => facts.declared,
+            None => graph.declared(node).is_some(),
+        }
     }
 
     /// Lists the graph's names again, after nodes were put in place.
@@ -1182,20 +1237,19 @@ impl Retrieval {
             hit.name_match == Some(MatchKind::Exact) && names_as_code(&hints, query, &graph.node(hit.node).name)
         };
         let source_named = hits.iter().any(|hit| {
-            names(hit) && graph.path_of(hit.node).is_some_and(|p| self.roles.of(p).role.family() == Family::Own)
+            names(hit) && self.file_role(graph, hit.node).is_some_and(|(role, _)| role.family() == Family::Own)
         });
         let typed = typed_name(query);
         for hit in &mut hits {
-            let Some(path) = graph.path_of(hit.node) else { continue };
-            let role = self.roles.of(path).role;
+            let Some((role, has_sources)) = self.file_role(graph, hit.node) else { continue };
             if role != Role::Source {
                 hit.explain.role = Some(role);
             }
             let named = names(hit) && (!source_named || role.family() == Family::Own);
             if let Some(typed) = &typed {
-                hit.score *= typed.factor(graph, hit.node);
+                hit.score *= typed.factor(graph, self.facts.get(&hit.node), hit.node);
             }
-            let tool_output = role == Role::Generated && self.roles.sources_of(path).is_empty();
+            let tool_output = role == Role::Generated && !has_sources;
             hit.score *= match (role.family(), &intent) {
                 (Family::Foreign, _) if tool_output && !names(hit) => TOOL_OUTPUT,
                 (Family::Foreign, _) => FOREIGN,
@@ -1203,11 +1257,12 @@ impl Retrieval {
                 (Family::Aside, Some(intent)) if !intent.examples && !named => ASIDE_PRIOR,
                 _ => 1.0,
             };
-            if graph.declared(hit.node).is_some() {
+            if self.declares(graph, hit.node) {
                 hit.score *= DECLARATION_PRIOR;
             }
         }
         sort(graph, &mut hits);
+        let seeds: Vec<(NodeId, f64)> = hits.iter().take(EXPAND_SEEDS).map(|h| (h.node, h.score)).collect();
         if options.expand && w.graph > 0.0 {
             expand(graph, &mut hits, w.graph);
             sort(graph, &mut hits);
@@ -1218,7 +1273,7 @@ impl Retrieval {
         if let Err(why) = &filter {
             note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}")));
         }
-        Symbols { mode, note, hits, lane, best_chunk, dense_chunk }
+        Symbols { mode, note, hits, lane, best_chunk, dense_chunk, seeds }
     }
 
     /// Names in the query: exact and prefix matches of its code-shaped
@@ -1458,7 +1513,9 @@ fn typed_name(query: &str) -> Option<TypedName<'_>> {
 }
 
 impl TypedName<'_> {
-    fn factor(&self, graph: &CodeGraph, node: NodeId) -> f64 {
+    /// `facts`, where the symbol is known in brief, say what holds it and
+    /// where its file is.
+    fn factor(&self, graph: &CodeGraph, facts: Option<&Facts>, node: NodeId) -> f64 {
         let n = graph.node(node);
         if n.name != self.name {
             return 1.0;
@@ -1467,8 +1524,16 @@ impl TypedName<'_> {
         // The qualifier's last part names the class, module, namespace or
         // file the definition sits in.
         let last = qualifier.rsplit(['.', ':', '#']).next().unwrap_or(qualifier);
-        let in_it = graph.parent(node).is_some_and(|p| graph.node(p).name == last)
-            || graph.path_of(node).is_some_and(|path| {
+        let parent = match facts {
+            Some(facts) => facts.parent.as_deref(),
+            None => graph.parent(node).map(|p| graph.node(p).name.as_str()),
+        };
+        let path = match facts {
+            Some(facts) => facts.path.as_deref(),
+            None => graph.path_of(node),
+        };
+        let in_it = parent == Some(last)
+            || path.is_some_and(|path| {
                 let file = path.rsplit('/').next().unwrap_or(path);
                 file.split('.').next() == Some(last) || path.split('/').any(|folder| folder == last)
             });

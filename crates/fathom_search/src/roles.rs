@@ -33,10 +33,11 @@ use serde::{Deserialize, Serialize};
 use crate::chunks::Sources;
 
 /// What a file is, for ranking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The project's own code.
+    #[default]
     Source,
     /// Tests, their helpers and their data.
     Test,

@@ -19,9 +19,11 @@
 //!   order ([`fathom_search::NameIndex`]'s order), with the first key of
 //!   each, so a word's exact and prefix matches are read from the page or
 //!   pages its run falls in;
-//! - the file table's item, which gives each file's path and its graph and
-//!   text items: a file's definitions, chunks and every edge that touches
-//!   them, and its text, each fetched when a question reaches that file.
+//! - the node pages ([`NodePage`]): a file's definitions whole, their
+//!   chunks and the file's text, for the symbols an answer shows;
+//! - the edge runs ([`EdgeRun`]): a run of node ids in brief, every edge
+//!   that touches them and those edges' far ends in brief, for the symbols
+//!   an answer expands from and those that could tie with them.
 //!
 //! Sizes are chosen so that an item is a few tens of kilobytes gzipped:
 //! a question reads a few items of each kind, not the whole bundle.
@@ -32,7 +34,7 @@ use std::io::{Read, Write};
 use fathom_graph::{Edge, Node};
 use fathom_model::{Language, SymbolKind};
 use fathom_search::chunks::Chunk;
-use fathom_search::roles::Judged;
+use fathom_search::roles::{Judged, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::Index;
@@ -51,7 +53,8 @@ pub const SPLIT_FORMAT: u32 = 1;
 /// What a postings item or a name page holds before it is gzipped, about.
 const POSTINGS_BYTES: usize = 48 * 1024;
 const NAME_PAGE_BYTES: usize = 40 * 1024;
-const GRAPH_PAGE_BYTES: usize = 8 * 1024;
+const NODE_PAGE_BYTES: usize = 16 * 1024;
+const EDGE_RUN_BYTES: usize = 6 * 1024;
 /// The most a root may inflate to.
 const ROOT_LIMIT: u64 = 64 << 20;
 
@@ -68,9 +71,14 @@ pub struct Root {
     pub postings: Vec<ItemRef>,
     /// Name pages, with the first key each holds.
     pub names: Vec<(String, ItemRef)>,
-    /// Graph pages ([`GraphPage`]), with the first node id each holds: the
-    /// pages cut the node ids into runs, between files where they can.
-    pub graph: Vec<(u32, ItemRef)>,
+    /// Node pages ([`NodePage`]) and edge runs ([`EdgeRun`]), each with the
+    /// first node id it holds: both cut the node ids into runs in order,
+    /// node pages between files. Stored with each first id as the
+    /// difference from the one before.
+    #[serde(with = "runs")]
+    pub nodes_at: Vec<(u32, ItemRef)>,
+    #[serde(with = "runs")]
+    pub edges_at: Vec<(u32, ItemRef)>,
     /// How many nodes and chunks the index has, and its files in id order
     /// as far as a search must know them without their pages (none, yet:
     /// each page says what its files are).
@@ -82,8 +90,7 @@ pub struct Root {
 }
 
 /// What a file is, as a page carries it: its path, language and module,
-/// its role for ranking (and the files it is made from), and its text's
-/// item.
+/// and its role for ranking (and the files it is made from).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FileHead {
     pub id: u32,
@@ -92,34 +99,128 @@ pub struct FileHead {
     pub module: u32,
     pub role: Judged,
     pub sources: Vec<String>,
-    pub text: ItemRef,
 }
 
-/// A run of node ids: those nodes whole, the chunks of them, every edge
-/// that starts or ends at one of them (by the whole graph's edge id), the
-/// nodes at those edges' other ends without their details, and the heads
-/// of the files any of these are in.
+/// Files whole: their heads and texts, their nodes with every detail, and
+/// the chunks of those nodes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GraphPage {
+pub struct NodePage {
+    pub files: Vec<(FileHead, String)>,
     pub nodes: Vec<(u32, Node)>,
     pub chunks: Vec<(u32, Chunk)>,
+}
+
+/// A run of node ids in brief (without details), every edge that starts or
+/// ends at one of them (by the whole graph's edge id), the nodes at those
+/// edges' other ends in brief, and the heads of the files any of these are
+/// in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EdgeRun {
+    pub nodes: Vec<(u32, Node)>,
     pub edges: Vec<(u32, u32, u32, Edge)>,
     pub far: Vec<(u32, Node)>,
     pub files: Vec<FileHead>,
 }
 
-/// A term's posting in a chunk.
+/// A term's posting in a chunk, with what ranking weighs of the chunk's
+/// symbol before it reads the symbol's page.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Posting {
     pub chunk: u32,
-    /// The chunk's node.
+    /// The chunk's node, and its file.
     pub node: u32,
+    pub file: u32,
     /// BM25's weight of the term in the chunk, as the whole index holds it.
     pub weight: f32,
+    /// [`Flags`] of the node.
+    pub flags: u8,
 }
 
-/// The terms of one range of hashes, each with every chunk holding it.
-pub type PostingsItem = Vec<(u32, Vec<Posting>)>;
+/// A symbol's file's role, whether that file is made from others, and
+/// whether the symbol declares a definition elsewhere, in one byte.
+pub struct Flags;
+
+impl Flags {
+    const ROLES: [Role; 6] = [Role::Source, Role::Test, Role::Docs, Role::Build, Role::Vendored, Role::Generated];
+
+    pub fn of(role: Role, has_sources: bool, declared: bool) -> u8 {
+        let role = Self::ROLES.iter().position(|&r| r == role).expect("every role is listed") as u8;
+        role | (u8::from(has_sources) << 3) | (u8::from(declared) << 4)
+    }
+
+    /// The role, whether the file has sources, whether the symbol declares.
+    pub fn read(flags: u8) -> (Role, bool, bool) {
+        let role = Self::ROLES.get(usize::from(flags & 7)).copied().unwrap_or(Role::Source);
+        (role, flags & 8 != 0, flags & 16 != 0)
+    }
+}
+
+/// The terms of one range of hashes, each with every chunk holding it, as
+/// stored: column by column, each id as the difference from the one before,
+/// so that gzip finds the runs (a term's chunks are close, its nodes and
+/// files closer, and most flags are alike).
+pub type PostingsItem = Vec<(u32, Columns)>;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Columns {
+    chunks: Vec<i32>,
+    nodes: Vec<i32>,
+    files: Vec<i32>,
+    weights: Vec<f32>,
+    flags: Vec<u8>,
+}
+
+impl Columns {
+    pub fn of(postings: &[Posting]) -> Columns {
+        let delta = |values: &mut dyn Iterator<Item = u32>| {
+            let mut last = 0i64;
+            values
+                .map(|v| {
+                    let d = i64::from(v) - last;
+                    last = i64::from(v);
+                    d as i32
+                })
+                .collect()
+        };
+        Columns {
+            chunks: delta(&mut postings.iter().map(|p| p.chunk)),
+            nodes: delta(&mut postings.iter().map(|p| p.node)),
+            files: delta(&mut postings.iter().map(|p| p.file)),
+            weights: postings.iter().map(|p| p.weight).collect(),
+            flags: postings.iter().map(|p| p.flags).collect(),
+        }
+    }
+
+    /// The postings back, or `None` where the columns disagree in length.
+    pub fn postings(&self) -> Option<Vec<Posting>> {
+        let n = self.chunks.len();
+        if [self.nodes.len(), self.files.len(), self.weights.len(), self.flags.len()].iter().any(|&l| l != n) {
+            return None;
+        }
+        let undo = |deltas: &[i32]| {
+            let mut last = 0i64;
+            deltas
+                .iter()
+                .map(|&d| {
+                    last += i64::from(d);
+                    u32::try_from(last).ok()
+                })
+                .collect::<Option<Vec<u32>>>()
+        };
+        let (chunks, nodes, files) = (undo(&self.chunks)?, undo(&self.nodes)?, undo(&self.files)?);
+        Some(
+            (0..n)
+                .map(|i| Posting {
+                    chunk: chunks[i],
+                    node: nodes[i],
+                    file: files[i],
+                    weight: self.weights[i],
+                    flags: self.flags[i],
+                })
+                .collect(),
+        )
+    }
+}
 
 /// A definition's names, as a name page holds them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,6 +233,10 @@ pub struct NameEntry {
     pub kind: SymbolKind,
     pub file: Option<u32>,
     pub line: u32,
+    /// [`Flags`] of the node; the name of what holds it, and its file's path.
+    pub flags: u8,
+    pub parent: Option<String>,
+    pub path: Option<String>,
 }
 
 /// What a family of items holds, for the writer's report.
@@ -165,8 +270,8 @@ pub struct SplitReport {
     pub root_bytes: u64,
     pub postings: Family,
     pub names: Family,
-    pub graph: Family,
-    pub texts: Family,
+    pub nodes: Family,
+    pub edges: Family,
     pub summary: Family,
 }
 
@@ -199,21 +304,31 @@ impl Index {
         let graph = &self.graph;
         let chunks = self.retrieval.chunks();
 
+        // What ranking weighs of each node before reading its page.
+        let flags: Vec<u8> = graph
+            .nodes()
+            .map(|(id, _)| {
+                let (role, has_sources) = self.retrieval.file_role(graph, id).unwrap_or_default();
+                Flags::of(role, has_sources, graph.declared(id).is_some())
+            })
+            .collect();
         // Postings, by term, in chunk order.
         let lexical = self.retrieval.stored_lexical();
         let mut by_term: HashMap<u32, Vec<Posting>> = HashMap::new();
         let mut plain_postings = 0usize;
         for (chunk, list) in lexical.postings.iter().enumerate() {
-            let node = chunks[chunk].node.index() as u32;
+            let node = chunks[chunk].node;
+            let file = graph.node(node).file.map_or(u32::MAX, |f| f.0);
+            let (node, flags) = (node.index() as u32, flags[node.index()]);
             for &(term, weight) in list {
-                by_term.entry(term).or_default().push(Posting { chunk: chunk as u32, node, weight });
-                plain_postings += 12;
+                by_term.entry(term).or_default().push(Posting { chunk: chunk as u32, node, file, weight, flags });
+                plain_postings += 14;
             }
         }
         let ranges = plain_postings.div_ceil(POSTINGS_BYTES).max(1);
         let mut shards: Vec<PostingsItem> = vec![Vec::new(); ranges];
         for (term, list) in by_term {
-            shards[term_range(term, ranges)].push((term, list));
+            shards[term_range(term, ranges)].push((term, Columns::of(&list)));
         }
         let postings: Vec<ItemRef> = shards
             .into_iter()
@@ -235,6 +350,9 @@ impl Index {
                 kind: n.kind,
                 file: n.file.map(|f| f.0),
                 line: n.span.start_line,
+                flags: flags[id.index()],
+                parent: graph.parent(id).map(|p| graph.node(p).name.clone()),
+                path: graph.path_of(id).map(str::to_owned),
             })
             .collect();
         entries.sort_by(|a, b| a.key.cmp(&b.key).then(a.node.cmp(&b.node)));
@@ -255,21 +373,19 @@ impl Index {
             names.push((first, keep(&mut report.names, seal(&page))));
         }
 
-        // Texts, then the graph in pages of consecutive node ids.
+        // The graph: node pages, whole files at a time, and edge runs.
         let roles = self.retrieval.roles();
         let heads: Vec<FileHead> = graph
             .files()
             .iter()
-            .zip(&self.texts)
             .enumerate()
-            .map(|(id, (file, text))| FileHead {
+            .map(|(id, file)| FileHead {
                 id: id as u32,
                 path: file.path.clone(),
                 language: file.language,
                 module: file.module.index() as u32,
                 role: roles.of(&file.path).clone(),
                 sources: roles.sources_of(&file.path).to_vec(),
-                text: keep(&mut report.texts, seal(text.as_str())),
             })
             .collect();
         let mut chunks_of: Vec<Vec<u32>> = vec![Vec::new(); graph.node_count()];
@@ -285,24 +401,47 @@ impl Index {
                 edges_at[to as usize].push(id as u32);
             }
         }
-        let mut pages: Vec<(u32, ItemRef)> = Vec::new();
-        let mut from = 0usize;
-        while from < graph.node_count() {
-            // A page ends past its size, where the next node is in another file.
-            let mut to = from;
-            let mut size = 0;
-            while to < graph.node_count() {
-                let node = graph.node(fathom_graph::NodeId::new(to));
-                if size >= GRAPH_PAGE_BYTES && node.file != graph.node(fathom_graph::NodeId::new(to - 1)).file {
-                    break;
+        let node = |at: usize| graph.node(fathom_graph::NodeId::new(at));
+        let runs = |limit: usize, between_files: bool, size: &dyn Fn(usize) -> usize| {
+            let mut cuts: Vec<std::ops::Range<usize>> = Vec::new();
+            let mut from = 0;
+            while from < graph.node_count() {
+                let (mut to, mut bytes) = (from, 0);
+                while to < graph.node_count() {
+                    if bytes >= limit && (!between_files || node(to).file != node(to - 1).file) {
+                        break;
+                    }
+                    bytes += size(to);
+                    to += 1;
                 }
-                size += 64 + node.qualified_name.len() + 24 * edges_at[to].len();
-                to += 1;
+                cuts.push(from..to);
+                from = to;
             }
-            let page = graph_page(graph, &heads, &chunks_of, &edges_at, &edges, chunks, from..to);
-            pages.push((from as u32, keep(&mut report.graph, seal(&page))));
-            from = to;
-        }
+            cuts
+        };
+        // A node page's size is mostly its files' texts, counted at each
+        // file's module node.
+        let node_bytes = |at: usize| {
+            let n = node(at);
+            let text =
+                n.file.filter(|f| graph.file(*f).module.index() == at).map_or(0, |f| self.texts[f.0 as usize].len());
+            64 + n.qualified_name.len() + text
+        };
+        let nodes_at: Vec<(u32, ItemRef)> = runs(NODE_PAGE_BYTES, true, &node_bytes)
+            .into_iter()
+            .map(|range| {
+                let page = node_page(graph, &heads, &self.texts, &chunks_of, chunks, range.clone());
+                (range.start as u32, keep(&mut report.nodes, seal(&page)))
+            })
+            .collect();
+        let edge_bytes = |at: usize| 48 + node(at).qualified_name.len() + 40 * edges_at[at].len();
+        let edges_at_runs: Vec<(u32, ItemRef)> = runs(EDGE_RUN_BYTES, false, &edge_bytes)
+            .into_iter()
+            .map(|range| {
+                let run = edge_run(graph, &heads, &edges_at, &edges, range.clone());
+                (range.start as u32, keep(&mut report.edges, seal(&run)))
+            })
+            .collect();
         let summary = keep(&mut report.summary, seal(&self.stored_summary()));
 
         let header = serde_json::to_string(&self.header(SPLIT_FORMAT, Vec::new())).expect("the header is plain data");
@@ -313,7 +452,8 @@ impl Index {
             avgdl: params.avgdl,
             postings,
             names,
-            graph: pages,
+            nodes_at,
+            edges_at: edges_at_runs,
             nodes: graph.node_count() as u32,
             chunks: chunks.len() as u32,
             files: graph.files().len() as u32,
@@ -325,24 +465,46 @@ impl Index {
     }
 }
 
-/// The graph page of the nodes `range`: see [`GraphPage`].
-fn graph_page(
+/// A node in brief: all but its details.
+fn brief(node: &Node) -> Node {
+    Node { details: None, ..node.clone() }
+}
+
+/// The node page of the nodes `range`, whole files: see [`NodePage`].
+fn node_page(
     graph: &fathom_graph::CodeGraph,
     heads: &[FileHead],
+    texts: &[String],
     chunks_of: &[Vec<u32>],
-    edges_at: &[Vec<u32>],
-    edges: &[(u32, u32, &Edge)],
     chunks: &[Chunk],
     range: std::ops::Range<usize>,
-) -> GraphPage {
+) -> NodePage {
+    let mut page = NodePage { files: Vec::new(), nodes: Vec::new(), chunks: Vec::new() };
+    for at in range {
+        let node = graph.node(fathom_graph::NodeId::new(at));
+        if let Some(file) = node.file.filter(|f| page.files.last().is_none_or(|(h, _)| h.id != f.0)) {
+            page.files.push((heads[file.0 as usize].clone(), texts[file.0 as usize].clone()));
+        }
+        page.nodes.push((at as u32, node.clone()));
+        page.chunks.extend(chunks_of[at].iter().map(|&c| (c, chunks[c as usize].clone())));
+    }
+    page
+}
+
+/// The edge run of the nodes `range`: see [`EdgeRun`].
+fn edge_run(
+    graph: &fathom_graph::CodeGraph,
+    heads: &[FileHead],
+    edges_at: &[Vec<u32>],
+    edges: &[(u32, u32, &Edge)],
+    range: std::ops::Range<usize>,
+) -> EdgeRun {
     use fathom_graph::NodeId;
     let inside = |id: u32| range.contains(&(id as usize));
-    let mut page =
-        GraphPage { nodes: Vec::new(), chunks: Vec::new(), edges: Vec::new(), far: Vec::new(), files: Vec::new() };
+    let mut run = EdgeRun { nodes: Vec::new(), edges: Vec::new(), far: Vec::new(), files: Vec::new() };
     let mut edge_ids: Vec<u32> = Vec::new();
     for at in range.clone() {
-        page.nodes.push((at as u32, graph.node(NodeId::new(at)).clone()));
-        page.chunks.extend(chunks_of[at].iter().map(|&c| (c, chunks[c as usize].clone())));
+        run.nodes.push((at as u32, brief(graph.node(NodeId::new(at)))));
         edge_ids.extend(&edges_at[at]);
     }
     edge_ids.sort_unstable();
@@ -350,21 +512,49 @@ fn graph_page(
     let mut far: Vec<u32> = Vec::new();
     for id in edge_ids {
         let (from, to, edge) = edges[id as usize];
-        page.edges.push((id, from, to, *edge));
+        run.edges.push((id, from, to, *edge));
         far.extend([from, to].into_iter().filter(|&end| !inside(end)));
     }
     far.sort_unstable();
     far.dedup();
-    page.far = far
-        .into_iter()
-        .map(|id| (id, fathom_graph::Node { details: None, ..graph.node(NodeId::new(id as usize)).clone() }))
-        .collect();
-    let mut files: Vec<u32> =
-        page.nodes.iter().chain(&page.far).filter_map(|(_, node)| node.file.map(|f| f.0)).collect();
+    run.far = far.into_iter().map(|id| (id, brief(graph.node(NodeId::new(id as usize))))).collect();
+    let mut files: Vec<u32> = run.nodes.iter().chain(&run.far).filter_map(|(_, node)| node.file.map(|f| f.0)).collect();
     files.sort_unstable();
     files.dedup();
-    page.files = files.into_iter().map(|f| heads[f as usize].clone()).collect();
-    page
+    run.files = files.into_iter().map(|f| heads[f as usize].clone()).collect();
+    run
+}
+
+/// A directory of runs, each first id stored as the step from the last.
+mod runs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::store::ItemRef;
+
+    pub fn serialize<S: Serializer>(runs: &[(u32, ItemRef)], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut last = 0;
+        let steps: Vec<(u32, ItemRef)> = runs
+            .iter()
+            .map(|&(first, item)| {
+                let step = first.wrapping_sub(last);
+                last = first;
+                (step, item)
+            })
+            .collect();
+        steps.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<(u32, ItemRef)>, D::Error> {
+        let steps: Vec<(u32, ItemRef)> = Vec::deserialize(deserializer)?;
+        let mut at = 0u32;
+        Ok(steps
+            .into_iter()
+            .map(|(step, item)| {
+                at = at.wrapping_add(step);
+                (at, item)
+            })
+            .collect())
+    }
 }
 
 /// Which of `ranges` uniform ranges of hashes holds `term`.

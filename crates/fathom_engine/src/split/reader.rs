@@ -4,10 +4,11 @@
 //!
 //! A question is answered in steps. Each step asks the index what the
 //! question reads, given what has arrived: its terms' postings and the name
-//! pages of its words first; then the graph pages of every symbol a lane
-//! found (their files, roles, parents and edges, and their edges' far ends
-//! in brief); then the pages and texts of the symbols and files it will
-//! show. Until all of it is in, the step answers [`Step::Needs`] with every
+//! pages of its words first, which say what ranking weighs of each symbol
+//! they hold; then, from a ranking over those, the edge runs of the
+//! symbols expansion starts from (and of any that could tie with them),
+//! and the node pages (with their files' texts) of the symbols and files it
+//! will show; then whatever expansion brought into view. Until all of it is in, the step answers [`Step::Needs`] with every
 //! item that wave wants, which the caller fetches (in parallel, in any
 //! order) and hands to [`SplitReader::supply`]; then it steps again. Once
 //! nothing is missing the question is answered by the same ranking code as
@@ -26,9 +27,9 @@ use fathom_graph::{CodeGraph, Edge, FileEntry, FileId, NodeId};
 use fathom_model::Language;
 use fathom_search::chunks::{Chunk, Part};
 use fathom_search::lexical::Lexical;
-use fathom_search::retrieval::{Retrieval, SearchOptions};
+use fathom_search::retrieval::{Facts, Retrieval, SearchOptions};
 
-use super::{GraphPage, NameEntry, PostingsItem, Root, term_range};
+use super::{EdgeRun, FileHead, NameEntry, NodePage, PostingsItem, Root, term_range};
 use crate::store::{ItemRef, StoreError, open};
 use crate::summary::{IndexSummary, Timings};
 use crate::{Index, SearchResults};
@@ -51,15 +52,33 @@ pub enum Step<T> {
 enum Want {
     Postings(usize),
     Names(usize),
-    Graph(usize),
-    Text(u32),
+    Nodes(usize),
+    Edges(usize),
 }
 
-/// What a reader has fetched so far.
+/// How much of a node a reader holds, from least to most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Held {
+    Nothing,
+    /// From a posting: its file, and what ranking weighs of it.
+    Posted,
+    /// From a name page: its names, kind, file and first line too.
+    Named,
+    /// From another node's page, at an edge's far end: all but its details.
+    Far,
+    /// From its own page.
+    Whole,
+}
+
+/// What a reader has fetched so far, in all and by kind of item.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Fetched {
     pub items: usize,
     pub bytes: u64,
+    pub postings: u64,
+    pub names: u64,
+    pub nodes: u64,
+    pub edges: u64,
 }
 
 pub struct SplitReader {
@@ -67,15 +86,13 @@ pub struct SplitReader {
     index: Index,
     postings_in: Vec<bool>,
     names_in: Vec<bool>,
-    pages_in: Vec<bool>,
-    texts_in: HashSet<u32>,
-    /// Each file's text item, once a page has said it.
-    text_refs: HashMap<u32, ItemRef>,
+    nodes_in: Vec<bool>,
+    edges_in: Vec<bool>,
     /// Every edge in, by the whole graph's id, so the graph lists them in
     /// its order however they arrived.
     edges: BTreeMap<u32, (u32, u32, Edge)>,
-    /// Nodes put in whole, from their own page (not in brief).
-    whole: Vec<bool>,
+    /// How much of each node is in.
+    held: Vec<Held>,
     /// Edges or names arrived since the graph last listed them.
     dirty: bool,
     fetched: Fetched,
@@ -106,11 +123,13 @@ impl SplitReader {
         if root.postings.is_empty() || root.names.is_empty() {
             return Err(bad("it lists no postings or no names".into()));
         }
-        if root.graph.first().is_some_and(|(first, _)| *first != 0)
-            || root.graph.windows(2).any(|w| w[0].0 >= w[1].0)
-            || root.graph.last().is_some_and(|(first, _)| *first >= root.nodes)
-        {
-            return Err(bad("its graph pages do not cut the nodes in order".into()));
+        let cuts = |runs: &[(u32, ItemRef)]| {
+            runs.first().is_some_and(|(first, _)| *first == 0)
+                && runs.windows(2).all(|w| w[0].0 < w[1].0)
+                && runs.last().is_some_and(|(first, _)| *first < root.nodes)
+        };
+        if root.nodes > 0 && !(cuts(&root.nodes_at) && cuts(&root.edges_at)) {
+            return Err(bad("its node pages or edge runs do not cut the nodes in order".into()));
         }
         let (nodes, chunks, files) = (root.nodes as usize, root.chunks as usize, root.files as usize);
         let placeholder_file = FileEntry { path: String::new(), language: Language::Text, module: NodeId::end() };
@@ -138,13 +157,12 @@ impl SplitReader {
         Ok(SplitReader {
             postings_in: vec![false; root.postings.len()],
             names_in: vec![false; root.names.len()],
-            pages_in: vec![false; root.graph.len()],
+            nodes_in: vec![false; root.nodes_at.len()],
+            edges_in: vec![false; root.edges_at.len()],
             root,
             index,
-            texts_in: HashSet::new(),
-            text_refs: HashMap::new(),
             edges: BTreeMap::new(),
-            whole: vec![false; nodes],
+            held: vec![Held::Nothing; nodes],
             dirty: false,
             fetched: Fetched::default(),
         })
@@ -174,39 +192,63 @@ impl SplitReader {
         for word in &reads.names {
             wants.extend(self.name_pages(word).map(Want::Names));
         }
-        let whole_graph = reads.locations || !options.filter.is_empty();
-        if whole_graph {
-            wants.extend((0..self.root.graph.len()).map(Want::Graph));
+        if reads.locations || !options.filter.is_empty() {
+            wants.extend(self.everything());
         }
         if let Some(needs) = self.needs(wants) {
             return Step::Needs(needs);
         }
-        // Every symbol a lane found, with its file, parents and edges.
-        let sources = self.index.sources();
-        let candidates = self.index.retrieval.lane_nodes(&sources, query, options);
-        let mut wants: Vec<Want> = candidates.iter().map(|&n| Want::Graph(self.page_of(n))).collect();
+        // The ranking, over what is in: every symbol it weighs is known in
+        // brief at least. Those it shows, those expansion starts from, and
+        // any that could tie with them must be in whole (their pages), and
+        // the texts it quotes in.
+        let plan = fathom_search::query::plan(&self.index.retrieval, &self.index.sources(), query, options);
+        let mut wants: Vec<Want> = Vec::new();
         // An amalgamation's copies stand in for definitions found by name
         // among every file.
-        let copies = candidates.iter().any(|&n| {
-            self.whole[n.index()]
-                && self.index.graph.path_of(n).is_some_and(|p| !self.index.retrieval.roles().sources_of(p).is_empty())
+        let copies = plan.hits.iter().any(|h| {
+            self.index.retrieval.file_role(&self.index.graph, h.node).is_some_and(|(_, has_sources)| has_sources)
         });
         if copies {
-            wants.extend((0..self.root.graph.len()).map(Want::Graph));
+            wants.extend(self.everything());
         }
-        if let Some(needs) = self.needs(wants) {
-            return Step::Needs(needs);
-        }
-        // The answer's symbols in whole, and the texts it quotes.
-        let ranking = self.index.rank(query, options, None, None);
-        let mut wants: Vec<Want> = Vec::new();
-        let files = ranking.files.iter().take(options.k);
-        let shown = ranking.hits.iter().map(|h| h.node).chain(files.flat_map(|f| f.symbols.iter().copied()));
-        for node in shown {
-            wants.push(Want::Graph(self.page_of(node)));
-            if let Some(file) = self.index.graph.node(node).file.filter(|_| self.whole[node.index()]) {
-                wants.push(Want::Text(file.0));
+        let k = options.k.max(1);
+        let floor = |scores: &mut dyn Iterator<Item = f64>, at: usize| scores.nth(at - 1).unwrap_or(f64::NEG_INFINITY);
+        let seed_floor = if plan.seeds.len() == fathom_search::retrieval::EXPAND_SEEDS {
+            plan.seeds.last().map_or(f64::NEG_INFINITY, |s| s.1)
+        } else {
+            f64::NEG_INFINITY
+        };
+        // A file ranks by its best hit, and a hundredth of each of its next
+        // two: the k-th file scores at least the k-th best of the files'
+        // best hits (by file id, which symbols in brief have too), and a
+        // hit can lift its file to at most 1.02 times its own score.
+        let mut best_in_file: HashMap<u32, f64> = HashMap::new();
+        for hit in &plan.hits {
+            if let Some(file) = self.index.graph.node(hit.node).file {
+                best_in_file.entry(file.0).or_insert(hit.score);
             }
+        }
+        let mut file_scores: Vec<f64> = best_in_file.into_values().collect();
+        file_scores.sort_by(|a, b| b.total_cmp(a));
+        let shown_floor =
+            floor(&mut plan.hits.iter().map(|h| h.score), k).min(floor(&mut file_scores.into_iter(), k) / 1.02);
+        // Expansion starts from the seeds, which a tie at the last of them
+        // could change: their edges. The hits and files shown: their nodes
+        // whole and their texts. Any other that could rank among them: its
+        // names and its file's head.
+        for (node, _) in &plan.seeds {
+            wants.push(Want::Edges(self.run_of(*node)));
+        }
+        for hit in &plan.hits {
+            let before = hit.score - hit.explain.graph.as_ref().map_or(0.0, |g| g.score);
+            if before >= seed_floor || (hit.score >= shown_floor && !self.known(hit.node)) {
+                wants.push(Want::Edges(self.run_of(hit.node)));
+            }
+        }
+        let files = plan.files.iter().take(k).flat_map(|f| f.symbols.iter().copied());
+        for node in plan.hits.iter().take(k).map(|h| h.node).chain(files) {
+            wants.push(Want::Nodes(self.page_of(node)));
         }
         if let Some(needs) = self.needs(wants) {
             return Step::Needs(needs);
@@ -226,6 +268,13 @@ impl SplitReader {
             });
         }
         // Equal items share a name: each want of it is answered.
+        let family = match wants[0] {
+            Want::Postings(_) => &mut self.fetched.postings,
+            Want::Names(_) => &mut self.fetched.names,
+            Want::Nodes(_) => &mut self.fetched.nodes,
+            Want::Edges(_) => &mut self.fetched.edges,
+        };
+        *family += bytes.len() as u64;
         for want in wants {
             self.put(want, item, bytes)?;
         }
@@ -238,13 +287,40 @@ impl SplitReader {
         match want {
             Want::Postings(at) => {
                 let postings: PostingsItem = open("postings", item, bytes)?;
-                let (chunks, lexical, _) = self.index.retrieval.sparse_parts();
-                for (term, list) in postings {
+                let nodes = self.held.len() as u32;
+                for (term, columns) in postings {
+                    let list = columns.postings().ok_or_else(|| StoreError::Undecodable {
+                        what: "postings".into(),
+                        path: item.path(),
+                        cause: "its columns differ in length or run out of range".into(),
+                    })?;
                     for posting in &list {
+                        if posting.node >= nodes || posting.file >= self.root.files {
+                            return Err(StoreError::Undecodable {
+                                what: "postings".into(),
+                                path: item.path(),
+                                cause: format!("a posting is of node {} in file {}", posting.node, posting.file),
+                            });
+                        }
+                        let (chunks, _, _) = self.index.retrieval.sparse_parts();
                         if let Some(chunk) = chunks.get_mut(posting.chunk as usize) {
                             chunk.node = NodeId::new(posting.node as usize);
                         }
+                        // Known in brief: in its file, with what ranking weighs.
+                        let id = NodeId::new(posting.node as usize);
+                        if self.held[posting.node as usize] < Held::Named && self.index.retrieval.facts(id).is_none() {
+                            if self.held[posting.node as usize] == Held::Nothing {
+                                let node = self.index.graph.node(id);
+                                let stub = fathom_graph::Node { file: Some(FileId(posting.file)), ..node.clone() };
+                                self.index.graph.put_node(id, stub);
+                                self.held[posting.node as usize] = Held::Posted;
+                            }
+                            let (role, has_sources, declared) = super::Flags::read(posting.flags);
+                            let facts = Facts { role, has_sources, declared, parent: None, path: None };
+                            self.index.retrieval.set_facts(id, Some(facts));
+                        }
                     }
+                    let (_, lexical, _) = self.index.retrieval.sparse_parts();
                     lexical.put_term(term, list.into_iter().map(|p| (p.chunk, p.weight)).collect());
                 }
                 self.postings_in[at] = true;
@@ -252,7 +328,15 @@ impl SplitReader {
             Want::Names(at) => {
                 let names: Vec<NameEntry> = open("names", item, bytes)?;
                 for entry in names {
-                    self.brief(entry.node, || fathom_graph::Node {
+                    let id = NodeId::new(entry.node as usize);
+                    if entry.file.is_some() && self.held.get(entry.node as usize).is_some_and(|&h| h < Held::Whole) {
+                        let (role, has_sources, declared) = super::Flags::read(entry.flags);
+                        let (parent, path) =
+                            (entry.parent.as_deref().map(Into::into), entry.path.as_deref().map(Into::into));
+                        let facts = Facts { role, has_sources, declared, parent, path };
+                        self.index.retrieval.set_facts(id, Some(facts));
+                    }
+                    self.brief(entry.node, Held::Named, || fathom_graph::Node {
                         kind: entry.kind,
                         class_kind: None,
                         name: entry.name,
@@ -272,28 +356,19 @@ impl SplitReader {
                 self.names_in[at] = true;
                 self.dirty = true;
             }
-            Want::Graph(at) => {
-                let page: GraphPage = open("a graph page", item, bytes)?;
-                for head in page.files {
-                    let graph = &mut self.index.graph;
-                    if graph.files().get(head.id as usize).is_some_and(|f| f.path.is_empty()) {
-                        *graph.file_mut(FileId(head.id)) = FileEntry {
-                            path: head.path.clone(),
-                            language: head.language,
-                            module: NodeId::new(head.module as usize),
-                        };
-                        self.index.by_path.insert(head.path.clone(), head.id);
-                        let (_, _, roles) = self.index.retrieval.sparse_parts();
-                        roles.put(&head.path, head.role, head.sources);
-                        self.text_refs.insert(head.id, head.text);
+            Want::Nodes(at) => {
+                let page: NodePage = open("a node page", item, bytes)?;
+                self.check_nodes(item, page.nodes.iter().map(|(id, _)| *id))?;
+                for (head, text) in page.files {
+                    let file = head.id as usize;
+                    self.head(head);
+                    if let Some(slot) = self.index.texts.get_mut(file) {
+                        *slot = text;
                     }
                 }
                 for (id, node) in page.nodes {
                     self.index.graph.put_node(NodeId::new(id as usize), node);
-                    self.whole[id as usize] = true;
-                }
-                for (id, node) in page.far {
-                    self.brief(id, || node);
+                    self.held[id as usize] = Held::Whole;
                 }
                 let (chunks, _, _) = self.index.retrieval.sparse_parts();
                 for (id, chunk) in page.chunks {
@@ -301,49 +376,113 @@ impl SplitReader {
                         *slot = chunk;
                     }
                 }
-                for (id, from, to, edge) in page.edges {
-                    self.edges.insert(id, (from, to, edge));
-                }
-                self.pages_in[at] = true;
+                self.nodes_in[at] = true;
                 self.dirty = true;
             }
-            Want::Text(file) => {
-                let text: String = open("a file's text", item, bytes)?;
-                self.index.texts[file as usize] = text;
-                self.texts_in.insert(file);
+            Want::Edges(at) => {
+                let run: EdgeRun = open("an edge run", item, bytes)?;
+                self.check_nodes(item, run.nodes.iter().chain(&run.far).map(|(id, _)| *id))?;
+                for head in run.files {
+                    self.head(head);
+                }
+                for (id, node) in run.nodes.into_iter().chain(run.far) {
+                    self.brief(id, Held::Far, || node);
+                }
+                for (id, from, to, edge) in run.edges {
+                    self.edges.insert(id, (from, to, edge));
+                }
+                self.edges_in[at] = true;
+                self.dirty = true;
             }
         }
         Ok(())
     }
 
-    /// Puts a node in brief, unless it is in whole already.
-    fn brief(&mut self, id: u32, node: impl FnOnce() -> fathom_graph::Node) {
-        let at = id as usize;
-        if at < self.whole.len() && !self.whole[at] {
-            self.index.graph.put_node(NodeId::new(at), node());
+    /// Puts a file's head in: its path, and its role for ranking.
+    fn head(&mut self, head: FileHead) {
+        let graph = &mut self.index.graph;
+        if graph.files().get(head.id as usize).is_some_and(|f| f.path.is_empty()) {
+            *graph.file_mut(FileId(head.id)) = FileEntry {
+                path: head.path.clone(),
+                language: head.language,
+                module: NodeId::new(head.module as usize),
+            };
+            self.index.by_path.insert(head.path.clone(), head.id);
+            let (_, _, roles) = self.index.retrieval.sparse_parts();
+            roles.put(&head.path, head.role, head.sources);
         }
     }
 
-    /// Lists the edges and names that arrived.
+    /// Refuses a page that names a node past the end.
+    fn check_nodes(&self, item: &ItemRef, mut ids: impl Iterator<Item = u32>) -> Result<(), StoreError> {
+        match ids.find(|&id| id as usize >= self.held.len()) {
+            Some(id) => Err(StoreError::Undecodable {
+                what: "a graph page".into(),
+                path: item.path(),
+                cause: format!("it holds node {id} of {}", self.held.len()),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Every node page and edge run: what a question that reads the whole
+    /// graph needs.
+    fn everything(&self) -> impl Iterator<Item = Want> + use<> {
+        (0..self.root.nodes_at.len()).map(Want::Nodes).chain((0..self.root.edges_at.len()).map(Want::Edges))
+    }
+
+    /// Whether a symbol is in whole, or all but its details with its file's
+    /// head: what a hit shown needs (a snippet reads its file's text).
+    fn known(&self, node: NodeId) -> bool {
+        match self.held[node.index()] {
+            Held::Whole => true,
+            Held::Far => self.index.graph.path_of(node).is_some_and(|p| !p.is_empty()),
+            _ => false,
+        }
+    }
+
+    /// Puts a node in brief, where that adds to what is held of it.
+    fn brief(&mut self, id: u32, held: Held, node: impl FnOnce() -> fathom_graph::Node) {
+        let at = id as usize;
+        if self.held.get(at).is_some_and(|&h| h < held) {
+            self.index.graph.put_node(NodeId::new(at), node());
+            self.held[at] = held;
+        }
+    }
+
+    /// Lists the edges and names that arrived. A symbol whose page and
+    /// edges are both in is read from the graph, not its facts.
     fn settle(&mut self) {
         if !self.dirty {
             return;
         }
-        let nodes = self.whole.len() as u32;
+        let nodes = self.held.len() as u32;
         let edges = self
             .edges
             .values()
             .filter(|(from, to, _)| *from < nodes && *to < nodes)
             .map(|&(from, to, edge)| (NodeId::new(from as usize), NodeId::new(to as usize), edge));
         self.index.graph.set_edges(edges.collect::<Vec<_>>());
+        for at in 0..self.held.len() {
+            let id = NodeId::new(at);
+            if self.held[at] == Held::Whole && self.edges_in[self.run_of(id)] {
+                self.index.retrieval.set_facts(id, None);
+            }
+        }
         self.index.retrieval.rebuild_names(&self.index.graph);
         self.dirty = false;
     }
 
-    /// The graph page holding `node`.
+    /// The node page holding `node`.
     fn page_of(&self, node: NodeId) -> usize {
         let id = node.index() as u32;
-        self.root.graph.partition_point(|(first, _)| *first <= id).saturating_sub(1)
+        self.root.nodes_at.partition_point(|(first, _)| *first <= id).saturating_sub(1)
+    }
+
+    /// The edge run holding `node`.
+    fn run_of(&self, node: NodeId) -> usize {
+        let id = node.index() as u32;
+        self.root.edges_at.partition_point(|(first, _)| *first <= id).saturating_sub(1)
     }
 
     /// The name pages that may hold a name starting with `word` (every page,
@@ -364,10 +503,8 @@ impl SplitReader {
         Some(match want {
             Want::Postings(at) => (*self.root.postings.get(at)?, format!("postings {at}")),
             Want::Names(at) => (self.root.names.get(at)?.1, format!("names from `{}`", self.root.names[at].0)),
-            Want::Graph(at) => (self.root.graph.get(at)?.1, format!("graph page {at}")),
-            Want::Text(file) => {
-                (*self.text_refs.get(&file)?, format!("text of `{}`", self.index.graph.file(FileId(file)).path))
-            }
+            Want::Nodes(at) => (self.root.nodes_at.get(at)?.1, format!("node page {at}")),
+            Want::Edges(at) => (self.root.edges_at.get(at)?.1, format!("edge run {at}")),
         })
     }
 
@@ -375,8 +512,8 @@ impl SplitReader {
         match want {
             Want::Postings(at) => self.postings_in.get(at).copied().unwrap_or(true),
             Want::Names(at) => self.names_in.get(at).copied().unwrap_or(true),
-            Want::Graph(at) => self.pages_in.get(at).copied().unwrap_or(true),
-            Want::Text(file) => self.texts_in.contains(&file),
+            Want::Nodes(at) => self.nodes_in.get(at).copied().unwrap_or(true),
+            Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
         }
     }
 
@@ -395,12 +532,12 @@ impl SplitReader {
 
     /// The wants not yet in that an item answers.
     fn wants_of(&self, item: &ItemRef) -> Vec<Want> {
-        let postings =
-            self.root.postings.iter().enumerate().filter(|(_, r)| *r == item).map(|(at, _)| Want::Postings(at));
-        let names = self.root.names.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Names(at));
-        let graph = self.root.graph.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Graph(at));
-        let texts = self.text_refs.iter().filter(|(_, r)| *r == item).map(|(&file, _)| Want::Text(file));
-        postings.chain(names).chain(graph).chain(texts).filter(|w| !self.have(*w)).collect()
+        let root = &self.root;
+        let postings = root.postings.iter().enumerate().filter(|(_, r)| *r == item).map(|(at, _)| Want::Postings(at));
+        let names = root.names.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Names(at));
+        let nodes = root.nodes_at.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Nodes(at));
+        let edges = root.edges_at.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Edges(at));
+        postings.chain(names).chain(nodes).chain(edges).filter(|w| !self.have(*w)).collect()
     }
 }
 
@@ -418,6 +555,15 @@ pub fn drive<T>(
             Step::Ready(value) => return Ok((value, waves)),
             Step::Needs(needs) => {
                 waves += 1;
+                if std::env::var_os("FATHOM_SPLIT_TRACE").is_some() {
+                    let count = |what: &str| needs.iter().filter(|n| n.what.starts_with(what)).count();
+                    eprintln!(
+                        "wave {waves}: {} items, {} node pages, {} edge runs",
+                        needs.len(),
+                        count("node"),
+                        count("edge")
+                    );
+                }
                 for need in needs {
                     let bytes = fetch(&need)?;
                     reader.supply(&need.item, &bytes)?;

@@ -18,12 +18,18 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// Where an item is, and what its bytes must be: the first 12 bytes of the
-/// SHA-256 of the stored (gzipped) bytes, their length, and the length of
-/// the postcard encoding they inflate to.
+/// How many bytes of an item's SHA-256 name it. 64 bits: a root lists
+/// thousands of items and each costs the root its name, and what the names
+/// guard against is damage and stale copies (a host that serves a forged
+/// item can serve a forged root too).
+pub const HASH: usize = 8;
+
+/// Where an item is, and what its bytes must be: the first [`HASH`] bytes
+/// of the SHA-256 of the stored (gzipped) bytes, their length, and the
+/// length of the postcard encoding they inflate to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ItemRef {
-    pub hash: [u8; 12],
+    pub hash: [u8; HASH],
     pub bytes: u32,
     pub plain: u32,
 }
@@ -59,7 +65,7 @@ pub fn seal<T: Serialize + ?Sized>(value: &T) -> (ItemRef, Vec<u8>) {
     let mut gzip = flate2::write::GzEncoder::new(Vec::with_capacity(plain.len() / 3), flate2::Compression::best());
     gzip.write_all(&plain).expect("writing to memory");
     let bytes = gzip.finish().expect("writing to memory");
-    let hash: [u8; 12] = Sha256::digest(&bytes)[..12].try_into().expect("a SHA-256 is 32 bytes");
+    let hash: [u8; HASH] = Sha256::digest(&bytes)[..HASH].try_into().expect("a SHA-256 is 32 bytes");
     (ItemRef { hash, bytes: bytes.len() as u32, plain: plain.len() as u32 }, bytes)
 }
 
@@ -78,7 +84,7 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
             expected: item.bytes as usize,
         });
     }
-    if bytes.len() > item.bytes as usize || Sha256::digest(bytes)[..12] != item.hash {
+    if bytes.len() > item.bytes as usize || Sha256::digest(bytes)[..HASH] != item.hash {
         return Err(StoreError::Altered { what: what.to_owned(), path });
     }
     // Inflated no further than the reference says: a forged item cannot
@@ -141,7 +147,7 @@ mod tests {
         let value: Vec<(u32, String)> = (0..500).map(|i| (i, format!("item {i}"))).collect();
         let (item, bytes) = seal(&value);
         assert_eq!(open::<Vec<(u32, String)>>("postings", &item, &bytes).unwrap(), value);
-        assert!(item.path().starts_with("s/") && item.path().len() == "s/.bin".len() + 24);
+        assert!(item.path().starts_with("s/") && item.path().len() == "s/.bin".len() + 2 * HASH);
 
         let truncated = open::<Vec<(u32, String)>>("postings", &item, &bytes[..bytes.len() - 3]).unwrap_err();
         assert!(matches!(truncated, StoreError::Truncated { got, expected, .. } if got + 3 == expected), "{truncated}");
