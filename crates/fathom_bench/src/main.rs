@@ -60,6 +60,11 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&embed_throughput(&index_flask(&corpora)).1).unwrap());
         return;
     }
+    // `fathom-bench split`: split bundles read natively, alone.
+    if std::env::args().nth(1).as_deref() == Some("split") {
+        println!("{}", serde_json::to_string_pretty(&split_bench(&corpora)).unwrap());
+        return;
+    }
     let dir = corpora.join(CORPUS);
     assert!(dir.is_dir(), "{} is missing: run scripts/corpora.sh", dir.display());
 
@@ -97,6 +102,7 @@ fn main() {
     let floor = parse_floor(&dir);
     let semantic = semantic_bench(&corpora);
     let locate = locate_bench(&corpora);
+    let split = split_bench(&corpora);
 
     let mut report = json!({
         "corpus": CORPUS.to_lowercase(),
@@ -115,6 +121,8 @@ fn main() {
         "samples": { "search": names.search.len(), "callers_2hop": names.callers.len(), "match_3_patterns": repeated.len() },
     });
     report["bundle"] = json!({ "django": bundle, "flask_embedded": semantic["bundle"] });
+    report["split_native"] = split;
+    report["split_browser"] = browser_report("split.json");
     report["native_index"]["threads"] = json!(fathom_search::parallel::threads());
     report["native_index"]["parse_only_s"] = json!(floor);
     report["throughput"] = throughput;
@@ -799,6 +807,126 @@ fn embed_sample(index: &Index) -> Vec<String> {
 /// A bundle of `index`: its size per MB of indexed source, the time to write
 /// it and to load it (median of 5), beside the time indexing took, which is
 /// what loading replaces.
+/// The projects and queries of `make bench`'s documentation site
+/// (tests/bench/split.test.ts reads the same): a name, names, a phrase and
+/// a question each.
+const SPLIT_PROJECTS: [(&str, &str, [&str; 5]); 3] = [
+    (
+        "grpc-go 1.64.0",
+        "grpc-go-1.64.0.tar.gz",
+        [
+            "NewClient",
+            "UnaryInterceptor",
+            "keepalive ping",
+            "round robin balancer",
+            "how does the client retry a failed call",
+        ],
+    ),
+    (
+        "Django 5.0.6",
+        "Django-5.0.6",
+        ["get_object_or_404", "QuerySet", "csrf token", "password hashing", "how are database migrations applied"],
+    ),
+    (
+        "synthetic 50,000 files",
+        "synthetic-50000.zip",
+        ["Record4242", "load_123", "record has no name", "validate", "how are records scored"],
+    ),
+];
+
+/// Split bundles read natively: for each project, the whole bundle's size
+/// beside the split one's, and for each query what a cold reader fetches
+/// (root, then each wave) and what a reader that kept the earlier queries'
+/// items fetches more, with whether the answer (lexical, top 10, explained,
+/// with snippets) is the whole index's, byte for byte.
+fn split_bench(corpora: &std::path::Path) -> serde_json::Value {
+    use fathom_engine::split::{Need, SplitReader, drive};
+    let options =
+        fathom_engine::SearchOptions { k: 10, mode: fathom_engine::SearchMode::Lexical, ..Default::default() };
+    let mut projects = Vec::new();
+    for (name, source, queries) in SPLIT_PROJECTS {
+        let path = corpora.join(source);
+        assert!(path.exists(), "{} is missing: run scripts/corpora.sh --bench", path.display());
+        let index = if path.is_dir() {
+            fathom_engine::index_dir(&path, &Options::default(), &mut Clock(Instant::now()))
+        } else {
+            fathom_engine::index_zip(
+                source,
+                &std::fs::read(&path).unwrap(),
+                &Options::default(),
+                &mut Clock(Instant::now()),
+            )
+        }
+        .expect("the corpus indexes");
+        let whole_gz = gzip_len(&index.to_bundle());
+        let started = Instant::now();
+        let split = index.to_split();
+        let write_s = started.elapsed().as_secs_f64();
+        let total: u64 = split.items.values().map(|b| b.len() as u64).sum();
+        let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+        let mut kept = SplitReader::open("root", &split.root).expect("its own root opens");
+        let mut asked = Vec::new();
+        for query in queries {
+            let expected = serde_json::to_value(index.search(query, &options, None)).unwrap();
+            let mut cold = SplitReader::open("root", &split.root).unwrap();
+            let (answer, waves) =
+                drive(&mut cold, fetch, |r| r.search_step(query, &options)).expect("its own items read");
+            let before = kept.fetched();
+            let (kept_answer, _) = drive(&mut kept, fetch, |r| r.search_step(query, &options)).unwrap();
+            let fetched = cold.fetched();
+            asked.push(json!({
+                "query": query,
+                "same_as_whole": serde_json::to_value(&answer).unwrap() == expected
+                    && serde_json::to_value(&kept_answer).unwrap() == expected,
+                "top1": answer.hits.first().map(|h| format!("{}:{}", h.file, h.start_line)),
+                "cold": { "waves": waves, "items": fetched.items, "kb": kb(fetched.bytes),
+                    "with_root_kb": kb(fetched.bytes + split.root.len() as u64),
+                    "postings_kb": kb(fetched.postings), "names_kb": kb(fetched.names),
+                    "node_pages_kb": kb(fetched.nodes), "edge_runs_kb": kb(fetched.edges) },
+                "after_earlier_queries_kb": kb(kept.fetched().bytes - before.bytes),
+            }));
+        }
+        let cold: Vec<f64> = asked.iter().map(|a| a["cold"]["with_root_kb"].as_f64().unwrap()).collect();
+        let further: Vec<f64> = asked[1..].iter().map(|a| a["after_earlier_queries_kb"].as_f64().unwrap()).collect();
+        let median = |xs: &[f64]| {
+            let mut xs = xs.to_vec();
+            xs.sort_by(f64::total_cmp);
+            xs[xs.len() / 2]
+        };
+        let r = &split.report;
+        projects.push(json!({
+            "name": name,
+            "files": index.summary().files,
+            "whole_bundle_gzip_kb": kb(whole_gz as u64),
+            "split": {
+                "items": split.items.len(), "total_kb": kb(total), "root_kb": kb(split.root.len() as u64),
+                "write_s": round(write_s),
+                "families_kb": { "postings": kb(r.postings.bytes), "names": kb(r.names.bytes),
+                    "node_pages": kb(r.nodes.bytes), "edge_runs": kb(r.edges.bytes) },
+            },
+            "first_answer_kb_max": cold.iter().copied().fold(0.0, f64::max),
+            "first_answer_kb_median": median(&cold),
+            "further_query_kb_median": median(&further),
+            "queries": asked,
+        }));
+    }
+    json!({
+        "note": "Split bundles read natively from memory (no network): cold = a fresh reader answering the query (root included in with_root_kb, gzipped bytes as stored); after_earlier_queries = what a reader that kept the earlier queries' items fetches more. same_as_whole: the answer (lexical, top 10, explain and snippets) equals the whole index's byte for byte. Bar (issue 63): first answer <= 300 KB in <= 3 waves after the root; further query median <= 100 KB.",
+        "projects": projects,
+    })
+}
+
+fn kb(bytes: u64) -> f64 {
+    round(bytes as f64 / 1024.0)
+}
+
+fn gzip_len(bytes: &[u8]) -> usize {
+    use std::io::Write;
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    gzip.write_all(bytes).unwrap();
+    gzip.finish().unwrap().len()
+}
+
 fn bundle_bench(index: &Index, index_s: f64) -> serde_json::Value {
     let source: usize = index.file_list().iter().filter_map(|f| index.file_text(&f.path)).map(str::len).sum();
     let started = Instant::now();

@@ -485,3 +485,49 @@ fn a_missing_model_is_said_once_and_search_still_answers() {
     let found = json(&out);
     assert!(!found["hits"].as_array().unwrap().is_empty(), "{found}");
 }
+
+/// `fathom index --split` writes a directory a static host serves as it is;
+/// `fathom search DIR` reads only what the query needs from it and answers
+/// as the whole bundle does; a damaged item is named, and so is a bundle
+/// asked to carry vectors it cannot.
+#[test]
+fn a_split_bundle_is_written_and_searched_in_parts() {
+    let dir = std::env::temp_dir().join(format!("fathom-split-{}", std::process::id()));
+    let bundle = std::env::temp_dir().join(format!("fathom-whole-{}.fathom", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let target = fixture();
+    let written =
+        fathom(&["index", target.to_str().unwrap(), "--split", "--vectors", "none", "-o", dir.to_str().unwrap()]);
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    assert!(dir.join("root.fathom").is_file());
+    let items: Vec<_> = std::fs::read_dir(dir.join("s")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(items.len() > 4 && items.iter().all(|p| p.extension().is_some_and(|e| e == "bin")));
+    let whole = fathom(&["index", target.to_str().unwrap(), "--vectors", "none", "-o", bundle.to_str().unwrap()]);
+    assert!(whole.status.success());
+
+    let search = |source: &std::path::Path| {
+        fathom(&["search", source.to_str().unwrap(), "total", "--mode", "lexical", "--json"])
+    };
+    let split = search(&dir);
+    assert_eq!(json(&split), json(&search(&bundle)), "the split bundle answers as the whole one");
+    let said = String::from_utf8_lossy(&split.stderr);
+    assert!(said.contains("items") && said.contains("waves"), "it says what it read: {said}");
+
+    // Every item damaged: the search names the one it met.
+    for item in &items {
+        let mut bytes = std::fs::read(item).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        std::fs::write(item, bytes).unwrap();
+    }
+    let damaged = search(&dir);
+    assert_eq!(damaged.status.code(), Some(2), "{}", String::from_utf8_lossy(&damaged.stderr));
+    let said = String::from_utf8_lossy(&damaged.stderr);
+    assert!(said.contains("was altered") && said.contains("s/"), "{said}");
+
+    let refused = fathom(&["index", target.to_str().unwrap(), "--split", "-o", dir.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("carries no vectors yet"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&bundle);
+}

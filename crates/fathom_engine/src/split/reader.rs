@@ -555,15 +555,6 @@ pub fn drive<T>(
             Step::Ready(value) => return Ok((value, waves)),
             Step::Needs(needs) => {
                 waves += 1;
-                if std::env::var_os("FATHOM_SPLIT_TRACE").is_some() {
-                    let count = |what: &str| needs.iter().filter(|n| n.what.starts_with(what)).count();
-                    eprintln!(
-                        "wave {waves}: {} items, {} node pages, {} edge runs",
-                        needs.len(),
-                        count("node"),
-                        count("edge")
-                    );
-                }
                 for need in needs {
                     let bytes = fetch(&need)?;
                     reader.supply(&need.item, &bytes)?;
