@@ -607,11 +607,14 @@ impl Lane<'_> {
     }
 }
 
-/// What a query reads before it weighs anything ([`Retrieval::query_reads`]).
+/// What a query reads before it weighs anything ([`Retrieval::query_reads`]):
+/// its terms' hashes, the words its name lane looks up (lower case, each
+/// with whether only exact matches count), and whether it names a file and
+/// line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueryReads {
     pub terms: Vec<u32>,
-    pub names: Vec<String>,
+    pub names: Vec<(String, bool)>,
     pub locations: bool,
 }
 
@@ -876,7 +879,7 @@ impl Retrieval {
         let hints = hints::analyze(query);
         QueryReads {
             terms: self.lexical.query_terms(query),
-            names: name_words(&hints, query).into_iter().map(|(w, _)| w.trim().to_lowercase()).collect(),
+            names: name_words(&hints, query).into_iter().map(|(w, exact)| (w.trim().to_lowercase(), exact)).collect(),
             locations: !hints.locations.is_empty(),
         }
     }

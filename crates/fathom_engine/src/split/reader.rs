@@ -189,8 +189,8 @@ impl SplitReader {
         for &term in &reads.terms {
             wants.push(Want::Postings(term_range(term, self.root.postings.len())));
         }
-        for word in &reads.names {
-            wants.extend(self.name_pages(word).map(Want::Names));
+        for (word, exact) in &reads.names {
+            wants.extend(self.name_pages(word, *exact).map(Want::Names));
         }
         if reads.locations || !options.filter.is_empty() {
             wants.extend(self.everything());
@@ -485,17 +485,20 @@ impl SplitReader {
         self.root.edges_at.partition_point(|(first, _)| *first <= id).saturating_sub(1)
     }
 
-    /// The name pages that may hold a name starting with `word` (every page,
-    /// for a dotted name, which is matched against qualified names).
-    fn name_pages<'a>(&'a self, word: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
+    /// The name pages that may hold `word`, or, unless `exact`, a name
+    /// starting with it (every page, for a dotted name, which is matched
+    /// against qualified names).
+    fn name_pages<'a>(&'a self, word: &'a str, exact: bool) -> Box<dyn Iterator<Item = usize> + 'a> {
         let pages = &self.root.names;
         if word.contains('.') || word.contains("::") {
             return Box::new(0..pages.len());
         }
         // The last page whose first key is below the word may end with it;
-        // every later page whose first key starts with it holds more.
+        // every later page whose first key is it (or, for a prefix, starts
+        // with it) holds more.
         let start = pages.partition_point(|(first, _)| first.as_str() < word).saturating_sub(1);
-        let end = start + 1 + pages[start + 1..].iter().take_while(|(first, _)| first.starts_with(word)).count();
+        let more = |first: &str| if exact { first == word } else { first.starts_with(word) };
+        let end = start + 1 + pages[start + 1..].iter().take_while(|(first, _)| more(first)).count();
         Box::new(start..end)
     }
 
