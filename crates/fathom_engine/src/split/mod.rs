@@ -395,7 +395,10 @@ impl Index {
         let mut edges_at: Vec<Vec<u32>> = vec![Vec::new(); graph.node_count()];
         let edges: Vec<(u32, u32, &Edge)> =
             graph.edges().map(|(_, from, to, edge)| (from.index() as u32, to.index() as u32, edge)).collect();
-        for (id, &(from, to, _)) in edges.iter().enumerate() {
+        for (id, &(from, to, edge)) in edges.iter().enumerate() {
+            if !searched(graph, from, to, edge) {
+                continue;
+            }
             edges_at[from as usize].push(id as u32);
             if to != from {
                 edges_at[to as usize].push(id as u32);
@@ -463,6 +466,22 @@ impl Index {
         report.root_bytes = root.len() as u64;
         Split { root, items, report }
     }
+}
+
+/// Whether a search reads the edge: containment (what holds a symbol, a
+/// class's members, a module's top level), a declaration, or an edge
+/// expansion follows (calls, inheritance, imports) to a definition of the
+/// archive. Edge runs carry only these: the rest (uses, tests, overrides,
+/// decorators, calls out of the archive) are for graph queries.
+fn searched(graph: &fathom_graph::CodeGraph, from: u32, to: u32, edge: &Edge) -> bool {
+    use fathom_graph::{EdgeKind, NodeId};
+    let inside = |id: u32| {
+        let node = graph.node(NodeId::new(id as usize));
+        !node.is_external && node.kind != SymbolKind::Package
+    };
+    edge.kind.is_containment()
+        || edge.kind == EdgeKind::Declares
+        || (matches!(edge.kind, EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Imports) && inside(from) && inside(to))
 }
 
 /// A node in brief: all but its details.
