@@ -53,7 +53,7 @@ pub const SPLIT_FORMAT: u32 = 1;
 /// What a postings item or a name page holds before it is gzipped, about.
 const POSTINGS_BYTES: usize = 48 * 1024;
 const NAME_PAGE_BYTES: usize = 40 * 1024;
-const NODE_PAGE_BYTES: usize = 16 * 1024;
+const NODE_PAGE_BYTES: usize = 4 * 1024;
 const EDGE_RUN_BYTES: usize = 6 * 1024;
 /// The most a root may inflate to.
 const ROOT_LIMIT: u64 = 64 << 20;
