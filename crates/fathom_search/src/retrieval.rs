@@ -700,6 +700,11 @@ impl Retrieval {
         let chunks = chunks::chunk_all(sources);
         let graph = sources.graph();
         let lexical = Lexical::build_from(chunks.len(), |i, input| lexical_pieces(sources, &chunks[i], input));
+        Retrieval::of(graph, chunks, lexical, crate::roles::FileRoles::build(sources))
+    }
+
+    /// An index of these parts, with no vector yet.
+    fn of(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical, roles: crate::roles::FileRoles) -> Retrieval {
         let vectors = vec![None; chunks.len()];
         Retrieval {
             chunks,
@@ -709,7 +714,7 @@ impl Retrieval {
             dense: None,
             statics: None,
             stored_statics: None,
-            roles: crate::roles::FileRoles::build(sources),
+            roles,
             facts: HashMap::new(),
         }
     }
@@ -815,18 +820,7 @@ impl Retrieval {
     /// and no file's role. A split bundle's reader puts the parts a query
     /// needs in, then searches it as it would the whole index.
     pub fn sparse(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical) -> Retrieval {
-        let vectors = vec![None; chunks.len()];
-        Retrieval {
-            chunks,
-            lexical,
-            names: NameIndex::build(graph),
-            vectors,
-            dense: None,
-            statics: None,
-            stored_statics: None,
-            roles: crate::roles::FileRoles::default(),
-            facts: HashMap::new(),
-        }
+        Retrieval::of(graph, chunks, lexical, crate::roles::FileRoles::default())
     }
 
     /// The parts of a sparse index, to put in what arrives. Call
@@ -882,33 +876,6 @@ impl Retrieval {
             names: name_words(&hints, query).into_iter().map(|(w, exact)| (w.trim().to_lowercase(), exact)).collect(),
             locations: !hints.locations.is_empty(),
         }
-    }
-
-    /// The symbols each lane finds for `query` before any is weighed:
-    /// BM25's best chunks' symbols, the name lane's and the trace lane's.
-    /// A ranking reads these symbols, their files and their neighbours.
-    pub fn lane_nodes(&self, sources: &dyn Sources, query: &str, options: &SearchOptions) -> Vec<NodeId> {
-        let graph = sources.graph();
-        let hints = hints::analyze(query);
-        let mut out: Vec<NodeId> = Vec::new();
-        if options.mode != Mode::Dense {
-            let accept = Accept::new(&options.filter).ok().filter(|a| !a.is_empty());
-            let matches = match &accept {
-                Some(accept) => self
-                    .lexical
-                    .search_where(query, LANE_DEPTH, |chunk| accept.node(graph, self.chunks[chunk as usize].node)),
-                None => self.lexical.search(query, LANE_DEPTH),
-            };
-            out.extend(by_symbol(&self.chunks, matches).map(|(node, _, _)| node));
-            out.extend(self.name_lane(graph, &hints, query).into_iter().map(|(node, _)| node));
-            out.extend(trace_lane(sources, &hints));
-        }
-        out
-    }
-
-    /// The postings lists a lexical search of `query` reads, by term hash.
-    pub fn query_terms(&self, query: &str) -> Vec<u32> {
-        self.lexical.query_terms(query)
     }
 
     pub(crate) fn lexical(&self) -> &Lexical {
