@@ -201,3 +201,28 @@ fn a_root_that_is_not_one_says_what_it_is() {
     let stray = ItemRef { hash: [7; fathom_engine::store::HASH], bytes: 3, plain: 3 };
     assert!(reader.supply(&stray, b"abc").unwrap_err().to_string().contains("no step asked for it"));
 }
+
+/// A name sixty symbols share, in two spellings: the split bundle holds its
+/// digest, a phrase or a name reads that and not its pages, and the answer
+/// is the whole index's.
+#[test]
+fn a_shared_name_reads_its_digest_and_answers_as_the_whole_index_does() {
+    let files: Vec<(String, Vec<u8>)> = (0..60)
+        .map(|i| {
+            let name = if i % 4 == 0 { "Handle" } else { "handle" };
+            let text = format!(
+                "def {name}(request_{i}):\n    return request_{i}.body\n\n\ndef other_{i}():\n    return {name}(None)\n"
+            );
+            (format!("repo/pkg{}/mod{i}.py", i % 7), text.into_bytes())
+        })
+        .collect();
+    let index = index_files("repo", files, &Options::default(), &mut Recorder::new());
+    let split = index.to_split();
+    let root = SplitReader::open("root", &split.root).unwrap();
+    assert_eq!(root.root().digests.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["handle"]);
+    for query in ["handle", "Handle", "handle the request body", "handle request"] {
+        let mut reader = SplitReader::open("root", &split.root).unwrap();
+        let (answer, _) = split_search(&split, &mut reader, query, &lexical(10));
+        assert_eq!(answer, whole(&index, query, &lexical(10)), "{query:?}");
+    }
+}

@@ -117,6 +117,38 @@ impl NameIndex {
         run
     }
 
+    /// The symbols that can be among [`NameIndex::named`]'s best `per`
+    /// exact matches of `key` (a name in lower case), however a reader
+    /// types it: the best `per` of each spelling of the name, and the best
+    /// `per` of them all, in the order equal scores take. Whoever holds
+    /// these symbols finds any exact search of the key as one who holds
+    /// every name does: a spelling typed as written scores above the rest,
+    /// and the rest follow in that order.
+    pub fn exact_digest(&self, graph: &CodeGraph, key: &str, per: usize) -> Vec<NodeId> {
+        let mut run: Vec<u32> =
+            self.starting_with(key).into_iter().filter(|&i| self.entries[i as usize].name() == key).collect();
+        // Stable: equal entries stay in node order, as a search keeps them.
+        run.sort_by(|&a, &b| self.tie_break(graph, self.entries[a as usize].node, self.entries[b as usize].node));
+        let node = |i: &u32| self.entries[*i as usize].node;
+        let mut out: Vec<NodeId> = run.iter().take(per).map(node).collect();
+        let mut taken: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for i in &run {
+            let count = taken.entry(graph.node(node(i)).name.as_str()).or_default();
+            if *count < per {
+                *count += 1;
+                out.push(node(i));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// How many symbols are named `key` (in lower case).
+    pub fn count_named(&self, key: &str) -> usize {
+        self.starting_with(key).into_iter().filter(|&i| self.entries[i as usize].name() == key).count()
+    }
+
     /// The best `limit` matches for `query`, best first.
     pub fn search(&self, graph: &CodeGraph, query: &str, limit: usize) -> Vec<NameHit> {
         self.matches(graph, query, limit, Candidates::Best)
@@ -349,6 +381,51 @@ mod tests {
                 let named: Vec<NameHit> = all.into_iter().filter(|h| h.match_kind != MatchKind::Substring).collect();
                 assert_eq!(index.named(&graph, query, limit), named, "{query:?} at {limit}, named");
             }
+        }
+    }
+
+    /// A name that many symbols share, in several spellings: a name index
+    /// over the digest's symbols alone finds what one over every symbol
+    /// finds, for each spelling typed.
+    #[test]
+    fn a_names_digest_answers_its_exact_searches() {
+        let spellings = ["get", "Get", "GET"];
+        let files: Vec<FileFacts> = (0..30)
+            .map(|f| {
+                let kind = [SymbolKind::Function, SymbolKind::Method, SymbolKind::Class][f % 3];
+                let parent = (kind == SymbolKind::Method).then_some(0);
+                let mut definitions = vec![def(SymbolKind::Class, "Holder", None, 1)];
+                definitions.push(def(kind, spellings[f % 3], parent, 2 + (f % 4) as u32));
+                FileFacts { definitions, ..FileFacts::default() }
+            })
+            .collect();
+        let paths: Vec<String> = (0..files.len()).map(|f| format!("{}/m{f}.py", "d".repeat(1 + f % 5))).collect();
+        let inputs: Vec<FileInput> = files
+            .iter()
+            .zip(&paths)
+            .map(|(facts, path)| FileInput { path, language: Language::Python, text: "", facts })
+            .collect();
+        let graph = CodeGraph::build(&inputs, &mut |_, _| {}).0;
+        let index = NameIndex::build(&graph);
+        assert_eq!(index.count_named("get"), 30);
+        let digest = index.exact_digest(&graph, "get", 4);
+        assert!(digest.len() < 30 && digest.len() >= 4, "{}", digest.len());
+        // A graph that holds only the digest's symbols by name.
+        let mut sparse = CodeGraph::sparse(graph.node_count(), graph.files().to_vec());
+        for &id in &digest {
+            sparse.put_node(id, graph.node(id).clone());
+        }
+        let held = NameIndex::build(&sparse);
+        for typed in spellings.iter().copied().chain(["gEt"]) {
+            let exact = |index: &NameIndex, graph: &CodeGraph| -> Vec<NodeId> {
+                index
+                    .named(graph, typed, 4)
+                    .into_iter()
+                    .filter(|h| h.match_kind == MatchKind::Exact)
+                    .map(|h| h.node)
+                    .collect()
+            };
+            assert_eq!(exact(&held, &sparse), exact(&index, &graph), "typed {typed:?}");
         }
     }
 

@@ -112,6 +112,8 @@ fn relative(score: f32, best: f32, exponent: f64) -> f64 {
 
 /// How many fused results seed the graph expansion.
 pub const EXPAND_SEEDS: usize = 20;
+/// How many of each word's name matches the name lane reads.
+pub const NAME_LANE_DEPTH: usize = 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -1251,7 +1253,7 @@ impl Retrieval {
     fn name_lane(&self, graph: &CodeGraph, hints: &Hints, query: &str) -> Vec<(NodeId, MatchKind)> {
         let mut out: Vec<(NodeId, MatchKind)> = Vec::new();
         for (word, exact_only) in name_words(hints, query) {
-            for hit in self.names.named(graph, word, 10) {
+            for hit in self.names.named(graph, word, NAME_LANE_DEPTH) {
                 if (hit.match_kind == MatchKind::Exact || (!exact_only && hit.match_kind == MatchKind::Prefix))
                     && !out.iter().any(|(n, _)| *n == hit.node)
                 {

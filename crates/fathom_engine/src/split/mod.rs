@@ -53,6 +53,8 @@ pub const SPLIT_FORMAT: u32 = 1;
 /// What a postings item or a name page holds before it is gzipped, about.
 const POSTINGS_BYTES: usize = 48 * 1024;
 const NAME_PAGE_BYTES: usize = 40 * 1024;
+/// A name more symbols share than this gets a digest.
+const DIGEST_SHARED: usize = 48;
 const NODE_PAGE_BYTES: usize = 4 * 1024;
 const EDGE_RUN_BYTES: usize = 6 * 1024;
 /// The most a root may inflate to.
@@ -71,6 +73,10 @@ pub struct Root {
     pub postings: Vec<ItemRef>,
     /// Name pages, with the first key each holds.
     pub names: Vec<(String, ItemRef)>,
+    /// For a name many symbols share, the few an exact search of it can
+    /// rank first ([`fathom_search::NameIndex::exact_digest`]), by the name
+    /// in lower case: a phrase's word reads these, not every page of it.
+    pub digests: Vec<(String, ItemRef)>,
     /// Node pages ([`NodePage`]) and edge runs ([`EdgeRun`]), each with the
     /// first node id it holds: both cut the node ids into runs in order,
     /// node pages between files. Stored with each first id as the
@@ -356,6 +362,19 @@ impl Index {
             })
             .collect();
         entries.sort_by(|a, b| a.key.cmp(&b.key).then(a.node.cmp(&b.node)));
+        // Digests of the names more symbols share than a digest holds.
+        let index = self.retrieval.names();
+        let mut digests: Vec<(String, ItemRef)> = Vec::new();
+        for run in entries.chunk_by(|a, b| a.key == b.key).filter(|run| run.len() > DIGEST_SHARED) {
+            let key = &run[0].key;
+            let wanted: Vec<u32> = index
+                .exact_digest(graph, key, fathom_search::retrieval::NAME_LANE_DEPTH)
+                .into_iter()
+                .map(|n| n.index() as u32)
+                .collect();
+            let digest: Vec<&NameEntry> = run.iter().filter(|e| wanted.binary_search(&e.node).is_ok()).collect();
+            digests.push((key.clone(), keep(&mut report.names, seal(&digest))));
+        }
         let mut names: Vec<(String, ItemRef)> = Vec::new();
         let mut page: Vec<NameEntry> = Vec::new();
         let mut size = 0;
@@ -455,6 +474,7 @@ impl Index {
             avgdl: params.avgdl,
             postings,
             names,
+            digests,
             nodes_at,
             edges_at: edges_at_runs,
             nodes: graph.node_count() as u32,

@@ -52,6 +52,7 @@ pub enum Step<T> {
 enum Want {
     Postings(usize),
     Names(usize),
+    Digest(usize),
     Nodes(usize),
     Edges(usize),
 }
@@ -86,6 +87,7 @@ pub struct SplitReader {
     index: Index,
     postings_in: Vec<bool>,
     names_in: Vec<bool>,
+    digests_in: Vec<bool>,
     nodes_in: Vec<bool>,
     edges_in: Vec<bool>,
     /// Every edge in, by the whole graph's id, so the graph lists them in
@@ -157,6 +159,7 @@ impl SplitReader {
         Ok(SplitReader {
             postings_in: vec![false; root.postings.len()],
             names_in: vec![false; root.names.len()],
+            digests_in: vec![false; root.digests.len()],
             nodes_in: vec![false; root.nodes_at.len()],
             edges_in: vec![false; root.edges_at.len()],
             root,
@@ -189,8 +192,13 @@ impl SplitReader {
         for &term in &reads.terms {
             wants.push(Want::Postings(term_range(term, self.root.postings.len())));
         }
+        // A name many symbols share reads its digest: its exact matches
+        // outnumber what the lane takes, and outrank every prefix match.
         for (word, exact) in &reads.names {
-            wants.extend(self.name_pages(word, *exact).map(Want::Names));
+            match self.root.digests.binary_search_by(|(key, _)| key.as_str().cmp(word)) {
+                Ok(at) => wants.push(Want::Digest(at)),
+                Err(_) => wants.extend(self.name_pages(word, *exact).map(Want::Names)),
+            }
         }
         if reads.locations || !options.filter.is_empty() {
             wants.extend(self.everything());
@@ -270,7 +278,7 @@ impl SplitReader {
         // Equal items share a name: each want of it is answered.
         let family = match wants[0] {
             Want::Postings(_) => &mut self.fetched.postings,
-            Want::Names(_) => &mut self.fetched.names,
+            Want::Names(_) | Want::Digest(_) => &mut self.fetched.names,
             Want::Nodes(_) => &mut self.fetched.nodes,
             Want::Edges(_) => &mut self.fetched.edges,
         };
@@ -325,7 +333,7 @@ impl SplitReader {
                 }
                 self.postings_in[at] = true;
             }
-            Want::Names(at) => {
+            Want::Names(_) | Want::Digest(_) => {
                 let names: Vec<NameEntry> = open("names", item, bytes)?;
                 for entry in names {
                     let id = NodeId::new(entry.node as usize);
@@ -353,7 +361,11 @@ impl SplitReader {
                         details: None,
                     });
                 }
-                self.names_in[at] = true;
+                match want {
+                    Want::Names(at) => self.names_in[at] = true,
+                    Want::Digest(at) => self.digests_in[at] = true,
+                    _ => {}
+                }
                 self.dirty = true;
             }
             Want::Nodes(at) => {
@@ -506,6 +518,7 @@ impl SplitReader {
         Some(match want {
             Want::Postings(at) => (*self.root.postings.get(at)?, format!("postings {at}")),
             Want::Names(at) => (self.root.names.get(at)?.1, format!("names from `{}`", self.root.names[at].0)),
+            Want::Digest(at) => (self.root.digests.get(at)?.1, format!("the digest of `{}`", self.root.digests[at].0)),
             Want::Nodes(at) => (self.root.nodes_at.get(at)?.1, format!("node page {at}")),
             Want::Edges(at) => (self.root.edges_at.get(at)?.1, format!("edge run {at}")),
         })
@@ -515,6 +528,7 @@ impl SplitReader {
         match want {
             Want::Postings(at) => self.postings_in.get(at).copied().unwrap_or(true),
             Want::Names(at) => self.names_in.get(at).copied().unwrap_or(true),
+            Want::Digest(at) => self.digests_in.get(at).copied().unwrap_or(true),
             Want::Nodes(at) => self.nodes_in.get(at).copied().unwrap_or(true),
             Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
         }
@@ -538,9 +552,10 @@ impl SplitReader {
         let root = &self.root;
         let postings = root.postings.iter().enumerate().filter(|(_, r)| *r == item).map(|(at, _)| Want::Postings(at));
         let names = root.names.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Names(at));
+        let digests = root.digests.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Digest(at));
         let nodes = root.nodes_at.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Nodes(at));
         let edges = root.edges_at.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Edges(at));
-        postings.chain(names).chain(nodes).chain(edges).filter(|w| !self.have(*w)).collect()
+        postings.chain(names).chain(digests).chain(nodes).chain(edges).filter(|w| !self.have(*w)).collect()
     }
 }
 
