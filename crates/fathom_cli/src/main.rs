@@ -641,6 +641,14 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
     if is_bundle(target) {
         return Ok(load_bundle(target)?.0);
     }
+    // A split bundle's directory holds items, not source to index.
+    if target.join(fathom_engine::split::ROOT).is_file() {
+        anyhow::bail!(
+            "`{}` is a split bundle, which only `fathom search` reads so far: for this command, write a whole bundle \
+             (`fathom index TARGET -o FILE`) or give the source",
+            target.display()
+        );
+    }
     let budget = memory::budget(MEMORY.get().copied().flatten());
     let mut progress = progress::Progress::new();
     let mut planned = 0;

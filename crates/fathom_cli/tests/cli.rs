@@ -513,6 +513,11 @@ fn a_split_bundle_is_written_and_searched_in_parts() {
     let said = String::from_utf8_lossy(&split.stderr);
     assert!(said.contains("items") && said.contains("waves"), "it says what it read: {said}");
 
+    // What reads a split bundle only by search says so, rather than index its items as source.
+    let callers = fathom(&["callers", dir.to_str().unwrap(), "total"]);
+    assert!(!callers.status.success());
+    assert!(String::from_utf8_lossy(&callers.stderr).contains("only `fathom search` reads so far"));
+
     // Every item damaged: the search names the one it met.
     for item in &items {
         let mut bytes = std::fs::read(item).unwrap();
