@@ -18,8 +18,9 @@
 //!
 //! Where a question reads the whole index (a path and line, which the trace
 //! lane looks up among every file; a dotted name; a filter; an
-//! amalgamation's copies), the step asks for every graph or name page. That
-//! is correct and costly, and rare in what a reader types.
+//! amalgamation's copies; a bug report, which the localiser reads against
+//! every file), the step asks for every page it may read. That is correct
+//! and costly, and rare in what a reader types.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -202,6 +203,13 @@ impl SplitReader {
         }
         if reads.locations || !options.filter.is_empty() {
             wants.extend(self.everything());
+        }
+        // A bug report is read by the localiser, over every file's text and
+        // every term the report holds: all of it.
+        if options.read_report && fathom_search::issue::Issue::is_report(query) {
+            wants.extend(self.everything());
+            wants.extend((0..self.root.postings.len()).map(Want::Postings));
+            wants.extend((0..self.root.names.len()).map(Want::Names));
         }
         if let Some(needs) = self.needs(wants) {
             return Step::Needs(needs);
