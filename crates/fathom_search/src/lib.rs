@@ -348,6 +348,16 @@ mod tests {
         assert_eq!(ranked(&graph(), "Calculator::add")[0], ("calc.Calculator.add".into(), MatchKind::Exact));
     }
 
+    /// The graph of Python files of these facts at these paths.
+    fn python_graph(files: &[FileFacts], paths: &[String]) -> CodeGraph {
+        let inputs: Vec<FileInput> = files
+            .iter()
+            .zip(paths)
+            .map(|(facts, path)| FileInput { path, language: Language::Python, text: "", facts })
+            .collect();
+        CodeGraph::build(&inputs, &mut |_, _| {}).0
+    }
+
     /// Every name of a graph whose names share prefixes, cases and
     /// lengths, searched every way: the run found by binary search gives what
     /// reading every name gave, in the same order.
@@ -367,12 +377,7 @@ mod tests {
             })
             .collect();
         let paths: Vec<String> = (0..files.len()).map(|f| format!("m{}/n{f}.py", f % 2)).collect();
-        let inputs: Vec<FileInput> = files
-            .iter()
-            .zip(&paths)
-            .map(|(facts, path)| FileInput { path, language: Language::Python, text: "", facts })
-            .collect();
-        let graph = CodeGraph::build(&inputs, &mut |_, _| {}).0;
+        let graph = python_graph(&files, &paths);
         let index = NameIndex::build(&graph);
         for query in words.iter().copied().chain(["", "ad", "dd", "z", "m0.n2.add", "add.", "A"]) {
             for limit in [1, 3, 10, 64] {
@@ -400,12 +405,7 @@ mod tests {
             })
             .collect();
         let paths: Vec<String> = (0..files.len()).map(|f| format!("{}/m{f}.py", "d".repeat(1 + f % 5))).collect();
-        let inputs: Vec<FileInput> = files
-            .iter()
-            .zip(&paths)
-            .map(|(facts, path)| FileInput { path, language: Language::Python, text: "", facts })
-            .collect();
-        let graph = CodeGraph::build(&inputs, &mut |_, _| {}).0;
+        let graph = python_graph(&files, &paths);
         let index = NameIndex::build(&graph);
         assert_eq!(index.count_named("get"), 30);
         let digest = index.exact_digest(&graph, "get", 4);
