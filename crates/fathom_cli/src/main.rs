@@ -343,22 +343,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let split = index.to_split();
                 split.write(dir).with_context(|| format!("cannot write the split bundle `{}`", dir.display()))?;
                 let r = &split.report;
-                let bytes = r.root_bytes
-                    + [r.postings, r.names, r.nodes, r.edges, r.summary].iter().map(|f| f.bytes).sum::<u64>();
                 eprintln!(
                     "fathom: wrote {} (split: {} items, {}; root {})",
                     dir.display(),
                     split.items.len(),
-                    human_bytes(bytes),
+                    human_bytes(r.bytes()),
                     human_bytes(r.root_bytes)
                 );
-                for (name, family) in [
-                    ("postings", r.postings),
-                    ("names", r.names),
-                    ("node pages", r.nodes),
-                    ("edge runs", r.edges),
-                    ("summary", r.summary),
-                ] {
+                for (name, family) in r.families() {
                     eprintln!(
                         "  {name:<10} {:>6} items {:>10} ({} inflated)",
                         family.items,
@@ -539,7 +531,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ModeArg::Hybrid => SearchMode::Hybrid,
             };
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
-            if target.join(fathom_engine::split::ROOT).is_file() {
+            if is_split(&target) {
                 let query = query.context("a split bundle is searched one query at a time: give the query")?;
                 let (results, fetched, waves) = split_search(&target, &query, &options)?;
                 eprintln!(
@@ -601,7 +593,6 @@ fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
     indexes
 }
 
-/// Whether the file starts as a `.fathom` bundle does.
 /// Searches a split bundle on disk, reading only the items the query needs.
 fn split_search(
     dir: &Path,
@@ -623,6 +614,12 @@ fn split_search(
     Ok((results, fetched, waves))
 }
 
+/// Whether the target is a split bundle's directory.
+fn is_split(target: &Path) -> bool {
+    target.join(fathom_engine::split::ROOT).is_file()
+}
+
+/// Whether the file starts as a `.fathom` bundle does.
 fn is_bundle(target: &Path) -> bool {
     use std::io::Read;
     let mut magic = [0u8; 8];
@@ -642,7 +639,7 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
         return Ok(load_bundle(target)?.0);
     }
     // A split bundle's directory holds items, not source to index.
-    if target.join(fathom_engine::split::ROOT).is_file() {
+    if is_split(target) {
         anyhow::bail!(
             "`{}` is a split bundle, which only `fathom search` reads so far: for this command, write a whole bundle \
              (`fathom index TARGET -o FILE`) or give the source",

@@ -125,8 +125,8 @@ impl NameIndex {
     /// every name does: a spelling typed as written scores above the rest,
     /// and the rest follow in that order.
     pub fn exact_digest(&self, graph: &CodeGraph, key: &str, per: usize) -> Vec<NodeId> {
-        let mut run: Vec<u32> =
-            self.starting_with(key).into_iter().filter(|&i| self.entries[i as usize].name() == key).collect();
+        let mut run: Vec<u32> = self.starting_with(key);
+        run.retain(|&i| self.entries[i as usize].name() == key);
         // Stable: equal entries stay in node order, as a search keeps them.
         run.sort_by(|&a, &b| self.tie_break(graph, self.entries[a as usize].node, self.entries[b as usize].node));
         let node = |i: &u32| self.entries[*i as usize].node;
@@ -142,11 +142,6 @@ impl NameIndex {
         out.sort_unstable();
         out.dedup();
         out
-    }
-
-    /// How many symbols are named `key` (in lower case).
-    pub fn count_named(&self, key: &str) -> usize {
-        self.starting_with(key).into_iter().filter(|&i| self.entries[i as usize].name() == key).count()
     }
 
     /// The best `limit` matches for `query`, best first.
@@ -407,7 +402,8 @@ mod tests {
         let paths: Vec<String> = (0..files.len()).map(|f| format!("{}/m{f}.py", "d".repeat(1 + f % 5))).collect();
         let graph = python_graph(&files, &paths);
         let index = NameIndex::build(&graph);
-        assert_eq!(index.count_named("get"), 30);
+        let exact = index.named(&graph, "get", 64).iter().filter(|h| h.match_kind == MatchKind::Exact).count();
+        assert_eq!(exact, 30);
         let digest = index.exact_digest(&graph, "get", 4);
         assert!(digest.len() < 30 && digest.len() >= 4, "{}", digest.len());
         // A graph that holds only the digest's symbols by name.

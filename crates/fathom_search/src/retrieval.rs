@@ -194,8 +194,8 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether it keeps everything (a path glob that does not parse keeps
-    /// nothing and says why).
+    /// Whether it keeps everything: no language, kind or path, and tests
+    /// included.
     pub fn is_empty(&self) -> bool {
         self.languages.is_empty()
             && self.kinds.is_empty()
@@ -250,11 +250,7 @@ impl Accept {
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        let f = &self.filter;
-        f.languages.is_empty()
-            && f.kinds.is_empty()
-            && matches!(self.path, PathMatch::Any)
-            && f.tests == TestFilter::Include
+        self.filter.is_empty()
     }
 
     fn path(&self, path: &str) -> bool {

@@ -63,10 +63,11 @@ const ROOT_LIMIT: u64 = 64 << 20;
 /// The root: see the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Root {
-    /// What a whole bundle's header says, as its JSON.
+    /// What a whole bundle's header says, as its JSON: among it, how many
+    /// files, nodes and chunks the index has (BM25's documents are its
+    /// chunks).
     pub header: String,
-    /// BM25's corpus: how many chunks, and their average length.
-    pub documents: u32,
+    /// BM25's average document length.
     pub avgdl: f32,
     /// Postings items; item `i` holds the terms whose hash `h` has
     /// `h * len / 2^32 == i`.
@@ -85,12 +86,6 @@ pub struct Root {
     pub nodes_at: Vec<(u32, ItemRef)>,
     #[serde(with = "runs")]
     pub edges_at: Vec<(u32, ItemRef)>,
-    /// How many nodes and chunks the index has, and its files in id order
-    /// as far as a search must know them without their pages (none, yet:
-    /// each page says what its files are).
-    pub nodes: u32,
-    pub chunks: u32,
-    pub files: u32,
     /// The index summary, as a bundle stores it.
     pub summary: ItemRef,
 }
@@ -281,6 +276,24 @@ pub struct SplitReport {
     pub summary: Family,
 }
 
+impl SplitReport {
+    /// Each family of items, by name.
+    pub fn families(&self) -> [(&'static str, Family); 5] {
+        [
+            ("postings", self.postings),
+            ("names", self.names),
+            ("node pages", self.nodes),
+            ("edge runs", self.edges),
+            ("summary", self.summary),
+        ]
+    }
+
+    /// Every byte of the bundle, root and items.
+    pub fn bytes(&self) -> u64 {
+        self.root_bytes + self.families().iter().map(|(_, f)| f.bytes).sum::<u64>()
+    }
+}
+
 impl Split {
     /// Writes the bundle under `dir`: items first, the root last, so a
     /// reader never meets a root whose items are not all there.
@@ -467,21 +480,8 @@ impl Index {
         let summary = keep(&mut report.summary, seal(&self.stored_summary()));
 
         let header = serde_json::to_string(&self.header(SPLIT_FORMAT, Vec::new())).expect("the header is plain data");
-        let params = self.retrieval.params(Default::default()).bm25;
-        let root = Root {
-            header,
-            documents: params.documents as u32,
-            avgdl: params.avgdl,
-            postings,
-            names,
-            digests,
-            nodes_at,
-            edges_at: edges_at_runs,
-            nodes: graph.node_count() as u32,
-            chunks: chunks.len() as u32,
-            files: graph.files().len() as u32,
-            summary,
-        };
+        let avgdl = self.retrieval.params(Default::default()).bm25.avgdl;
+        let root = Root { header, avgdl, postings, names, digests, nodes_at, edges_at: edges_at_runs, summary };
         let root = encode_root(&root);
         report.root_bytes = root.len() as u64;
         Split { root, items, report }

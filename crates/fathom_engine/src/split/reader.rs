@@ -126,19 +126,20 @@ impl SplitReader {
         if root.postings.is_empty() || root.names.is_empty() {
             return Err(bad("it lists no postings or no names".into()));
         }
+        let counts = &header.counts;
+        let (nodes, chunks, files) = (counts.nodes, counts.chunks, counts.files);
         let cuts = |runs: &[(u32, ItemRef)]| {
             runs.first().is_some_and(|(first, _)| *first == 0)
                 && runs.windows(2).all(|w| w[0].0 < w[1].0)
-                && runs.last().is_some_and(|(first, _)| *first < root.nodes)
+                && runs.last().is_some_and(|(first, _)| (*first as usize) < nodes)
         };
-        if root.nodes > 0 && !(cuts(&root.nodes_at) && cuts(&root.edges_at)) {
+        if nodes > 0 && !(cuts(&root.nodes_at) && cuts(&root.edges_at)) {
             return Err(bad("its node pages or edge runs do not cut the nodes in order".into()));
         }
-        let (nodes, chunks, files) = (root.nodes as usize, root.chunks as usize, root.files as usize);
         let placeholder_file = FileEntry { path: String::new(), language: Language::Text, module: NodeId::end() };
         let graph = CodeGraph::sparse(nodes, vec![placeholder_file; files]);
         let placeholder_chunk = Chunk { node: NodeId::end(), part: Part::Whole, start_line: 0, end_line: 0 };
-        let lexical = Lexical::sparse(root.documents as usize, root.avgdl);
+        let lexical = Lexical::sparse(chunks, root.avgdl);
         let retrieval = Retrieval::sparse(&graph, vec![placeholder_chunk; chunks], lexical);
         let summary = IndexSummary::restore(
             &header.archive,
@@ -311,7 +312,7 @@ impl SplitReader {
                         cause: "its columns differ in length or run out of range".into(),
                     })?;
                     for posting in &list {
-                        if posting.node >= nodes || posting.file >= self.root.files {
+                        if posting.node >= nodes || posting.file as usize >= self.index.texts.len() {
                             return Err(StoreError::Undecodable {
                                 what: "postings".into(),
                                 path: item.path(),
@@ -387,8 +388,10 @@ impl SplitReader {
                     }
                 }
                 for (id, node) in page.nodes {
-                    self.index.graph.put_node(NodeId::new(id as usize), node);
-                    self.held[id as usize] = Held::Whole;
+                    let id = NodeId::new(id as usize);
+                    self.index.graph.put_node(id, node);
+                    self.held[id.index()] = Held::Whole;
+                    self.drop_facts_if_held(id);
                 }
                 let (chunks, _, _) = self.index.retrieval.sparse_parts();
                 for (id, chunk) in page.chunks {
@@ -405,6 +408,7 @@ impl SplitReader {
                 for head in run.files {
                     self.head(head);
                 }
+                let run_nodes: Vec<NodeId> = run.nodes.iter().map(|(id, _)| NodeId::new(*id as usize)).collect();
                 for (id, node) in run.nodes.into_iter().chain(run.far) {
                     self.brief(id, Held::Far, || node);
                 }
@@ -412,6 +416,9 @@ impl SplitReader {
                     self.edges.insert(id, (from, to, edge));
                 }
                 self.edges_in[at] = true;
+                for id in run_nodes {
+                    self.drop_facts_if_held(id);
+                }
                 self.dirty = true;
             }
         }
@@ -470,8 +477,15 @@ impl SplitReader {
         }
     }
 
-    /// Lists the edges and names that arrived. A symbol whose page and
-    /// edges are both in is read from the graph, not its facts.
+    /// A symbol whose page and edges are both in is read from the graph,
+    /// not from its facts.
+    fn drop_facts_if_held(&mut self, id: NodeId) {
+        if self.held[id.index()] == Held::Whole && self.edges_in[self.run_of(id)] {
+            self.index.retrieval.set_facts(id, None);
+        }
+    }
+
+    /// Lists the edges and names that arrived.
     fn settle(&mut self) {
         if !self.dirty {
             return;
@@ -483,12 +497,6 @@ impl SplitReader {
             .filter(|(from, to, _)| *from < nodes && *to < nodes)
             .map(|&(from, to, edge)| (NodeId::new(from as usize), NodeId::new(to as usize), edge));
         self.index.graph.set_edges(edges.collect::<Vec<_>>());
-        for at in 0..self.held.len() {
-            let id = NodeId::new(at);
-            if self.held[at] == Held::Whole && self.edges_in[self.run_of(id)] {
-                self.index.retrieval.set_facts(id, None);
-            }
-        }
         self.index.retrieval.rebuild_names(&self.index.graph);
         self.dirty = false;
     }
