@@ -3,12 +3,13 @@
 // (copied from dist/) and one HTML page, served by a plain file server on
 // another port. The explorer opens the bundle, searches and shows code,
 // with no request leaving the site.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { openSidebar, uploadZip, waitForState } from './app';
-import { fathom, repoRoot } from './cli';
+import { fathom, fathomBinary, repoRoot } from './cli';
 import { screenshot, sharedBrowser, withApp } from './browser';
 import { type Served, serveDir } from './serve';
 import { zipFixture } from './fixtures';
@@ -29,6 +30,9 @@ const PAGE = `<!doctype html>
   </body>
 </html>
 `;
+
+/** Flask's sdist, from scripts/corpora.sh. */
+const FLASK = `${process.env.FATHOM_CORPORA ?? `${homedir()}/.cache/fathom/corpora`}/flask-3.0.3.tar.gz`;
 
 /** Words the code does not use for what it does: the static lane finds `CartStore.total`. */
 const MEANING_QUERY = 'add up the prices of all items';
@@ -58,6 +62,11 @@ describe('a static documentation site', () => {
       join(site, 'semantic.html'),
       PAGE.replace('bundle="mini.fathom" query="compute_total"', `bundle="mini-static.fathom" model="model/" query="${MEANING_QUERY}"`),
     );
+    // A real project, whole and split (`--split`: a root and items, read in parts).
+    fathom(['index', FLASK, '--vectors', 'none', '-o', join(site, 'flask.fathom')]);
+    fathom(['index', FLASK, '--split', '--vectors', 'none', '-o', join(site, 'flask-split')]);
+    writeFileSync(join(site, 'flask.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask.fathom" query="url_for"').replaceAll('mini-py-js', 'Flask'));
+    writeFileSync(join(site, 'split.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="url_for"').replaceAll('mini-py-js', 'Flask'));
     // The same with no query: nothing is read for meaning until the reader asks.
     writeFileSync(join(site, 'semantic-idle.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="mini-static.fathom" model="model/"'));
     server = await serveDir(site);
@@ -125,6 +134,126 @@ describe('a static documentation site', () => {
       const list = explorer.getByTestId('search-results');
       await expect.poll(() => list.getAttribute('data-meaning'), { timeout: 30_000 }).toBe('static');
       expect(requests.some((r) => r.endsWith('/model/minilm-l6-v2.static-v1.safetensors'))).toBe(true);
+    });
+  });
+
+  test('a split bundle is read in parts: the root, then what each question needs, each once; the answers are the whole bundle\'s', async () => {
+    const queries = ['url_for', 'Blueprint', 'session cookie', 'how are errors handled'];
+    /** Each query's citations, top ten, as the explorer at `page` shows them. */
+    const answers = async (html: string) => {
+      let seen: { cited: string[][]; answers: unknown[]; path: string | null; requests: string[]; first: string[]; status: string | null } | undefined;
+      await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
+        const explorer = page.getByTestId('explorer');
+        await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+        const cited: string[][] = [];
+        // What the page read for its first answer (its query attribute's).
+        await expect.poll(() => explorer.getByTestId('search-results').getAttribute('data-query'), { timeout: 30_000 }).toBe(queries[0]);
+        const first = [...requests];
+        for (const query of queries) {
+          await explorer.getByTestId('search-input').fill(query);
+          const list = explorer.getByTestId('search-results');
+          await expect.poll(() => list.getAttribute('data-query'), { timeout: 30_000 }).toBe(query);
+          cited.push(await explorer.getByTestId('search-result').evaluateAll((rows) => rows.map((r) => r.querySelector('.cite')?.textContent ?? '')));
+        }
+        // A split page lists the top ten, and the rest on request.
+        const more = explorer.getByTestId('more-results');
+        if (html === 'split.html') {
+          expect(await explorer.getByTestId('search-result').count()).toBe(10);
+          await more.click();
+          await expect.poll(() => explorer.getByTestId('search-result').count(), { timeout: 30_000 }).toBeGreaterThan(10);
+        }
+        expect(await more.count()).toBe(0);
+        cited.push(await explorer.getByTestId('search-result').evaluateAll((rows) => rows.map((r) => r.querySelector('.cite')?.textContent ?? '')));
+        // Each query's top ten as the engine answers them, whole: hits with their explanations and snippets, and files.
+        const answers = await page.evaluate(async (queries) => {
+          const client = document.querySelector('fathom-explorer')?.client;
+          if (!client) throw new Error('no client');
+          const out = [];
+          for (const query of queries) {
+            const { hits, files } = await client.search(query, { k: 10, mode: 'lexical' });
+            out.push({ hits, files });
+          }
+          return out;
+        }, queries);
+        // Opening the first result shows its file, with its lines marked.
+        await explorer.getByTestId('search-result').first().click();
+        const code = explorer.getByTestId('code-view');
+        await expect.poll(() => code.getByTestId('code-line-highlighted').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+        const path = await code.getByTestId('code-path').getAttribute('data-path');
+        if (html === 'split.html') {
+          await screenshot(page, 'static-site-split');
+          await page.setViewportSize({ width: 390, height: 844 });
+          await screenshot(page, 'static-site-split-narrow');
+        }
+        seen = { cited, answers, path, requests: [...requests], first, status: await explorer.getByTestId('index-status').textContent() };
+      });
+      if (!seen) throw new Error(`${html} was not visited`);
+      return seen;
+    };
+    const whole = await answers('flask.html');
+    const split = await answers('split.html');
+    expect(split.answers).toEqual(whole.answers);
+    // The list shows the top ten (grouped by file), then all the whole page shows.
+    for (const [at, rows] of split.cited.slice(0, queries.length).entries()) {
+      expect(whole.cited[at]).toEqual(expect.arrayContaining(rows));
+    }
+    expect(split.cited.at(-1)).toEqual(whole.cited.at(-1));
+    expect(split.cited[0]?.[0]).toMatch(/^src\/flask\/app\.py:\d+-\d+$/);
+    expect(split.path).toBe(whole.path);
+    expect(split.status).toContain('search by words');
+    // The site's own files only; the root once, and no item twice.
+    const read = split.requests.filter((r) => r.includes('/flask-split/'));
+    expect(read.filter((r) => r.endsWith('/flask-split/root.fathom'))).toHaveLength(1);
+    const items = read.filter((r) => /\/flask-split\/s\/[0-9a-f]{16}\.bin$/.test(r));
+    expect(items.length).toBe(read.length - 1);
+    expect(new Set(items).size).toBe(items.length);
+    expect(items.length).toBeGreaterThan(0);
+    // Not the whole bundle: the questions left items unread.
+    expect(items.length).toBeLessThan(readdirSync(join(site, 'flask-split/s')).length);
+    // The first answer read what the CLI reads for the same question, no more.
+    const native = spawnSync(fathomBinary(), ['search', join(site, 'flask-split/'), 'url_for'], { encoding: 'utf8' }).stderr;
+    const said = /read (\d+) items/.exec(native);
+    const firstItems = split.first.filter((r) => r.includes('/flask-split/s/'));
+    // (The CLI counts the root among them.)
+    expect(firstItems.length + 1).toBe(Number(said?.[1]));
+    expect(split.requests.some((r) => r.endsWith('/flask.fathom'))).toBe(false);
+  });
+
+  test('a split bundle\'s missing or altered item fails that question by name; the next question reads it again', async () => {
+    await withApp(browser(), `${url}split.html`, async ({ page }) => {
+      const explorer = page.getByTestId('explorer');
+      const list = explorer.getByTestId('search-results');
+      const status = () => list.evaluate((l) => l.parentElement?.querySelector('.search-status')?.textContent ?? '');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      await expect.poll(() => list.getAttribute('data-query'), { timeout: 30_000 }).toBe('url_for');
+      const first = await explorer.getByTestId('search-result').first().locator('.cite').textContent();
+      // The host loses every item not yet read, then serves them altered (one byte changed), then mends.
+      let mode: 'missing' | 'altered' | 'mended' = 'missing';
+      await page.route('**/flask-split/s/*.bin', async (route) => {
+        if (mode === 'mended') return route.continue();
+        if (mode === 'missing') return route.fulfill({ status: 404, body: 'not found' });
+        const file = join(site, 'flask-split/s', new URL(route.request().url()).pathname.split('/').pop() ?? '');
+        const body = Buffer.from(readFileSync(file));
+        body[body.length - 12] = (body[body.length - 12] ?? 0) ^ 0x55;
+        return route.fulfill({ status: 200, body, contentType: 'application/octet-stream' });
+      });
+      const ask = async (query: string) => {
+        await explorer.getByTestId('search-input').fill(query);
+        await expect.poll(() => list.getAttribute('data-query'), { timeout: 30_000 }).toBe(query);
+      };
+      await ask('teardown appcontext');
+      await expect.poll(status).toMatch(/Search failed: .* is missing: .*\/flask-split\/s\/[0-9a-f]{16}\.bin answered HTTP 404/);
+      mode = 'altered';
+      await ask('teardown appcontext again');
+      await expect.poll(status).toMatch(/Search failed: .*s\/[0-9a-f]{16}\.bin\) was altered/);
+      // What was read before still answers, from what is held: nothing is fetched.
+      await ask('url_for');
+      await expect.poll(() => explorer.getByTestId('search-result').first().locator('.cite').textContent()).toBe(first);
+      // And the mended host answers the rest.
+      mode = 'mended';
+      await ask('teardown appcontext');
+      await expect.poll(status).not.toContain('failed');
+      expect(await explorer.getByTestId('search-result').count()).toBeGreaterThan(0);
     });
   });
 

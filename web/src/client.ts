@@ -25,6 +25,7 @@ import type {
   Reached,
   Refinement,
   SearchOptions,
+  SplitFetched,
   SymbolContext,
   TestsFor,
   WorkerReply,
@@ -324,6 +325,20 @@ export class FathomClient {
   /** The current index as a `.fathom` bundle. */
   exportBundle(): Promise<Uint8Array> {
     return this.#call('exportBundle');
+  }
+
+  /**
+   * Opens a split bundle (`fathom index --split`) at `base`, a folder's URL
+   * ending in `/`: its root only. Searches and files then fetch the items
+   * they need from it, each once. A refused root leaves the current index.
+   */
+  openSplit(base: string): Promise<IndexSummary> {
+    return this.#request({ op: 'openSplit', base });
+  }
+
+  /** What the open split bundle's reader has fetched so far; null without one. */
+  splitFetched(): Promise<SplitFetched | null> {
+    return this.#call('splitFetched');
   }
 
   /** Opens a `.fathom` bundle (checked first); a refused one leaves the current index. */

@@ -8,6 +8,9 @@
 //
 // Attributes:
 //   bundle   URL of a `.fathom` index bundle (same origin), opened as is;
+//            or of a split bundle's folder, ending in `/` (`fathom index
+//            --split -o DIR`): only its root is read on load, and each
+//            search and file fetches the parts it needs, each once;
 //   archive  or URL of a `.zip`, `.tar.gz` or `.tar`, indexed in the browser;
 //   query    a search to show once the index is open;
 //   theme    `dark` or `light` (default: the reader's system setting);
@@ -170,6 +173,8 @@ export class FathomExplorer extends HTMLElement {
     });
     const search = new SearchPanel({
       input, list, status: searchStatus, mode, filters,
+      // Over a split bundle each result shown is fetched: ten first, as a search page shows, and the rest on request.
+      firstPage: () => (this.#inParts() ? 10 : undefined),
       search: (query, limit, searchMode, filter, onRefined) => {
         // The first query starts reading meaning (the static table's fetch): a reader who never searches never downloads it.
         const start = this.#startMeaning;
@@ -201,6 +206,12 @@ export class FathomExplorer extends HTMLElement {
     };
   }
 
+  /** Whether `bundle` names a split bundle's folder (a URL ending in `/`). */
+  #inParts(): boolean {
+    const bundle = this.getAttribute('bundle');
+    return bundle !== null && new URL(bundle, document.baseURI).pathname.endsWith('/');
+  }
+
   #need(): FathomClient {
     if (!this.#client) throw new Error('the explorer has no index open');
     return this.#client;
@@ -225,25 +236,17 @@ export class FathomExplorer extends HTMLElement {
       return;
     }
     const url = new URL(source, document.baseURI);
-    const name = decodeURIComponent(url.pathname.split('/').pop() || url.pathname);
+    const name = decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() ?? url.pathname);
     this.setAttribute('state', 'loading');
     ui.status.textContent = `Loading ${name}…`;
     const model = this.getAttribute('model');
     const client = new FathomClient(model ? { modelBase: new URL(model, document.baseURI).href } : {});
     this.#client = client;
     ui.setClient();
+    // A split bundle is read by the worker, in parts, as questions need them.
+    const inParts = this.#inParts();
     try {
-      const response = await fetch(url);
-      if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
-      if (bundle && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
-        throw new Error(`${url.href} answered with an HTML page, not a bundle: is the path right?`);
-      }
-      const blob = await response.blob();
-      const summary = bundle
-        ? await client.importBundle(new Uint8Array(await blob.arrayBuffer()))
-        : await client.indexZip(blob, name, (p) => {
-            if (generation === this.#generation) ui.status.textContent = `Indexing ${name}: ${p.stage} ${p.done}/${p.total}`;
-          });
+      const summary = inParts ? await client.openSplit(url.href) : await this.#fetchWhole(url, bundle !== null, client, name, generation);
       if (generation !== this.#generation) return;
       this.summary = summary;
       ui.search.setLanguages(Object.keys(summary.languages));
@@ -257,7 +260,12 @@ export class FathomExplorer extends HTMLElement {
       this.dataset.search = model ? 'hybrid' : 'lexical';
       this.setAttribute('state', 'ready');
       this.#startMeaning = undefined;
-      if (model) {
+      if (model && inParts) {
+        // Meaning is not yet read from a split bundle: words only, said once.
+        ui.mode.value = 'lexical';
+        ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols · search by words (a split bundle) · ready`;
+        this.dataset.search = 'lexical';
+      } else if (model) {
         const upgrades = new MeaningUpgrades();
         client.onEmbedding((progress) => {
           if (progress.staticFrom) this.dataset.staticFrom = progress.staticFrom;
@@ -281,6 +289,21 @@ export class FathomExplorer extends HTMLElement {
       if (generation !== this.#generation) return;
       this.#fail(`Could not open ${name}: ${messageOf(error)}`);
     }
+  }
+
+  /** Fetches a whole bundle or an archive and opens it. */
+  async #fetchWhole(url: URL, bundle: boolean, client: FathomClient, name: string, generation: number): Promise<IndexSummary> {
+    const ui = this.#ui;
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
+    if (bundle && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
+      throw new Error(`${url.href} answered with an HTML page, not a bundle: is the path right?`);
+    }
+    const blob = await response.blob();
+    if (bundle) return client.importBundle(new Uint8Array(await blob.arrayBuffer()));
+    return client.indexZip(blob, name, (p) => {
+      if (ui && generation === this.#generation) ui.status.textContent = `Indexing ${name}: ${p.stage} ${p.done}/${p.total}`;
+    });
   }
 
   #fail(message: string): void {

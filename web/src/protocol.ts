@@ -21,12 +21,16 @@ import type {
   Reached,
   SearchOptions,
   SearchResults,
+  SplitFetched,
   Stage,
   SymbolContext,
   TestsFor,
 } from '../../pkg/fathom_wasm.js';
 
 export type {
+  SplitFetched,
+  SplitNeed,
+  SplitStep,
   FolderSize,
   KindAgreement,
   Plan,
@@ -201,11 +205,13 @@ export interface Calls {
   debugPanic: { args: []; result: void };
   featureCard: { args: [query: string, budget: number]; result: FeatureCard };
   testsFor: { args: [change: Change]; result: TestsFor };
+  /** What the open split bundle's reader has fetched; null without one. */
+  splitFetched: { args: []; result: SplitFetched | null };
 }
 export type CallMethod = keyof Calls;
 export const CALL_METHODS = [
   'files', 'graphMap', 'graphSchema', 'featureCard', 'testsFor', 'highlight', 'definitionAt', 'references', 'exportBundle', 'importBundle',
-  'debugPanic',
+  'debugPanic', 'splitFetched',
 ] as const satisfies readonly CallMethod[];
 
 /** The engine's memory, and how the last index was parsed. */
@@ -243,6 +249,7 @@ export type WorkerRequest =
   | { id: number; op: 'prepare' }
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
+  | { id: number; op: 'openSplit'; base: string }
   | { id: number; op: 'startEmbedding'; options: MeaningOptions; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string; workers?: number | undefined }
   | { id: number; op: 'memory' }
@@ -266,6 +273,7 @@ export interface OpResults {
   prepare: number;
   indexFiles: IndexSummary;
   search: LiveResults;
+  openSplit: IndexSummary;
   /** Where meaning stands once the static lane is built and MiniLM started, or not. */
   startEmbedding: EmbeddingProgress;
   embedTexts: Float32Array;

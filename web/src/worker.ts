@@ -23,6 +23,8 @@ import type {
   Refinement,
   SearchOptions,
   SearchResults,
+  SplitNeed,
+  SplitStep,
   StaticInfo,
   Stage,
   WorkerReply,
@@ -739,6 +741,110 @@ async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, m
   await embedAll(ws, pool, mine, within, speed);
 }
 
+// ---- Split bundles ------------------------------------------------------------
+
+/**
+ * A split bundle open in place of an index (`openSplit`): its folder's URL,
+ * and the items being fetched, by hash, so two questions that need one item
+ * fetch it once.
+ */
+let split: { base: string; fetching: Map<string, Promise<Uint8Array>> } | undefined;
+/** The last `openSplit` under way: a question asked meanwhile waits for it. */
+let opening: Promise<unknown> = Promise.resolve();
+
+/** The most waves of fetches one question may take; the reader needs 3. */
+const MAX_WAVES = 8;
+
+/** Fetches a split bundle's root from `base` (a folder's URL) and opens it. */
+async function openSplit(base: string): Promise<IndexSummary> {
+  const url = new URL('root.fathom', base).href;
+  const root = await fetchChecked(url, "the split bundle's root");
+  return inQueue(async () => {
+    const ws = await getWorkspace();
+    const summary = ws.openSplit(url, root);
+    newSession();
+    split = { base, fetching: new Map() };
+    return summary;
+  });
+}
+
+/** A file a host serves, or an error that names it and what went wrong. */
+async function fetchChecked(url: string, what: string): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`could not fetch ${what} (${url}): ${errorMessage(error)}`);
+  }
+  if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
+  if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
+    throw new Error(`${url} answered with an HTML page, not ${what}: is the path right?`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * Answers a question over the split bundle: steps it in the engine's queue,
+ * and fetches what each step needs outside it, all of a wave at once, until
+ * it is ready. An item is fetched once however many questions wait for it,
+ * and one that fails may be fetched again by the next question.
+ */
+async function stepped<T>(step: (ws: Workspace) => SplitStep<T>): Promise<T> {
+  const open = split;
+  if (!open) throw new Error('no split bundle is open');
+  for (let wave = 0; wave <= MAX_WAVES; wave++) {
+    const next = await inQueue(async () => step(await getWorkspace()));
+    if ('ready' in next) return next.ready;
+    if (wave === MAX_WAVES) break;
+    await Promise.all(next.needs.map((need) => fetchItem(open, need)));
+  }
+  throw new Error(`a question needed more than ${MAX_WAVES} waves of fetches`);
+}
+
+/** Fetches an item and hands it to the reader, which checks it. */
+function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Uint8Array> {
+  let fetching = open.fetching.get(need.hash);
+  if (!fetching) {
+    const url = new URL(need.path, open.base).href;
+    fetching = fetchChecked(url, need.what).then((bytes) =>
+      inQueue(async () => {
+        (await getWorkspace()).supply(need, bytes);
+        return bytes;
+      }),
+    );
+    open.fetching.set(need.hash, fetching);
+    // Kept once in, so never asked for again; a failure is forgotten, for the next question to try.
+    fetching.catch(() => open.fetching.delete(need.hash));
+  }
+  return fetching;
+}
+
+/** Whether `request` reads the open split bundle, once any opening under way is done. */
+async function readsSplit(request: WorkerRequest): Promise<boolean> {
+  if (request.op !== 'search' && request.op !== 'file') return false;
+  await opening.catch(() => undefined);
+  return split !== undefined;
+}
+
+/** A search or a file over the split bundle. */
+async function answerSplit(request: Extract<WorkerRequest, { op: 'search' | 'file' }>): Promise<void> {
+  const { id } = request;
+  try {
+    if (request.op === 'search') {
+      const { query, options } = request;
+      const results = await stepped((ws) => ws.searchStep(query, options));
+      // The page says once that a split bundle is searched by words; no answer repeats it.
+      const reading: Reading = { state: 'none', detail: null };
+      scope.postMessage({ id, type: 'result', op: 'search', value: { ...results, reading } });
+    } else {
+      const text = await stepped((ws) => ws.fileStep(request.path));
+      scope.postMessage({ id, type: 'result', op: 'file', value: text ?? undefined });
+    }
+  } catch (error) {
+    scope.postMessage({ id, type: 'error', message: errorMessage(error), crashed: error instanceof WebAssembly.RuntimeError });
+  }
+}
+
 /** A new index replaced the last: meaning starts over for it. */
 function newSession(): void {
   session += 1;
@@ -781,6 +887,7 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       for (const index of request.scip) ws.attachScip(index.name, new Uint8Array(index.bytes));
       const value = await indexStaged(ws, staged, onProgress, await sample());
       newSession();
+      split = undefined;
       return { id, type: 'result', op: 'indexZip', value };
     }
     case 'indexFiles': {
@@ -789,12 +896,16 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       const staged = ws.stageFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
       const value = await indexStaged(ws, staged, onProgress);
       newSession();
+      split = undefined;
       return { id, type: 'result', op: 'indexFiles', value };
     }
     case 'prepare':
       return { id, type: 'result', op: 'prepare', value: (await startPool())?.size ?? 0 };
     case 'plan':
       return { id, type: 'result', op: 'plan', value: planZip(request.name, new Uint8Array(request.bytes)) };
+    case 'openSplit':
+      // Answered outside the queue, where its root is fetched.
+      throw new Error('openSplit is not queued');
     case 'search': {
       const refine = (refinement: Refinement) => scope.postMessage({ id, type: 'refined', refinement });
       return { id, type: 'result', op: 'search', value: search(ws, request.query, request.options, refine) };
@@ -843,7 +954,10 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       }
       if (request.method === 'testsFor') args.push(meaningArgs[0]);
       const value = await method.apply(ws, args);
-      if (request.method === 'importBundle') newSession();
+      if (request.method === 'importBundle') {
+        newSession();
+        split = undefined;
+      }
       return { id, type: 'result', op: 'call', value };
     }
   }
@@ -886,7 +1000,20 @@ async function answer(request: WorkerRequest, prelude: Prelude): Promise<void> {
 }
 
 scope.addEventListener('message', (event) => {
-  const request = event.data;
+  const request = event.data as WorkerRequest;
+  if (request.op === 'openSplit') {
+    const opened = openSplit(request.base);
+    opening = opened;
+    opened.then(
+      (value) => scope.postMessage({ id: request.id, type: 'result', op: 'openSplit', value }),
+      (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
+    );
+    return;
+  }
+  if (request.op === 'search' || request.op === 'file') {
+    void readsSplit(request).then((yes) => (yes ? answerSplit(request) : enqueue(() => answer(request, undefined))));
+    return;
+  }
   const before: Promise<Prelude> | undefined =
     request.op === 'startEmbedding'
       ? staticBytesIfNeeded(request.modelBase).then((table) => ({ table }))

@@ -85,6 +85,21 @@ fn a_split_search_answers_as_the_whole_index_does() {
         kept.fetched().bytes < split.items.values().map(|b| b.len() as u64).sum::<u64>(),
         "not everything was read"
     );
+    // After a search, each file an answer named opens with the whole
+    // index's text: at once where its page came with the answer, or after
+    // one fetch of that page.
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    split_search(&split, &mut reader, "url_for", &lexical(10));
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let (mut at_once, mut fetched) = (0, 0);
+    for file in index.graph().files() {
+        let (text, waves) = drive(&mut reader, fetch, |r| r.file_step(&file.path)).unwrap();
+        let Some(text) = text else { continue };
+        assert_eq!(Some(text.as_str()), index.file_text(&file.path), "{}", file.path);
+        assert!(waves <= 1, "{}: {waves} waves", file.path);
+        if waves == 0 { at_once += 1 } else { fetched += 1 }
+    }
+    assert!(at_once > 0 && fetched > 0, "{at_once} files at once, {fetched} after a fetch");
 }
 
 /// What reads the whole index still answers as it does: a bug report (the
@@ -203,10 +218,34 @@ fn a_root_that_is_not_one_says_what_it_is() {
     newer[8] = 99;
     let error = SplitReader::open("site/root.fathom", &newer).err().unwrap();
     assert!(error.to_string().contains("split format 99"), "{error}");
-    // An item no step asked for is refused rather than guessed at.
-    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    // An item the root does not name is refused rather than guessed at; one
+    // it names is taken once, and again (two questions asked it at once) is
+    // no error.
+    let (mut reader, item, bytes) = first_need(&split);
     let stray = ItemRef { hash: [7; fathom_engine::store::HASH], bytes: 3, plain: 3 };
-    assert!(reader.supply(&stray, b"abc").unwrap_err().to_string().contains("no step asked for it"));
+    assert!(reader.supply(&stray, b"abc").unwrap_err().to_string().contains("the root names no such item"));
+    reader.supply(&item, &bytes).unwrap();
+    let fetched = reader.fetched();
+    reader.supply(&item, &bytes).unwrap();
+    assert_eq!(reader.fetched(), fetched, "an item supplied twice is kept once");
+}
+
+/// A file is read from its node page: at once where a search brought the
+/// page in, after one fetch where only its name is known, and not at all
+/// where no item has named it.
+#[test]
+fn a_file_is_read_from_its_page() {
+    let (index, split) = small_split();
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    assert!(matches!(reader.file_step("calc.py"), Step::Ready(None)), "no item has named it yet");
+    // The postings alone name the file's id, not its path: a search's pages do.
+    drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
+    let (text, waves) = drive(&mut reader, fetch, |r| r.file_step("calc.py")).unwrap();
+    assert!(text.as_deref().is_some_and(|t| t.contains("def add(a, b)")), "{text:?}");
+    assert_eq!(text.as_deref(), index.file_text("calc.py"));
+    assert_eq!(waves, 0, "the hit's page brought its text");
+    assert!(matches!(reader.file_step("nowhere.py"), Step::Ready(None)));
 }
 
 /// A name sixty symbols share, in two spellings: the split bundle holds its

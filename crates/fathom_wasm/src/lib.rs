@@ -7,6 +7,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use fathom_engine::split::{Need, SplitReader, Step};
+use fathom_engine::store::ItemRef;
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Observer, Options, SearchOptions, Stage, pipeline};
 use fathom_static::MINILM_DIM as DIM;
@@ -56,6 +58,13 @@ export interface ResolutionStats {
   imports: number; imports_internal: number; imports_external: number;
   calls: number; calls_resolved: number; calls_ambiguous: number; calls_external: number; calls_unresolved: number;
 }
+
+/** An item of a split bundle a step waits for: `path` under the bundle's folder, its length and SHA-256's first 8 bytes in hex. */
+export interface SplitNeed { path: string; hash: string; bytes: number; plain: number; what: string; }
+/** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
+export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
+/** What a split bundle's reader has fetched: items and bytes, in all and by family. */
+export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; }
 
 export interface IndexSummary {
   archive: string;
@@ -393,6 +402,8 @@ fn start() {
 #[derive(Default)]
 struct State {
     index: Option<Index>,
+    /// A split bundle read in parts, in place of `index`.
+    split: Option<SplitReader>,
     /// A repository read and waiting for its parses (`stageZip`).
     staged: Option<pipeline::Staged>,
     /// The first files of the archive being read, parsed ahead (`sampleZip`).
@@ -798,7 +809,7 @@ impl Workspace {
     /// `undefined` when no such file is indexed.
     #[wasm_bindgen(unchecked_return_type = "Highlights | undefined")]
     pub fn highlight(&self, path: &str) -> Result<JsValue, JsError> {
-        self.read(|index| index.highlight(path).map_or(Ok(JsValue::UNDEFINED), |h| to_js(&h)))
+        self.read_texts(|index| index.highlight(path).map_or(Ok(JsValue::UNDEFINED), |h| to_js(&h)))
     }
 
     /// Where the identifier at `line` (1-based) and `column` (0-based,
@@ -833,6 +844,60 @@ impl Workspace {
     pub fn import_bundle(&mut self, bytes: &[u8]) -> Result<JsValue, JsError> {
         let index = fathom_engine::Index::from_bundle(bytes)?;
         self.replace(index)
+    }
+
+    /// Opens a split bundle (`fathom index --split`) from its root's bytes,
+    /// fetched from `url`, in place of the current index; a refused root
+    /// leaves it in place. Questions then go by steps: `searchStep` and
+    /// `fileStep` answer, or name the items to fetch (under the root's
+    /// folder) and `supply` first.
+    #[wasm_bindgen(js_name = openSplit, unchecked_return_type = "IndexSummary")]
+    pub fn open_split(&mut self, url: &str, root: &[u8]) -> Result<JsValue, JsError> {
+        let reader = SplitReader::open(url, root)?;
+        let summary = js_sys::JSON::parse(reader.summary_json())
+            .map_err(|_| JsError::new(&format!("{url}: the root's summary is not JSON")))?;
+        let mut state = self.state.borrow_mut();
+        state.index = None;
+        state.split = Some(reader);
+        state.generation += 1;
+        Ok(summary)
+    }
+
+    /// A search of the split bundle, as `search` (words alone): its results,
+    /// or the items it needs first.
+    #[wasm_bindgen(js_name = searchStep, unchecked_return_type = "SplitStep<SearchResults>")]
+    pub fn search_step(
+        &self,
+        query: &str,
+        #[wasm_bindgen(unchecked_param_type = "Partial<SearchOptions>")] options: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let options = search_options(options)?;
+        self.split(|reader| step_js(reader.search_step(query, &options)))
+    }
+
+    /// A file's text from the split bundle, or the page to fetch first;
+    /// `null` for a path no answer has named.
+    #[wasm_bindgen(js_name = fileStep, unchecked_return_type = "SplitStep<string | null>")]
+    pub fn file_step(&self, path: &str) -> Result<JsValue, JsError> {
+        self.split(|reader| step_js(reader.file_step(path)))
+    }
+
+    /// Hands the split bundle's reader an item a step asked for, which it
+    /// checks (length, hash, decoding) before it keeps any of it.
+    pub fn supply(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SplitNeed")] need: JsValue,
+        bytes: &[u8],
+    ) -> Result<(), JsError> {
+        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
+        let item = need.item().ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        self.split(|reader| Ok(reader.supply(&item, bytes)?))
+    }
+
+    /// What the split bundle's reader has fetched so far; `null` without one.
+    #[wasm_bindgen(js_name = splitFetched, unchecked_return_type = "SplitFetched | null")]
+    pub fn split_fetched(&self) -> Result<JsValue, JsError> {
+        self.state.borrow().split.as_ref().map_or(Ok(JsValue::NULL), |reader| to_js(&reader.fetched()))
     }
 
     /// The graph schema, as `schema()` gives it, for the query console.
@@ -877,13 +942,34 @@ impl Workspace {
         let summary = to_js(index.summary())?;
         let mut state = self.state.borrow_mut();
         state.index = Some(index);
+        state.split = None;
         state.generation += 1;
         Ok(summary)
     }
 
     fn read<T>(&self, f: impl FnOnce(&Index) -> Result<T, JsError>) -> Result<T, JsError> {
         let state = self.state.borrow();
+        if state.split.is_some() {
+            return Err(JsError::new(
+                "this bundle is split, read in parts as questions need them: only search and opening files read it so far",
+            ));
+        }
         f(state.index.as_ref().ok_or_else(no_index)?)
+    }
+
+    /// As `read`, or over what a split bundle's reader holds: for what
+    /// reads only a file's text.
+    fn read_texts<T>(&self, f: impl FnOnce(&Index) -> Result<T, JsError>) -> Result<T, JsError> {
+        let state = self.state.borrow();
+        match &state.split {
+            Some(reader) => f(reader.index()),
+            None => f(state.index.as_ref().ok_or_else(no_index)?),
+        }
+    }
+
+    fn split<T>(&self, f: impl FnOnce(&mut SplitReader) -> Result<T, JsError>) -> Result<T, JsError> {
+        let mut state = self.state.borrow_mut();
+        f(state.split.as_mut().ok_or_else(|| JsError::new("no split bundle is open"))?)
     }
 }
 
@@ -914,6 +1000,49 @@ fn search_options(options: JsValue) -> Result<SearchOptions, JsError> {
         return Ok(SearchOptions::default());
     }
     serde_wasm_bindgen::from_value(options).map_err(|e| JsError::new(&format!("bad search options: {e}")))
+}
+
+/// A split item as the page holds it (`SplitNeed`).
+#[derive(Serialize, serde::Deserialize)]
+struct NeedJs {
+    path: String,
+    hash: String,
+    bytes: u32,
+    plain: u32,
+    what: String,
+}
+
+impl NeedJs {
+    fn of(need: Need) -> NeedJs {
+        let hash = need.item.hash.iter().map(|b| format!("{b:02x}")).collect();
+        NeedJs { path: need.item.path(), hash, bytes: need.item.bytes, plain: need.item.plain, what: need.what }
+    }
+
+    fn item(&self) -> Option<ItemRef> {
+        let mut hash = [0u8; fathom_engine::store::HASH];
+        if self.hash.len() != 2 * hash.len() {
+            return None;
+        }
+        for (at, byte) in hash.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(self.hash.get(2 * at..2 * at + 2)?, 16).ok()?;
+        }
+        Some(ItemRef { hash, bytes: self.bytes, plain: self.plain })
+    }
+}
+
+/// A step as the page reads it: `{needs}` or `{ready}`.
+fn step_js<T: Serialize>(step: Step<T>) -> Result<JsValue, JsError> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "lowercase")]
+    enum StepJs<T> {
+        Needs(Vec<NeedJs>),
+        Ready(T),
+    }
+    let step = match step {
+        Step::Needs(needs) => StepJs::Needs(needs.into_iter().map(NeedJs::of).collect()),
+        Step::Ready(value) => StepJs::Ready(value),
+    };
+    to_js(&step)
 }
 
 fn no_index() -> JsError {

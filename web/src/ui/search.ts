@@ -31,6 +31,12 @@ export interface SearchPanelOptions {
   filters: HTMLElement;
   onOpen(hit: SearchHit): void;
   onOpenFile(file: FileHit): void;
+  /**
+   * How many results a query asks for first (by default all the list shows,
+   * 50). Fewer, and a full page ends with a button that asks for the rest:
+   * over a split bundle each result shown is read from the host.
+   */
+  firstPage?(): number | undefined;
   /** Hears every answer shown (an empty query, or a failed search, gives none). */
   onResults?(query: string, results: SearchResults | undefined): void;
 }
@@ -60,6 +66,8 @@ export class SearchPanel {
    * code blocks). It is the query while the box still shows it.
    */
   #report: string | undefined;
+  /** The query whose every result the reader asked for (its "more results"). */
+  #moreFor: string | undefined;
 
   constructor(options: SearchPanelOptions) {
     this.#options = options;
@@ -84,6 +92,11 @@ export class SearchPanel {
       this.#schedule();
     });
     list.addEventListener('click', (event) => {
+      if ((event.target as Element).closest('[data-testid="more-results"]')) {
+        this.#moreFor = this.#shownQuery;
+        void this.#run();
+        return;
+      }
       const item = (event.target as Element).closest<HTMLElement>('[data-index]');
       if (item) this.#open(Number(item.dataset.index));
     });
@@ -162,7 +175,7 @@ export class SearchPanel {
         if (refinement.results) this.#render(query, refinement.results.hits, undefined, refinement.results, refinement.reading, true);
         else if (shown) this.#render(query, shown.hits, undefined, shown, refinement.reading, true);
       };
-      const results = await this.#options.search(query, RESULT_LIMIT, mode, this.#filter(), refined);
+      const results = await this.#options.search(query, this.#limit(query), mode, this.#filter(), refined);
       if (generation === this.#generation) {
         shown = results;
         this.#render(query, results.hits, undefined, results, results.reading);
@@ -170,6 +183,11 @@ export class SearchPanel {
     } catch (error) {
       if (generation === this.#generation) this.#render(query, [], (error as Error).message);
     }
+  }
+
+  /** How many results `query` asks for: the first page, or all once the reader asked for more. */
+  #limit(query: string): number {
+    return query === this.#moreFor ? RESULT_LIMIT : Math.min(this.#options.firstPage?.() ?? RESULT_LIMIT, RESULT_LIMIT);
   }
 
   #onKey(event: KeyboardEvent): void {
@@ -244,6 +262,11 @@ export class SearchPanel {
           h('div', { class: 'group-head' }, h('span', { class: 'group-file' }, file), h('span', { class: 'muted' }, String(group.length))),
           h('ul', { class: 'group-hits', role: 'presentation' }, ...items)));
       }
+      // A full first page may not be all: the rest on request.
+      if (query && hits.length === this.#limit(query) && hits.length < RESULT_LIMIT) {
+        children.push(h('li', { class: 'result-more', role: 'presentation' },
+          h('button', { type: 'button', class: 'button', 'data-testid': 'more-results' }, 'More results')));
+      }
       list.replaceChildren(...children);
     }
     if (keep !== undefined) {
@@ -264,7 +287,7 @@ export class SearchPanel {
     else if (hits.length === 0) status.textContent = `No symbols match “${query}”${results?.note ? ` — ${results.note}` : ''}`;
     else {
       const shown = files ? plural(results?.files.length ?? 0, 'file') : plural(hits.length, 'result');
-      const count = `${shown}${!files && hits.length === RESULT_LIMIT ? ' (top matches)' : ''}`;
+      const count = `${shown}${!files && hits.length === this.#limit(query) ? ' (top matches)' : ''}`;
       const answered = lanes.length > 0 ? ` · by ${listed(lanes.map((l) => LANE_NAMES[l]))}` : '';
       status.textContent = `${count} · ${results?.mode ?? ''}${answered}${readingNote(reading)}${results?.note ? ` — ${results.note}` : ''}`;
     }

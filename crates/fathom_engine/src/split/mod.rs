@@ -88,6 +88,10 @@ pub struct Root {
     pub edges_at: Vec<(u32, ItemRef)>,
     /// The index summary, as a bundle stores it.
     pub summary: ItemRef,
+    /// What the index holds, as [`IndexSummary`](crate::IndexSummary)'s
+    /// JSON without the files skipped and the errors (those are in
+    /// `summary`): counts by language and kind, for the page's first view.
+    pub brief: String,
 }
 
 /// What a file is, as a page carries it: its path, language and module,
@@ -478,10 +482,12 @@ impl Index {
             })
             .collect();
         let summary = keep(&mut report.summary, seal(&self.stored_summary()));
+        let brief = crate::IndexSummary { skipped: Vec::new(), errors: Vec::new(), ..self.summary.clone() };
+        let brief = serde_json::to_string(&brief).expect("the summary is plain data");
 
         let header = serde_json::to_string(&self.header(SPLIT_FORMAT, Vec::new())).expect("the header is plain data");
         let avgdl = self.retrieval.params(Default::default()).bm25.avgdl;
-        let root = Root { header, avgdl, postings, names, digests, nodes_at, edges_at: edges_at_runs, summary };
+        let root = Root { header, avgdl, postings, names, digests, nodes_at, edges_at: edges_at_runs, summary, brief };
         let root = encode_root(&root);
         report.root_bytes = root.len() as u64;
         Split { root, items, report }

@@ -96,6 +96,10 @@ pub struct SplitReader {
     edges: BTreeMap<u32, (u32, u32, Edge)>,
     /// How much of each node is in.
     held: Vec<Held>,
+    /// Which files' texts are in (their node pages).
+    texts_in: Vec<bool>,
+    /// What each item the root names answers.
+    answers: HashMap<ItemRef, Vec<Want>>,
     /// Edges or names arrived since the graph last listed them.
     dirty: bool,
     fetched: Fetched,
@@ -158,7 +162,20 @@ impl SplitReader {
             options: header.options.clone(),
             embedding_model: None,
         };
+        let mut answers: HashMap<ItemRef, Vec<Want>> = HashMap::new();
+        let families = [
+            root.postings.iter().enumerate().map(|(at, r)| (*r, Want::Postings(at))).collect::<Vec<_>>(),
+            root.names.iter().enumerate().map(|(at, (_, r))| (*r, Want::Names(at))).collect(),
+            root.digests.iter().enumerate().map(|(at, (_, r))| (*r, Want::Digest(at))).collect(),
+            root.nodes_at.iter().enumerate().map(|(at, (_, r))| (*r, Want::Nodes(at))).collect(),
+            root.edges_at.iter().enumerate().map(|(at, (_, r))| (*r, Want::Edges(at))).collect(),
+        ];
+        for (item, want) in families.into_iter().flatten() {
+            answers.entry(item).or_default().push(want);
+        }
         Ok(SplitReader {
+            texts_in: vec![false; files],
+            answers,
             postings_in: vec![false; root.postings.len()],
             names_in: vec![false; root.names.len()],
             digests_in: vec![false; root.digests.len()],
@@ -181,6 +198,35 @@ impl SplitReader {
     /// The root, as read.
     pub fn root(&self) -> &Root {
         &self.root
+    }
+
+    /// The index as far as it is in: placeholders where nothing is yet.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// What the index holds, as [`IndexSummary`]'s JSON (without the files
+    /// skipped and the errors).
+    pub fn summary_json(&self) -> &str {
+        &self.root.brief
+    }
+
+    /// A file's text, or the node page it is in first. `None` for a path
+    /// no item read so far has named: a file is opened from a hit, a
+    /// caller or a file list, which name it first.
+    pub fn file_step(&mut self, path: &str) -> Step<Option<String>> {
+        let Some(&file) = self.index.by_path.get(path) else {
+            return Step::Ready(None);
+        };
+        if self.texts_in[file as usize] {
+            return Step::Ready(self.index.texts.get(file as usize).cloned());
+        }
+        let module = self.index.graph.files()[file as usize].module;
+        match self.needs(vec![Want::Nodes(self.page_of(module))]) {
+            Some(needs) => Step::Needs(needs),
+            // The page is in but did not hold the file: the root lied.
+            None => Step::Ready(None),
+        }
     }
 
     /// Searches as [`Index::search`] does a whole index (words alone: a split
@@ -276,13 +322,17 @@ impl SplitReader {
     /// Puts a fetched item in. `item` is one a step asked for; its bytes
     /// are checked against it first, and refused whole.
     pub fn supply(&mut self, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
-        let wants = self.wants_of(item);
-        if wants.is_empty() {
+        let Some(wants) = self.answers.get(item) else {
             return Err(StoreError::Undecodable {
                 what: "an item".into(),
                 path: item.path(),
-                cause: "no step asked for it".into(),
+                cause: "the root names no such item".into(),
             });
+        };
+        // Asked for by two questions at once, and in already: kept once.
+        let wants: Vec<Want> = wants.iter().copied().filter(|w| !self.have(*w)).collect();
+        if wants.is_empty() {
+            return Ok(());
         }
         // Equal items share a name: each want of it is answered.
         let family = match wants[0] {
@@ -385,6 +435,7 @@ impl SplitReader {
                     self.head(head);
                     if let Some(slot) = self.index.texts.get_mut(file) {
                         *slot = text;
+                        self.texts_in[file] = true;
                     }
                 }
                 for (id, node) in page.nodes {
@@ -561,17 +612,6 @@ impl SplitReader {
             .map(|(item, what)| Need { item, what })
             .collect();
         (!needs.is_empty()).then_some(needs)
-    }
-
-    /// The wants not yet in that an item answers.
-    fn wants_of(&self, item: &ItemRef) -> Vec<Want> {
-        let root = &self.root;
-        let postings = root.postings.iter().enumerate().filter(|(_, r)| *r == item).map(|(at, _)| Want::Postings(at));
-        let names = root.names.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Names(at));
-        let digests = root.digests.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Digest(at));
-        let nodes = root.nodes_at.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Nodes(at));
-        let edges = root.edges_at.iter().enumerate().filter(|(_, (_, r))| r == item).map(|(at, _)| Want::Edges(at));
-        postings.chain(names).chain(digests).chain(nodes).chain(edges).filter(|w| !self.have(*w)).collect()
     }
 }
 
