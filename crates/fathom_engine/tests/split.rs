@@ -218,6 +218,14 @@ fn a_root_that_is_not_one_says_what_it_is() {
     newer[8] = 99;
     let error = SplitReader::open("site/root.fathom", &newer).err().unwrap();
     assert!(error.to_string().contains("split format 99"), "{error}");
+    // A root that counts more than its pages could hold is refused before
+    // the reader holds a place for each.
+    let mut forged = fathom_engine::split::read_root("root", &split.root).unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(&forged.header).unwrap();
+    header["counts"]["nodes"] = serde_json::json!(3_000_000_000u64);
+    forged.header = header.to_string();
+    let error = SplitReader::open("site/root.fathom", &fathom_engine::split::encode_root(&forged)).err().unwrap();
+    assert!(error.to_string().contains("more than its node pages"), "{error}");
     // An item the root does not name is refused rather than guessed at; one
     // it names is taken once, and again (two questions asked it at once) is
     // no error.

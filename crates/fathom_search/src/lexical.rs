@@ -257,6 +257,13 @@ impl Lexical {
         dedup(self.embedder.embed(query)).0.iter().map(|t| t.index).collect()
     }
 
+    /// Whether a chunk holds a term (one of [`Lexical::terms`]): whether
+    /// the term's postings list it.
+    pub fn holds(&self, term: &str, chunk: u32) -> bool {
+        let hash = <u32 as TokenEmbedder>::embed(term);
+        self.inverted.terms.get(&hash).is_some_and(|list| list.binary_search_by_key(&chunk, |&(c, _)| c).is_ok())
+    }
+
     /// The query's terms, as the index reads them.
     pub fn terms(&self, text: &str) -> Vec<String> {
         self.terms.terms(text)

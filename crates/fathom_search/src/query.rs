@@ -56,7 +56,7 @@ pub fn search_with(
     hits.truncate(options.k);
     for hit in &mut hits {
         if let Some(&chunk) = best_chunk.get(&hit.node) {
-            hit.explain.matched_terms = index.matched_terms(sources, query, chunk);
+            hit.explain.matched_terms = index.matched_terms(query, chunk);
         }
     }
     let mut params = index.params(options.weights);

@@ -1116,8 +1116,7 @@ impl Retrieval {
             // weight. An error message or a name is covered fully.
             let coverage = if mode == Mode::Hybrid {
                 let terms: std::collections::HashSet<String> = self.lexical.terms(query).into_iter().collect();
-                let matched =
-                    lexical.first().map_or(0, |&(_, chunk, _)| self.matched_terms(sources, query, chunk).len());
+                let matched = lexical.first().map_or(0, |&(_, chunk, _)| self.matched_terms(query, chunk).len());
                 if terms.is_empty() { 1.0 } else { matched as f64 / terms.len() as f64 }
             } else {
                 1.0
@@ -1261,11 +1260,13 @@ impl Retrieval {
         out
     }
 
-    pub(crate) fn matched_terms(&self, sources: &dyn Sources, query: &str, chunk: usize) -> Vec<String> {
-        let document = self.lexical.terms(&lexical_document(sources, &self.chunks[chunk]));
+    /// The query's terms the chunk holds, in the query's order: those whose
+    /// postings list it, which is what BM25 scored. (A reader of a split
+    /// bundle holds the query's postings, not the chunk's text.)
+    pub(crate) fn matched_terms(&self, query: &str, chunk: usize) -> Vec<String> {
         let mut matched: Vec<String> = Vec::new();
         for term in self.lexical.terms(query) {
-            if document.contains(&term) && !matched.contains(&term) {
+            if !matched.contains(&term) && self.lexical.holds(&term, chunk as u32) {
                 matched.push(term);
             }
         }
@@ -1426,18 +1427,6 @@ fn lexical_pieces(sources: &Prepared<'_>, chunk: &Chunk, input: &mut dyn FnMut(I
             None => input(Input::Text(name)),
         },
     });
-}
-
-/// What [`lexical_pieces`] reads, as one document.
-fn lexical_document(sources: &dyn Sources, chunk: &Chunk) -> String {
-    let heading = heading(sources.graph(), chunk);
-    let mut doc = String::new();
-    let text = chunks::text(sources, chunk);
-    for piece in std::iter::repeat_n(heading.name, heading.times).chain([heading.path, text.as_str()]) {
-        doc.push_str(piece);
-        doc.push(' ');
-    }
-    doc
 }
 
 /// Whether `query` names `name` as code: a code-shaped word of it ends in the

@@ -607,7 +607,8 @@ pub fn term_range(term: u32, ranges: usize) -> usize {
     ((u64::from(term) * ranges as u64) >> 32) as usize
 }
 
-fn encode_root(root: &Root) -> Vec<u8> {
+/// The root as stored: magic, format, checksum and gzipped postcard (what [`read_root`] reads).
+pub fn encode_root(root: &Root) -> Vec<u8> {
     let plain = postcard::to_allocvec(root).expect("the root is plain data");
     let mut out = Vec::with_capacity(plain.len() / 2);
     out.extend_from_slice(&SPLIT_MAGIC);

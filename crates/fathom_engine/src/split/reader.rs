@@ -132,6 +132,15 @@ impl SplitReader {
         }
         let counts = &header.counts;
         let (nodes, chunks, files) = (counts.nodes, counts.chunks, counts.files);
+        // The reader holds a place for each node, chunk and file at once:
+        // each is in one node page, in a few bytes at least, so a root may
+        // not count more than its node pages could hold.
+        let paged: u64 = root.nodes_at.iter().map(|(_, item)| u64::from(item.plain)).sum();
+        if [nodes, chunks, files].iter().any(|&n| n as u64 > paged / 2 || n > u32::MAX as usize) {
+            return Err(bad(format!(
+                "it counts {nodes} nodes, {chunks} chunks and {files} files, more than its node pages' {paged} bytes hold"
+            )));
+        }
         let cuts = |runs: &[(u32, ItemRef)]| {
             runs.first().is_some_and(|(first, _)| *first == 0)
                 && runs.windows(2).all(|w| w[0].0 < w[1].0)

@@ -92,7 +92,7 @@ impl Localiser<'_> {
             reasons.push(format!("holds the report's words as they are: {}", quoted.join(", ")));
         }
         if let Some(rank) = e.word_rank {
-            let terms = e.word_chunk.map(|c| self.index.matched_terms(self.sources, text, c)).unwrap_or_default();
+            let terms = e.word_chunk.map(|c| self.index.matched_terms(text, c)).unwrap_or_default();
             let shown: Vec<&str> = terms.iter().take(8).map(String::as_str).collect();
             reasons.push(format!("by its words, #{rank}: {}", shown.join(", ")));
             if let Some(chunk) = e.word_chunk {
