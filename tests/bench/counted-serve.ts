@@ -4,9 +4,12 @@
 // response to a slow link (a fixed delay per request and one shared byte
 // rate), and logs each response: what was asked, what crossed the wire, and
 // what would have crossed it with the host compressing or not.
-import { readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -58,6 +61,30 @@ export interface HostOptions {
   shaping: Shaping | null;
 }
 
+/**
+ * How the host speaks: HTTP/1.1 in the clear, where a browser opens at most
+ * six connections to it and so fetches six items at a time, or HTTP/2 over
+ * TLS, as documentation hosts serve (GitHub Pages, Netlify, Read the Docs),
+ * where every request of a wave shares one connection. The certificate is
+ * made for the run: the browser must be told to accept it.
+ */
+export type Protocol = 'http1' | 'h2';
+
+/** A self-signed certificate for 127.0.0.1, made with openssl for one run. */
+function certificate(): { key: Buffer; cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'fathom-tls-'));
+  try {
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const GZIP_MAGIC = (body: Uint8Array) => body.length > 2 && body[0] === 0x1f && body[1] === 0x8b;
 
 /** A link's byte rate, shared by all responses: each chunk waits for its turn. */
@@ -74,7 +101,7 @@ class Link {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Serves `root` on a free port of 127.0.0.1. */
-export function countedHost(root: string, options: Partial<HostOptions> = {}): Promise<Host> {
+export function countedHost(root: string, options: Partial<HostOptions> = {}, protocol: Protocol = 'http1'): Promise<Host> {
   let settings: HostOptions = { ranges: true, compress: true, shaping: null, ...options };
   let link = settings.shaping ? new Link(settings.shaping.bytes_per_second) : null;
   let log: Served[] = [];
@@ -91,7 +118,9 @@ export function countedHost(root: string, options: Partial<HostOptions> = {}): P
     return entry;
   };
 
-  const send = async (request: IncomingMessage, response: ServerResponse) => {
+  const send = async (request: IncomingMessage | Http2ServerRequest, answer: ServerResponse | Http2ServerResponse) => {
+    // HTTP/2's compatibility response has HTTP/1's methods: one type for both.
+    const response = answer as ServerResponse;
     const start_ms = performance.now() - zero;
     const url = new URL(request.url ?? '/', 'http://x');
     const path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
@@ -155,13 +184,22 @@ export function countedHost(root: string, options: Partial<HostOptions> = {}): P
     });
   };
 
-  const server: Server = createServer((request, response) => {
-    send(request, response).catch(() => response.destroy());
-  });
+  const sessions = new Set<{ destroy(): void }>();
+  const server =
+    protocol === 'h2'
+      ? createSecureServer(certificate(), (request, response) => {
+          send(request, response).catch(() => response.stream.destroy());
+        }).on('session', (session) => {
+          sessions.add(session);
+          session.on('close', () => sessions.delete(session));
+        })
+      : createServer((request, response) => {
+          send(request, response).catch(() => response.destroy());
+        });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        url: `${protocol === 'h2' ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}/`,
         take: () => {
           const taken = log;
           log = [];
@@ -172,7 +210,8 @@ export function countedHost(root: string, options: Partial<HostOptions> = {}): P
           link = settings.shaping ? new Link(settings.shaping.bytes_per_second) : null;
         },
         close: () => new Promise<void>((done) => {
-          server.closeAllConnections();
+          if (protocol === 'h2') for (const session of sessions) session.destroy();
+          else (server as Server).closeAllConnections();
           server.close(() => done());
         }),
       }),

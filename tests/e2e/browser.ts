@@ -22,8 +22,10 @@ const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader
 const ARTIFACTS_DIR = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 
 /** Chromium with WebGPU (SwiftShader), or with none at all (`webgpu: false`). */
-export function launchBrowser(options: { webgpu?: boolean } = {}): Promise<Browser> {
-  const args = options.webgpu === false ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, ...WEBGPU_ARGS];
+export function launchBrowser(options: { webgpu?: boolean; selfSignedTls?: boolean } = {}): Promise<Browser> {
+  const args = options.webgpu === false ? [...CHROMIUM_ARGS] : [...CHROMIUM_ARGS, ...WEBGPU_ARGS];
+  // `make bench`'s HTTP/2 host has a certificate made for the run.
+  if (options.selfSignedTls) args.push('--ignore-certificate-errors');
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
 }
 

@@ -217,6 +217,10 @@ describe('a static documentation site', () => {
     // (The CLI counts the root among them.)
     expect(firstItems.length + 1).toBe(Number(said?.[1]));
     expect(split.requests.some((r) => r.endsWith('/flask.fathom'))).toBe(false);
+    // The split page loads the viewer (the engine without grammars), never the engine.
+    expect(split.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toHaveLength(1);
+    expect(split.requests.filter((r) => /\/assets\/fathom_wasm_bg/.test(r))).toEqual([]);
+    expect(whole.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toEqual([]);
   });
 
   test('a split bundle\'s missing or altered item fails that question by name; the next question reads it again', async () => {

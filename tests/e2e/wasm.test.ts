@@ -51,3 +51,16 @@ test('the engine module holds none of MiniLM, which has a module of its own', ()
   expect(exportsOf(shipped('fathom_wasm'))).toContain('workspace_search');
   expect(exportsOf(shipped('fathom_wasm')).some((e) => e.startsWith('minilm_'))).toBe(false);
 });
+
+test('the viewer is the engine without grammars: the same exports, none of tree-sitter\'s languages, and far smaller', () => {
+  const engine = readFileSync(new URL('../../pkg/fathom_wasm_bg.wasm', import.meta.url));
+  const viewer = readFileSync(new URL('../../pkg/fathom_wasm_viewer_bg.wasm', import.meta.url));
+  // One set of bindings serves both: the worker instantiates either with them.
+  expect(exportsOf(viewer).sort()).toEqual(exportsOf(engine).sort());
+  // A grammar's parse tables carry its node kinds' names; the engine has them, the viewer none.
+  for (const kind of ['translation_unit', 'compilation_unit', 'heredoc_body', 'raw_string_literal']) {
+    expect(engine.includes(Buffer.from(kind)), `${kind} in the engine`).toBe(true);
+    expect(viewer.includes(Buffer.from(kind)), `${kind} in the viewer`).toBe(false);
+  }
+  expect(viewer.length).toBeLessThan(engine.length / 2);
+});

@@ -68,14 +68,25 @@ export class FathomClient {
   readonly #modelBase: string;
   /** Whether the page asked for parse workers ahead ([`prepareIndexing`]): a fresh worker starts them too. */
   #prepared = false;
+  /** The worker runs the viewer: the engine without grammars, which reads split bundles and parses nothing. */
+  readonly #viewer: boolean;
 
-  constructor(options: { modelBase?: string } = {}) {
+  /**
+   * `viewer`: the page only reads split bundles (`openSplit`), so the worker
+   * loads the viewer, the engine without its grammars (about half its size):
+   * it indexes nothing and colours no code.
+   */
+  constructor(options: { modelBase?: string; viewer?: boolean } = {}) {
     this.#modelBase = options.modelBase ?? new URL('./model/', location.href).href;
+    this.#viewer = options.viewer ?? false;
     this.#worker = this.#spawn();
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    // Two literal constructions: the bundler finds a worker only so.
+    const worker = this.#viewer
+      ? new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'fathom-viewer' })
+      : new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
     worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => this.#onReply(event.data));
     worker.addEventListener('error', (event) => {
       event.preventDefault();

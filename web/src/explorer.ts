@@ -240,7 +240,8 @@ export class FathomExplorer extends HTMLElement {
     this.setAttribute('state', 'loading');
     ui.status.textContent = `Loading ${name}…`;
     const model = this.getAttribute('model');
-    const client = new FathomClient(model ? { modelBase: new URL(model, document.baseURI).href } : {});
+    // A split bundle is read by the viewer, the engine without grammars.
+    const client = new FathomClient({ ...(model ? { modelBase: new URL(model, document.baseURI).href } : {}), viewer: this.#inParts() });
     this.#client = client;
     ui.setClient();
     // A split bundle is read by the worker, in parts, as questions need them.

@@ -3,6 +3,7 @@
 import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
 import type { PendingChunk, StagedInfo } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
+import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
 import { Cancelled, MiniLmPool, cpuWorkers, onCpu } from './minilm-pool';
@@ -53,8 +54,15 @@ function compile(url: string): Promise<WebAssembly.Module> {
   });
 }
 
+/**
+ * Whether this worker runs the viewer (`FathomClient`'s `viewer` option): the
+ * engine built without grammars, with the same bindings, which reads split
+ * bundles and parses nothing.
+ */
+const VIEWER = (self as { name?: string }).name === 'fathom-viewer';
+
 function compileEngine(): Promise<WebAssembly.Module> {
-  wasmModule ??= compile(wasmUrl);
+  wasmModule ??= compile(VIEWER ? viewerUrl : wasmUrl);
   return wasmModule;
 }
 
@@ -873,6 +881,9 @@ function questionMeaning(request: Extract<WorkerRequest, { op: 'call' }>): Promi
 type Prelude = { meaning: MeaningArgs } | { table: [Uint8Array, Uint8Array] | Error | null } | undefined;
 
 async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerReply> {
+  if (VIEWER && (request.op === 'indexZip' || request.op === 'indexFiles' || request.op === 'prepare')) {
+    throw new Error('this page loaded the viewer, which reads split bundles and parses nothing: it cannot index a repository');
+  }
   const ws = await getWorkspace();
   const { id } = request;
   switch (request.op) {

@@ -222,7 +222,8 @@ fn with_configuration<T>(language: Language, f: impl FnOnce(Result<&HighlightCon
 }
 
 fn compile(language: Language) -> Result<HighlightConfiguration, String> {
-    let grammar = (crate::lang::profile(language).grammar)();
+    let grammar = (crate::lang::profile(language).grammar)()
+        .ok_or_else(|| format!("this build carries no {} grammar (a viewer)", language.name()))?;
     let (highlights, locals) = queries(language);
     let mut config = HighlightConfiguration::new(grammar, language.name(), &highlights, "", &locals)
         .map_err(|e| format!("the {} highlights query does not compile: {e}", language.name()))?;
@@ -233,6 +234,7 @@ fn compile(language: Language) -> Result<HighlightConfiguration, String> {
 /// The highlights and locals queries of a language. Where one grammar
 /// extends another (TypeScript extends JavaScript, C++ extends C), the base
 /// query comes first, so that the extension's patterns, later, win.
+#[cfg(feature = "grammars")]
 fn queries(language: Language) -> (String, String) {
     let js = tree_sitter_javascript::HIGHLIGHT_QUERY;
     let jsx = tree_sitter_javascript::JSX_HIGHLIGHT_QUERY;
@@ -256,6 +258,12 @@ fn queries(language: Language) -> (String, String) {
         Language::Text => unreachable!("text is never highlighted"),
     };
     (highlights.join("\n"), locals.join("\n"))
+}
+
+/// Without grammars nothing is highlighted: `compile` stops before it asks.
+#[cfg(not(feature = "grammars"))]
+fn queries(_: Language) -> (String, String) {
+    unreachable!("a build without grammars compiles no highlights query")
 }
 
 /// Turns byte ranges, which arrive in order, into per-line spans with UTF-16

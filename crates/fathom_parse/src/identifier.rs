@@ -42,7 +42,7 @@ pub fn identifier_at(language: Language, text: &str, line: u32, column: u32) -> 
         at = text[..at].char_indices().next_back().filter(|&(_, c)| word(c))?.0;
     }
     let mut parser = Parser::new();
-    parser.set_language(&(crate::lang::profile(language).grammar)()).ok()?;
+    parser.set_language(&(crate::lang::profile(language).grammar)()?).ok()?;
     let tree = parser.parse(text, None)?;
     let node = tree.root_node().descendant_for_byte_range(at, at + 1)?;
     if !node.is_named() || node.child_count() > 0 || NOT_NAMES.iter().any(|k| node.kind().contains(k)) {

@@ -351,8 +351,8 @@ impl Parsers {
 impl Loaded {
     fn new(language: Language) -> Result<Self, ParseError> {
         let profile = lang::profile(language);
-        let grammar = (profile.grammar)();
         let fail = |reason: String| ParseError::Grammar { language: language.name(), reason };
+        let grammar = (profile.grammar)().ok_or_else(|| fail("this build carries no grammars (a viewer)".into()))?;
         let mut parser = Parser::new();
         parser.set_language(&grammar).map_err(|e| fail(e.to_string()))?;
         let generated = metrics::patterns(profile, &grammar);

@@ -25,7 +25,8 @@ pub(crate) struct TestContext<'a> {
 }
 
 pub(crate) struct Profile {
-    pub grammar: fn() -> tree_sitter::Language,
+    /// `None` in a build without grammars.
+    pub grammar: fn() -> Option<tree_sitter::Language>,
     pub definitions: &'static str,
     pub references: &'static str,
     /// Node kinds that each add a path through the code: `if`, loops, `case`, `catch`, `?:`.

@@ -3,7 +3,7 @@ use fathom_model::{SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, file_name, in_test_dir, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_c::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_c::LANGUAGE),
     definitions: include_str!("../../queries/c/definitions.scm"),
     references: include_str!("../../queries/c/references.scm"),
     branches: &[

@@ -3,7 +3,7 @@ use fathom_model::{SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_cpp::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_cpp::LANGUAGE),
     definitions: include_str!("../../queries/cpp/definitions.scm"),
     references: include_str!("../../queries/cpp/references.scm"),
     branches: BRANCHES,

@@ -3,7 +3,7 @@ use fathom_model::{ClassKind, Definition, Parameter, SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, has_decorator, keyword_visibility};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_c_sharp::LANGUAGE),
     definitions: include_str!("../../queries/csharp/definitions.scm"),
     references: include_str!("../../queries/csharp/references.scm"),
     branches: &[

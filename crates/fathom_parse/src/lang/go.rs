@@ -3,7 +3,7 @@ use fathom_model::{SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, file_name, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_go::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_go::LANGUAGE),
     definitions: include_str!("../../queries/go/definitions.scm"),
     references: include_str!("../../queries/go/references.scm"),
     branches: &["if_statement", "for_statement", "expression_case", "type_case", "communication_case"],

@@ -3,7 +3,7 @@ use fathom_model::{BaseRef, ClassKind, Decorator, Definition, Parameter, Span, S
 use crate::profile::{Docstrings, Profile, TestContext, has_decorator, in_test_dir, keyword_visibility};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_java::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_java::LANGUAGE),
     definitions: include_str!("../../queries/java/definitions.scm"),
     references: include_str!("../../queries/java/references.scm"),
     branches: &[

@@ -3,7 +3,7 @@ use fathom_model::{SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_javascript::LANGUAGE),
     definitions: concat!(
         include_str!("../../queries/javascript/definitions.scm"),
         include_str!("../../queries/ecmascript/tests.scm")

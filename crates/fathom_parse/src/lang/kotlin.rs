@@ -4,7 +4,7 @@ use crate::lang::java::JVM_TEST_ANNOTATIONS;
 use crate::profile::{Docstrings, Profile, TestContext, has_decorator, keyword_visibility};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_kotlin_ng::LANGUAGE),
     definitions: include_str!("../../queries/kotlin/definitions.scm"),
     references: include_str!("../../queries/kotlin/references.scm"),
     branches: &[

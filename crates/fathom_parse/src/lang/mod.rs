@@ -1,5 +1,22 @@
 //! One module per language: its grammar, its queries and its profile.
 
+/// A language's grammar, where this build carries grammars (the feature
+/// `grammars`); a viewer build, which only reads prebuilt bundles, carries
+/// none, and whatever would parse says so.
+macro_rules! grammar {
+    ($language:expr) => {{
+        #[cfg(feature = "grammars")]
+        fn load() -> Option<tree_sitter::Language> {
+            Some($language.into())
+        }
+        #[cfg(not(feature = "grammars"))]
+        fn load() -> Option<tree_sitter::Language> {
+            None
+        }
+        load
+    }};
+}
+
 mod c;
 mod cpp;
 mod csharp;
@@ -47,7 +64,7 @@ pub fn grammar_words(language: Language) -> Vec<String> {
     if language == Language::Text {
         return Vec::new();
     }
-    let grammar: tree_sitter::Language = (profile(language).grammar)();
+    let Some(grammar) = (profile(language).grammar)() else { return Vec::new() };
     let mut words: Vec<String> = (0..grammar.node_kind_count() as u16)
         .filter(|&id| !grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id))
         .filter_map(|id| grammar.node_kind_for_id(id))

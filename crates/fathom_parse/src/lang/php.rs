@@ -3,7 +3,7 @@ use fathom_model::{BaseRef, SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, keyword_visibility, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
+    grammar: grammar!(tree_sitter_php::LANGUAGE_PHP),
     definitions: include_str!("../../queries/php/definitions.scm"),
     references: include_str!("../../queries/php/references.scm"),
     branches: &[

@@ -3,7 +3,7 @@ use fathom_model::{BaseRef, SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, file_name, in_test_dir, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_python::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_python::LANGUAGE),
     definitions: include_str!("../../queries/python/definitions.scm"),
     references: include_str!("../../queries/python/references.scm"),
     branches: &[

@@ -3,7 +3,7 @@ use fathom_model::{SymbolKind, Visibility};
 use crate::profile::{Docstrings, Profile, TestContext, has_decorator, synthesize_nothing};
 
 pub(crate) static PROFILE: Profile = Profile {
-    grammar: || tree_sitter_rust::LANGUAGE.into(),
+    grammar: grammar!(tree_sitter_rust::LANGUAGE),
     definitions: include_str!("../../queries/rust/definitions.scm"),
     references: include_str!("../../queries/rust/references.scm"),
     branches: &["if_expression", "while_expression", "for_expression", "match_arm"],
