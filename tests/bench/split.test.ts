@@ -116,6 +116,7 @@ interface Visit {
   first_answer_ms: number;
   /** Everything before the first answer: the page, engine and UI, and the index. */
   before_first: ReturnType<typeof bytes>;
+  requested_before_first: string[];
   index_before_first: ReturnType<typeof bytes> & { waves: number };
   further_queries: { query: string; ms: number; index: ReturnType<typeof bytes> }[];
   further_query_index_wire_median: number;
@@ -167,6 +168,8 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
     return {
       first_answer_ms,
       before_first: bytes(cold),
+      // What each of those requests was, and its body's bytes on the wire.
+      requested_before_first: cold.map((s) => `${s.path} ${s.body_bytes}`),
       index_before_first: { ...bytes(index), waves: waves(index) },
       further_queries,
       further_query_index_wire_median: median(further_queries.map((q) => q.index.wire)),

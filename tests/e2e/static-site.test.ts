@@ -141,7 +141,7 @@ describe('a static documentation site', () => {
     const queries = ['url_for', 'Blueprint', 'session cookie', 'how are errors handled'];
     /** Each query's citations, top ten, as the explorer at `page` shows them. */
     const answers = async (html: string) => {
-      let seen: { cited: string[][]; answers: unknown[]; path: string | null; requests: string[]; first: string[]; status: string | null } | undefined;
+      let seen: { cited: string[][]; answers: unknown[]; keywords: (string | null)[]; path: string | null; requests: string[]; first: string[]; status: string | null } | undefined;
       await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
         const explorer = page.getByTestId('explorer');
         await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
@@ -180,12 +180,15 @@ describe('a static documentation site', () => {
         const code = explorer.getByTestId('code-view');
         await expect.poll(() => code.getByTestId('code-line-highlighted').count(), { timeout: 30_000 }).toBeGreaterThan(0);
         const path = await code.getByTestId('code-path').getAttribute('data-path');
+        // Coloured as the engine colours it: the viewer reads the colours the split bundle stores.
+        await expect.poll(() => code.locator('.tok-keyword').count(), { timeout: 30_000 }).toBeGreaterThan(10);
+        const keywords = await code.locator('.tok-keyword').evaluateAll((spans) => spans.slice(0, 40).map((s) => s.textContent));
         if (html === 'split.html') {
           await screenshot(page, 'static-site-split');
           await page.setViewportSize({ width: 390, height: 844 });
           await screenshot(page, 'static-site-split-narrow');
         }
-        seen = { cited, answers, path, requests: [...requests], first, status: await explorer.getByTestId('index-status').textContent() };
+        seen = { cited, answers, keywords, path, requests: [...requests], first, status: await explorer.getByTestId('index-status').textContent() };
       });
       if (!seen) throw new Error(`${html} was not visited`);
       return seen;
@@ -200,6 +203,7 @@ describe('a static documentation site', () => {
     expect(split.cited.at(-1)).toEqual(whole.cited.at(-1));
     expect(split.cited[0]?.[0]).toMatch(/^src\/flask\/app\.py:\d+-\d+$/);
     expect(split.path).toBe(whole.path);
+    expect(split.keywords).toEqual(whole.keywords);
     expect(split.status).toContain('search by words');
     // The site's own files only; the root once, and no item twice.
     const read = split.requests.filter((r) => r.includes('/flask-split/'));

@@ -827,15 +827,21 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
   return fetching;
 }
 
-/** Whether `request` reads the open split bundle, once any opening under way is done. */
-async function readsSplit(request: WorkerRequest): Promise<boolean> {
-  if (request.op !== 'search' && request.op !== 'file') return false;
+/** What a split bundle answers: searches, files and their colours. */
+type SplitRequest = Extract<WorkerRequest, { op: 'search' | 'file' }> | Extract<WorkerRequest, { op: 'call' }>;
+
+function splitAnswers(request: WorkerRequest): boolean {
+  return request.op === 'search' || request.op === 'file' || (request.op === 'call' && request.method === 'highlight');
+}
+
+/** Whether a split bundle is open, once any opening under way is done. */
+async function readsSplit(): Promise<boolean> {
   await opening.catch(() => undefined);
   return split !== undefined;
 }
 
-/** A search or a file over the split bundle. */
-async function answerSplit(request: Extract<WorkerRequest, { op: 'search' | 'file' }>): Promise<void> {
+/** A search, a file or its colours over the split bundle. */
+async function answerSplit(request: SplitRequest): Promise<void> {
   const { id } = request;
   try {
     if (request.op === 'search') {
@@ -844,9 +850,14 @@ async function answerSplit(request: Extract<WorkerRequest, { op: 'search' | 'fil
       // The page says once that a split bundle is searched by words; no answer repeats it.
       const reading: Reading = { state: 'none', detail: null };
       scope.postMessage({ id, type: 'result', op: 'search', value: { ...results, reading } });
-    } else {
+    } else if (request.op === 'file') {
       const text = await stepped((ws) => ws.fileStep(request.path));
       scope.postMessage({ id, type: 'result', op: 'file', value: text ?? undefined });
+    } else {
+      // The viewer has no grammars: a split bundle stores each file's colours.
+      const path = request.args[0] as string;
+      const colours = await stepped((ws) => ws.highlightStep(path));
+      scope.postMessage({ id, type: 'result', op: 'call', value: colours ?? undefined });
     }
   } catch (error) {
     scope.postMessage({ id, type: 'error', message: errorMessage(error), crashed: error instanceof WebAssembly.RuntimeError });
@@ -1021,8 +1032,8 @@ scope.addEventListener('message', (event) => {
     );
     return;
   }
-  if (request.op === 'search' || request.op === 'file') {
-    void readsSplit(request).then((yes) => (yes ? answerSplit(request) : enqueue(() => answer(request, undefined))));
+  if (splitAnswers(request)) {
+    void readsSplit().then((yes) => (yes ? answerSplit(request as SplitRequest) : enqueue(() => answer(request, undefined))));
     return;
   }
   const before: Promise<Prelude> | undefined =

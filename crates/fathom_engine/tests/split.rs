@@ -254,6 +254,12 @@ fn a_file_is_read_from_its_page() {
     assert_eq!(text.as_deref(), index.file_text("calc.py"));
     assert_eq!(waves, 0, "the hit's page brought its text");
     assert!(matches!(reader.file_step("nowhere.py"), Step::Ready(None)));
+    // Its colours come with one more item, and are the whole index's.
+    let (colours, waves) = drive(&mut reader, fetch, |r| r.highlight_step("calc.py")).unwrap();
+    assert_eq!(waves, 1);
+    let expected = index.highlight("calc.py").unwrap();
+    assert!(expected.spans.len() > 5, "{expected:?}");
+    assert_eq!(colours, Some(expected));
 }
 
 /// A name sixty symbols share, in two spellings: the split bundle holds its

@@ -64,7 +64,7 @@ export interface SplitNeed { path: string; hash: string; bytes: number; plain: n
 /** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
 export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
 /** What a split bundle's reader has fetched: items and bytes, in all and by family. */
-export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; }
+export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; colours: number; }
 
 export interface IndexSummary {
   archive: string;
@@ -880,6 +880,14 @@ impl Workspace {
     #[wasm_bindgen(js_name = fileStep, unchecked_return_type = "SplitStep<string | null>")]
     pub fn file_step(&self, path: &str) -> Result<JsValue, JsError> {
         self.split(|reader| step_js(reader.file_step(path)))
+    }
+
+    /// A file's syntax colours from the split bundle (stored there, as the
+    /// viewer has no grammars), or the items to fetch first; `null` for a
+    /// path no answer has named.
+    #[wasm_bindgen(js_name = highlightStep, unchecked_return_type = "SplitStep<Highlights | null>")]
+    pub fn highlight_step(&self, path: &str) -> Result<JsValue, JsError> {
+        self.split(|reader| step_js(reader.highlight_step(path)))
     }
 
     /// Hands the split bundle's reader an item a step asked for, which it

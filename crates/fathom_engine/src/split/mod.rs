@@ -113,6 +113,56 @@ pub struct NodePage {
     pub files: Vec<(FileHead, String)>,
     pub nodes: Vec<(u32, Node)>,
     pub chunks: Vec<(u32, Chunk)>,
+    /// Its files' syntax colours ([`PageColours`]), an item of their own:
+    /// read when a file is shown, not when it is searched, and made where
+    /// the grammars are (a viewer carries none).
+    pub colours: ItemRef,
+}
+
+/// The syntax colours of a node page's files, by file id.
+pub type PageColours = Vec<(u32, Colours)>;
+
+/// A file's [`Highlights`](fathom_parse::Highlights), small: four numbers a
+/// span (its line as the difference from the last span's, its start as the
+/// difference from the last span's end on the same line, its length and
+/// its class), each a varint as postcard writes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Colours {
+    pub spans: Vec<u32>,
+    pub truncated: bool,
+}
+
+impl Colours {
+    pub fn of(highlights: &fathom_parse::Highlights) -> Colours {
+        let mut spans = Vec::with_capacity(highlights.spans.len() * 4);
+        let (mut line, mut end) = (0u32, 0u32);
+        for &[at, start, stop, class] in &highlights.spans {
+            let from = if at == line { start.wrapping_sub(end) } else { start };
+            spans.extend([at.wrapping_sub(line), from, stop.wrapping_sub(start), class]);
+            (line, end) = (at, stop);
+        }
+        Colours { spans, truncated: highlights.truncated }
+    }
+
+    /// The highlights back; `None` where the numbers do not make spans.
+    pub fn highlights(&self) -> Option<fathom_parse::Highlights> {
+        if !self.spans.len().is_multiple_of(4) {
+            return None;
+        }
+        let (mut line, mut end) = (0u32, 0u32);
+        let mut spans = Vec::with_capacity(self.spans.len() / 4);
+        for span in self.spans.chunks_exact(4) {
+            let at = line.checked_add(span[0])?;
+            let start = if span[0] == 0 { end.checked_add(span[1])? } else { span[1] };
+            let stop = start.checked_add(span[2])?;
+            if span[3] as usize >= fathom_parse::CLASSES.len() {
+                return None;
+            }
+            spans.push([at, start, stop, span[3]]);
+            (line, end) = (at, stop);
+        }
+        Some(fathom_parse::Highlights { classes: fathom_parse::CLASSES.to_vec(), spans, truncated: self.truncated })
+    }
 }
 
 /// A run of node ids in brief (without details), every edge that starts or
@@ -277,17 +327,19 @@ pub struct SplitReport {
     pub names: Family,
     pub nodes: Family,
     pub edges: Family,
+    pub colours: Family,
     pub summary: Family,
 }
 
 impl SplitReport {
     /// Each family of items, by name.
-    pub fn families(&self) -> [(&'static str, Family); 5] {
+    pub fn families(&self) -> [(&'static str, Family); 6] {
         [
             ("postings", self.postings),
             ("names", self.names),
             ("node pages", self.nodes),
             ("edge runs", self.edges),
+            ("colours", self.colours),
             ("summary", self.summary),
         ]
     }
@@ -469,7 +521,13 @@ impl Index {
         let nodes_at: Vec<(u32, ItemRef)> = runs(NODE_PAGE_BYTES, true, &node_bytes)
             .into_iter()
             .map(|range| {
-                let page = node_page(graph, &heads, &self.texts, &chunks_of, chunks, range.clone());
+                let mut page = node_page(graph, &heads, &self.texts, &chunks_of, chunks, range.clone());
+                let colours: PageColours = page
+                    .files
+                    .iter()
+                    .map(|(head, text)| (head.id, Colours::of(&fathom_parse::highlight(head.language, text))))
+                    .collect();
+                page.colours = keep(&mut report.colours, seal(&colours));
                 (range.start as u32, keep(&mut report.nodes, seal(&page)))
             })
             .collect();
@@ -524,7 +582,8 @@ fn node_page(
     chunks: &[Chunk],
     range: std::ops::Range<usize>,
 ) -> NodePage {
-    let mut page = NodePage { files: Vec::new(), nodes: Vec::new(), chunks: Vec::new() };
+    let colours = ItemRef { hash: [0; crate::store::HASH], bytes: 0, plain: 0 };
+    let mut page = NodePage { files: Vec::new(), nodes: Vec::new(), chunks: Vec::new(), colours };
     for at in range {
         let node = graph.node(fathom_graph::NodeId::new(at));
         if let Some(file) = node.file.filter(|f| page.files.last().is_none_or(|(h, _)| h.id != f.0)) {
@@ -651,4 +710,27 @@ pub fn read_root(path: &str, bytes: &[u8]) -> Result<Root, StoreError> {
         .read_to_end(&mut plain)
         .map_err(|e| undecodable(format!("it does not inflate: {e}")))?;
     postcard::from_bytes(&plain).map_err(|e| undecodable(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Colours;
+
+    #[test]
+    fn colours_round_trip_and_refuse_what_makes_no_spans() {
+        let text = "def total(xs):\n    return sum(xs)  # the sum\n\n\nclass Cart:\n    pass\n";
+        let highlights = fathom_parse::highlight(fathom_model::Language::Python, text);
+        assert!(highlights.spans.len() > 6, "{highlights:?}");
+        let colours = Colours::of(&highlights);
+        assert_eq!(colours.highlights(), Some(highlights));
+        // Small: a span's numbers are differences, each a byte here.
+        assert!(colours.spans.iter().all(|&n| n < 128), "{:?}", colours.spans);
+        let mut forged = colours.clone();
+        forged.spans[3] = fathom_parse::CLASSES.len() as u32;
+        assert_eq!(forged.highlights(), None, "a class past the list");
+        forged.spans.pop();
+        assert_eq!(forged.highlights(), None, "a span cut short");
+        let overflow = Colours { spans: vec![u32::MAX, 0, 1, 0, 1, 0, 1, 0], truncated: false };
+        assert_eq!(overflow.highlights(), None, "lines past u32");
+    }
 }

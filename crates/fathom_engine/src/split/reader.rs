@@ -56,6 +56,8 @@ enum Want {
     Digest(usize),
     Nodes(usize),
     Edges(usize),
+    /// The colours of a node page's files, once the page names them.
+    Colours(usize),
 }
 
 /// How much of a node a reader holds, from least to most.
@@ -81,6 +83,7 @@ pub struct Fetched {
     pub names: u64,
     pub nodes: u64,
     pub edges: u64,
+    pub colours: u64,
 }
 
 pub struct SplitReader {
@@ -98,6 +101,11 @@ pub struct SplitReader {
     held: Vec<Held>,
     /// Which files' texts are in (their node pages).
     texts_in: Vec<bool>,
+    /// Each node page's colours item, once the page is in, and whether it is in.
+    page_colours: Vec<Option<ItemRef>>,
+    colours_in: Vec<bool>,
+    /// Files' colours, as they arrived.
+    colours: HashMap<u32, super::Colours>,
     /// What each item the root names answers.
     answers: HashMap<ItemRef, Vec<Want>>,
     /// Edges or names arrived since the graph last listed them.
@@ -184,6 +192,9 @@ impl SplitReader {
         }
         Ok(SplitReader {
             texts_in: vec![false; files],
+            page_colours: vec![None; root.nodes_at.len()],
+            colours_in: vec![false; root.nodes_at.len()],
+            colours: HashMap::new(),
             answers,
             postings_in: vec![false; root.postings.len()],
             names_in: vec![false; root.names.len()],
@@ -328,6 +339,19 @@ impl SplitReader {
         Step::Ready(self.index.search(query, options, None))
     }
 
+    /// A file's syntax colours, or what to fetch first (its node page, then
+    /// its page's colours); `None` for a path no item read so far has named.
+    pub fn highlight_step(&mut self, path: &str) -> Step<Option<fathom_parse::Highlights>> {
+        let Some(&file) = self.index.by_path.get(path) else {
+            return Step::Ready(None);
+        };
+        let page = self.page_of(self.index.graph.files()[file as usize].module);
+        match self.needs(vec![Want::Nodes(page), Want::Colours(page)]) {
+            Some(needs) => Step::Needs(needs),
+            None => Step::Ready(self.colours.get(&file).and_then(super::Colours::highlights)),
+        }
+    }
+
     /// Puts a fetched item in. `item` is one a step asked for; its bytes
     /// are checked against it first, and refused whole.
     pub fn supply(&mut self, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
@@ -349,6 +373,7 @@ impl SplitReader {
             Want::Names(_) | Want::Digest(_) => &mut self.fetched.names,
             Want::Nodes(_) => &mut self.fetched.nodes,
             Want::Edges(_) => &mut self.fetched.edges,
+            Want::Colours(_) => &mut self.fetched.colours,
         };
         *family += bytes.len() as u64;
         for want in wants {
@@ -459,8 +484,17 @@ impl SplitReader {
                         *slot = chunk;
                     }
                 }
+                self.page_colours[at] = Some(page.colours);
+                self.answers.entry(page.colours).or_default().push(Want::Colours(at));
                 self.nodes_in[at] = true;
                 self.dirty = true;
+            }
+            Want::Colours(at) => {
+                let colours: super::PageColours = open("syntax colours", item, bytes)?;
+                for (file, colours) in colours {
+                    self.colours.insert(file, colours);
+                }
+                self.colours_in[at] = true;
             }
             Want::Edges(at) => {
                 let run: EdgeRun = open("an edge run", item, bytes)?;
@@ -597,6 +631,7 @@ impl SplitReader {
             Want::Digest(at) => (self.root.digests.get(at)?.1, format!("the digest of `{}`", self.root.digests[at].0)),
             Want::Nodes(at) => (self.root.nodes_at.get(at)?.1, format!("node page {at}")),
             Want::Edges(at) => (self.root.edges_at.get(at)?.1, format!("edge run {at}")),
+            Want::Colours(at) => ((*self.page_colours.get(at)?)?, format!("the colours of node page {at}")),
         })
     }
 
@@ -607,6 +642,7 @@ impl SplitReader {
             Want::Digest(at) => self.digests_in.get(at).copied().unwrap_or(true),
             Want::Nodes(at) => self.nodes_in.get(at).copied().unwrap_or(true),
             Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
+            Want::Colours(at) => self.colours_in.get(at).copied().unwrap_or(true),
         }
     }
 
