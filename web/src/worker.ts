@@ -45,13 +45,13 @@ let workspace: Promise<Workspace> | undefined;
 /** The engine, compiled once: this worker and every parse worker instantiate it. */
 let wasmModule: Promise<WebAssembly.Module> | undefined;
 
-function compile(url: string): Promise<WebAssembly.Module> {
-  return WebAssembly.compileStreaming(fetch(url)).catch(async () => {
-    // A server that does not say application/wasm: compile from the bytes.
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
-    return WebAssembly.compile(await response.arrayBuffer());
-  });
+/** Compiles a module as it downloads, downloading it once whatever happens. */
+async function compile(url: string): Promise<WebAssembly.Module> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
+  // Streaming compilation needs the server to say application/wasm; otherwise, from the bytes.
+  if ((response.headers.get('content-type') ?? '').split(';')[0]?.trim() === 'application/wasm') return WebAssembly.compileStreaming(response);
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 /**
