@@ -62,16 +62,15 @@ model:
 WASM_NAMES ?= strip
 WASM_BINDGEN_FLAGS = --target web $(if $(filter keep,$(WASM_NAMES)),,--remove-name-section --remove-producers-section)
 WASM_BINDGEN = wasm-bindgen $(WASM_BINDGEN_FLAGS) --out-dir pkg
-## The viewer is the engine without grammars, for pages that only read prebuilt split bundles: built first
-## (the same crate, so the same bindings), its module kept beside the engine's as fathom_wasm_viewer_bg.wasm.
+## The viewer is the engine without grammars, for pages that only read prebuilt split bundles: the same
+## crate built first without its default features, bound as fathom_wasm_viewer (its bindings are its own:
+## it imports less).
 wasm:
 	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm --no-default-features
-	rm -rf $(CARGO_TARGET_DIR)/viewer && wasm-bindgen $(WASM_BINDGEN_FLAGS) --out-dir $(CARGO_TARGET_DIR)/viewer $(WASM_OUT)
+	$(WASM_BINDGEN) --out-name fathom_wasm_viewer $(WASM_OUT)
 	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm -p fathom_wasm_minilm
 	$(WASM_BINDGEN) $(WASM_OUT)
 	$(WASM_BINDGEN) $(MINILM_OUT)
-	cp $(CARGO_TARGET_DIR)/viewer/fathom_wasm_bg.wasm pkg/fathom_wasm_viewer_bg.wasm
-	cmp -s $(CARGO_TARGET_DIR)/viewer/fathom_wasm.js pkg/fathom_wasm.js || { echo "the viewer's bindings differ from the engine's"; exit 1; }
 
 ## demo: an archive of Fathom's own sources, offered by the app in one click.
 demo:

@@ -99,15 +99,17 @@ test('first-visit bytes of the built app', () => {
   // static table and tokenizer only once a query is read for meaning (with
   // `model`), MiniLM never unless asked. The bundle is the site's own.
   const explorerScripts = sum(
-    ['fathom-explorer.js', ...assets.filter((f) => f.endsWith('.js') && !f.startsWith('main') && !f.startsWith('minilm')).map((f) => `assets/${f}`)].map((f) =>
+    ['fathom-explorer.js', ...assets.filter((f) => f.endsWith('.js') && !f.startsWith('main') && !f.startsWith('minilm') && !f.startsWith('fathom_wasm')).map((f) => `assets/${f}`)].map((f) =>
       size(readFileSync(`${dist}${f}`)),
     ),
   );
-  const explorer = sum([module, explorerScripts]);
+  // Each module's bindings, loaded with it.
+  const glue = (prefix: string) => size(readFileSync(`${dist}assets/${assets.find((f) => f.startsWith(prefix) && f.endsWith('.js'))}`));
+  const explorer = sum([module, explorerScripts, glue('fathom_wasm-')]);
   // Over a split bundle the element loads the viewer (the engine without grammars) instead.
   const viewerWasm = readFileSync(`${dist}assets/${viewerFile}`);
   const viewerModule = size(viewerWasm);
-  const splitExplorer = sum([viewerModule, explorerScripts]);
+  const splitExplorer = sum([viewerModule, explorerScripts, glue('fathom_wasm_viewer-')]);
   const report = {
     module: { ...mb(module), goal_gzip_mb: 6, custom_sections: customSections(wasm) },
     minilm_module_when_minilm_runs: { ...mb(minilmModule), custom_sections: customSections(minilmWasm) },

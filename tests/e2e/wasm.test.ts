@@ -53,6 +53,7 @@ test('the engine module holds none of MiniLM, which has a module of its own', ()
 });
 
 test('the viewer is the engine without grammars: the same exports, none of tree-sitter\'s languages, and far smaller', () => {
+  // (Its bindings are its own, pkg/fathom_wasm_viewer.js: it imports less.)
   const engine = readFileSync(new URL('../../pkg/fathom_wasm_bg.wasm', import.meta.url));
   const viewer = readFileSync(new URL('../../pkg/fathom_wasm_viewer_bg.wasm', import.meta.url));
   // One set of bindings serves both: the worker instantiates either with them.

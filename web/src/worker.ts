@@ -1,7 +1,6 @@
 // Module worker hosting the wasm engine. Requests are served one at a time, in
 // order; a failing request turns into an error reply and the worker keeps going.
-import init, { Workspace, heapStats, planZip } from '../../pkg/fathom_wasm.js';
-import type { PendingChunk, StagedInfo } from '../../pkg/fathom_wasm.js';
+import type { PendingChunk, StagedInfo, Workspace } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
@@ -66,9 +65,18 @@ function compileEngine(): Promise<WebAssembly.Module> {
   return wasmModule;
 }
 
+/** The engine's bindings, or the viewer's: each module has its own (their imports differ). */
+type Bindings = typeof import('../../pkg/fathom_wasm.js');
+let bindings: Bindings | undefined;
+
 function getWorkspace(): Promise<Workspace> {
-  workspace ??= compileEngine().then((module) => init({ module_or_path: module })).then(
-    () => new Workspace(),
+  const glue: Promise<Bindings> = VIEWER ? import('../../pkg/fathom_wasm_viewer.js') : import('../../pkg/fathom_wasm.js');
+  workspace ??= Promise.all([glue, compileEngine()]).then(async ([loaded, module]) => {
+    await loaded.default({ module_or_path: module });
+    bindings = loaded;
+    return new loaded.Workspace();
+  }).then(
+    (ws) => ws,
     (error: unknown) => {
       throw new Error(`failed to load the Fathom engine: ${errorMessage(error)}`);
     },
@@ -924,7 +932,7 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
     case 'prepare':
       return { id, type: 'result', op: 'prepare', value: (await startPool())?.size ?? 0 };
     case 'plan':
-      return { id, type: 'result', op: 'plan', value: planZip(request.name, new Uint8Array(request.bytes)) };
+      return { id, type: 'result', op: 'plan', value: (bindings as Bindings).planZip(request.name, new Uint8Array(request.bytes)) };
     case 'openSplit':
       // Answered outside the queue, where its root is fetched.
       throw new Error('openSplit is not queued');
@@ -943,7 +951,7 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       return { id, type: 'result', op: 'embedTexts', value: await loaded.embed(request.texts) };
     }
     case 'memory': {
-      const heap = heapStats() as HeapStats;
+      const heap = (bindings as Bindings).heapStats() as HeapStats;
       const value = {
         heapBytes: heap.linear_bytes, liveBytes: heap.live_bytes, peakLiveBytes: heap.peak_live_bytes, parse: lastParse,
         minilmHeapBytes: (minilm ?? probe)?.heapBytes ?? [],

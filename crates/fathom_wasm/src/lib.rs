@@ -21,6 +21,19 @@ use wasm_bindgen::prelude::*;
 #[global_allocator]
 static ALLOCATOR: fathom_engine::heap::Counted = fathom_engine::heap::Counted;
 
+/// The viewer (built without grammars) reads bundles and indexes nothing:
+/// its calls that would parse, index or embed refuse at once, so none of
+/// that code is linked into it (the linker drops what nothing reaches).
+macro_rules! viewer_refuses {
+    ($what:literal) => {
+        #[cfg(not(feature = "grammars"))]
+        return Err(JsError::new(concat!(
+            $what,
+            ": this is the viewer, which reads prebuilt bundles and indexes, parses and embeds nothing"
+        )));
+    };
+}
+
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 export type Stage = "read" | "parse" | "graph" | "resolve" | "index" | "embed";
@@ -438,6 +451,7 @@ impl Workspace {
     /// matching `exclude` (globs, as `fathom index --exclude` takes them)
     /// are left out. A new staging replaces one never finished.
     #[wasm_bindgen(js_name = stageZip, unchecked_return_type = "StagedInfo")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn stage_zip(
         &mut self,
         name: &str,
@@ -446,6 +460,7 @@ impl Workspace {
         #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
         #[wasm_bindgen(js_name = heapBudget)] heap_budget: Option<f64>,
     ) -> Result<JsValue, JsError> {
+        viewer_refuses!("stage_zip");
         let mut options = options_excluding(&exclude)?;
         options.limits.budget = heap_budget.filter(|&b| b > 0.0).map(measured_budget);
         let staged = pipeline::stage_zip(name, bytes, &options, &mut JsObserver { on_progress })?;
@@ -458,7 +473,9 @@ impl Workspace {
     /// `sampleShare`, then, once staged, `acceptSample`. Returns how many
     /// files it holds; an archive it cannot sample gives none.
     #[wasm_bindgen(js_name = sampleZip)]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn sample_zip(&mut self, bytes: &[u8], exclude: Vec<String>, bytes_wanted: u32) -> Result<usize, JsError> {
+        viewer_refuses!("sample_zip");
         let options = options_excluding(&exclude)?;
         let sample = pipeline::sample_zip(bytes, &options, bytes_wanted.into());
         let files = sample.files().len();
@@ -485,7 +502,9 @@ impl Workspace {
     /// into the staged repository, where path and text agree; returns how
     /// many it took.
     #[wasm_bindgen(js_name = acceptSample)]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn accept_sample(&self, positions: Vec<u32>, parsed: &[u8]) -> Result<usize, JsError> {
+        viewer_refuses!("accept_sample");
         let parsed = pipeline::decode_parsed(parsed).map_err(|e| JsError::new(&e))?;
         let mut state = self.state.borrow_mut();
         let State { staged, sample, .. } = &mut *state;
@@ -497,6 +516,7 @@ impl Workspace {
     /// `paths[i]`, its bytes `data[ends[i-1]..ends[i]]` (one buffer crosses
     /// into wasm, not one per file).
     #[wasm_bindgen(js_name = stageFiles, unchecked_return_type = "StagedInfo")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn stage_files(
         &mut self,
         name: &str,
@@ -505,6 +525,7 @@ impl Workspace {
         ends: Vec<u32>,
         #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
     ) -> Result<JsValue, JsError> {
+        viewer_refuses!("stage_files");
         let files = split_files(paths, data, ends)?;
         let staged = pipeline::stage_files(name, files, &Options::default(), &mut JsObserver { on_progress });
         self.hold(staged)
@@ -527,7 +548,9 @@ impl Workspace {
 
     /// Takes a parse worker's answer for the files at `positions`.
     #[wasm_bindgen(js_name = acceptParsed)]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn accept_parsed(&self, positions: Vec<u32>, parsed: &[u8]) -> Result<(), JsError> {
+        viewer_refuses!("accept_parsed");
         let parsed = pipeline::decode_parsed(parsed).map_err(|e| JsError::new(&e))?;
         let mut state = self.state.borrow_mut();
         state.staged.as_mut().ok_or_else(no_staged)?.accept(&positions, parsed).map_err(|e| JsError::new(&e))
@@ -538,7 +561,9 @@ impl Workspace {
     /// before any the archive holds. One that cannot be read is listed with
     /// the files left out, with its cause, and the graph stays Fathom's own.
     #[wasm_bindgen(js_name = attachScip)]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn attach_scip(&self, name: &str, bytes: &[u8]) -> Result<(), JsError> {
+        viewer_refuses!("attach_scip");
         let mut state = self.state.borrow_mut();
         state.staged.as_mut().ok_or_else(no_staged)?.attach_scip(name, bytes);
         Ok(())
@@ -547,10 +572,12 @@ impl Workspace {
     /// Builds the index from the held files: whatever no worker parsed is
     /// parsed here. Replaces the current index.
     #[wasm_bindgen(js_name = finishStaged, unchecked_return_type = "IndexSummary")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn finish_staged(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "(progress: Progress) => void")] on_progress: Function,
     ) -> Result<JsValue, JsError> {
+        viewer_refuses!("finish_staged");
         let staged = {
             let mut state = self.state.borrow_mut();
             state.sample = None;
@@ -606,7 +633,9 @@ impl Workspace {
     /// milliseconds: the page loads it at once, and MiniLM's weights only
     /// when MiniLM is about to run.
     #[wasm_bindgen(js_name = loadStatic, unchecked_return_type = "StaticInfo")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn load_static(&self, table: &[u8], tokenizer: &[u8]) -> Result<JsValue, JsError> {
+        viewer_refuses!("load_static");
         let model = fathom_static::load_checked(table, tokenizer).map_err(|e| JsError::new(&e.to_string()))?;
         let info = StaticInfo { model: model.id().to_owned(), dim: model.dim(), vocabulary: model.vocabulary() };
         self.state.borrow_mut().statics = Some(model);
@@ -617,7 +646,9 @@ impl Workspace {
     /// lookup and a mean per chunk) and holds their vectors: hybrid search
     /// reads meaning from them until MiniLM's index is built.
     #[wasm_bindgen(js_name = buildStatic, unchecked_return_type = "EmbeddingStatus")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn build_static(&self) -> Result<JsValue, JsError> {
+        viewer_refuses!("build_static");
         let mut state = self.state.borrow_mut();
         let model = state.statics.clone().ok_or_else(|| JsError::new("the static table is not loaded"))?;
         let index = state.index.as_mut().ok_or_else(no_index)?;
@@ -680,7 +711,9 @@ impl Workspace {
     /// Builds the dense (HNSW) index over every embedded chunk; search is
     /// hybrid from then on.
     #[wasm_bindgen(js_name = buildDense, unchecked_return_type = "EmbeddingStatus")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn build_dense(&self) -> Result<JsValue, JsError> {
+        viewer_refuses!("build_dense");
         let mut state = self.state.borrow_mut();
         let index = state.index.as_mut().ok_or_else(no_index)?;
         index.build_dense();
@@ -808,14 +841,18 @@ impl Workspace {
     /// Syntax highlighting of an indexed file (tree-sitter queries), or
     /// `undefined` when no such file is indexed.
     #[wasm_bindgen(unchecked_return_type = "Highlights | undefined")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn highlight(&self, path: &str) -> Result<JsValue, JsError> {
+        viewer_refuses!("highlight");
         self.read_texts(|index| index.highlight(path).map_or(Ok(JsValue::UNDEFINED), |h| to_js(&h)))
     }
 
     /// Where the identifier at `line` (1-based) and `column` (0-based,
     /// UTF-16) of `path` is defined, best first; empty when nothing is found.
     #[wasm_bindgen(js_name = definitionAt, unchecked_return_type = "Definition[]")]
+    #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn definition_at(&self, path: &str, line: u32, column: u32) -> Result<JsValue, JsError> {
+        viewer_refuses!("definition_at");
         self.read(|index| to_js(&index.definition_at(path, line, column)?))
     }
 
@@ -1079,7 +1116,9 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
 /// `stagedShare`), parsed into the facts `acceptParsed` takes. It needs no
 /// workspace, so each worker's wasm instance holds only its parsers.
 #[wasm_bindgen(js_name = parseShare)]
+#[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
 pub fn parse_share(share: &[u8]) -> Result<Vec<u8>, JsError> {
+    viewer_refuses!("parse_share");
     pipeline::parse_share_bytes(share).map_err(|e| JsError::new(&e))
 }
 
@@ -1087,7 +1126,9 @@ pub fn parse_share(share: &[u8]) -> Result<Vec<u8>, JsError> {
 /// holds by top-level folder and the heap indexing needs, for the page's
 /// memory budget.
 #[wasm_bindgen(js_name = planZip, unchecked_return_type = "Plan")]
+#[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
 pub fn plan_zip(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
+    viewer_refuses!("plan_zip");
     to_js(&pipeline::plan_zip(name, bytes, &Options::default())?)
 }
 
