@@ -172,6 +172,8 @@ export function countedHost(root: string, options: Partial<HostOptions> = {}, pr
     if (request.method === 'HEAD') body = Buffer.alloc(0);
     // Through the link in 16 KiB pieces, each waiting for its share of the rate.
     for (let at = 0; at < body.length || at === 0; at += 16_384) {
+      // A reader that went away (a page left) takes no more of the link.
+      if (response.destroyed || ('stream' in answer && answer.stream.destroyed)) break;
       const piece = body.subarray(at, at + 16_384);
       if (link) await sleep(link.reserve(performance.now(), piece.length + (at === 0 ? header_bytes : 0)));
       if (!response.write(piece)) await new Promise((resolve) => response.once('drain', resolve));
