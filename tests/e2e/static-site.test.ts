@@ -141,7 +141,10 @@ describe('a static documentation site', () => {
     const queries = ['url_for', 'Blueprint', 'session cookie', 'how are errors handled'];
     /** Each query's citations, top ten, as the explorer at `page` shows them. */
     const answers = async (html: string) => {
-      let seen: { cited: string[][]; answers: unknown[]; keywords: (string | null)[]; path: string | null; requests: string[]; first: string[]; status: string | null } | undefined;
+      let seen: {
+        cited: string[][]; answers: unknown[]; keywords: (string | null)[]; path: string | null; requests: string[]; first: string[];
+        fetched: { items: number; bytes: number } | null | undefined; status: string | null;
+      } | undefined;
       await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
         const explorer = page.getByTestId('explorer');
         await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
@@ -149,6 +152,8 @@ describe('a static documentation site', () => {
         // What the page read for its first answer (its query attribute's).
         await expect.poll(() => explorer.getByTestId('search-results').getAttribute('data-query'), { timeout: 30_000 }).toBe(queries[0]);
         const first = [...requests];
+        // The reader's own count of what it fetched (null over a whole bundle).
+        const fetched = await page.evaluate(() => document.querySelector('fathom-explorer')?.client?.splitFetched());
         for (const query of queries) {
           await explorer.getByTestId('search-input').fill(query);
           const list = explorer.getByTestId('search-results');
@@ -188,7 +193,7 @@ describe('a static documentation site', () => {
           await page.setViewportSize({ width: 390, height: 844 });
           await screenshot(page, 'static-site-split-narrow');
         }
-        seen = { cited, answers, keywords, path, requests: [...requests], first, status: await explorer.getByTestId('index-status').textContent() };
+        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent() };
       });
       if (!seen) throw new Error(`${html} was not visited`);
       return seen;
@@ -220,6 +225,9 @@ describe('a static documentation site', () => {
     const firstItems = split.first.filter((r) => r.includes('/flask-split/s/'));
     // (The CLI counts the root among them.)
     expect(firstItems.length + 1).toBe(Number(said?.[1]));
+    expect(split.fetched?.items).toBe(firstItems.length);
+    expect(split.fetched?.bytes).toBeGreaterThan(0);
+    expect(whole.fetched).toBeNull();
     expect(split.requests.some((r) => r.endsWith('/flask.fathom'))).toBe(false);
     // The split page loads the viewer (the engine without grammars), never the engine.
     expect(split.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toHaveLength(1);

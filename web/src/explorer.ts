@@ -240,12 +240,11 @@ export class FathomExplorer extends HTMLElement {
     this.setAttribute('state', 'loading');
     ui.status.textContent = `Loading ${name}…`;
     const model = this.getAttribute('model');
-    // A split bundle is read by the viewer, the engine without grammars.
-    const client = new FathomClient({ ...(model ? { modelBase: new URL(model, document.baseURI).href } : {}), viewer: this.#inParts() });
+    // A split bundle is read in parts, as questions need them, by the viewer (the engine without grammars).
+    const inParts = this.#inParts();
+    const client = new FathomClient({ ...(model ? { modelBase: new URL(model, document.baseURI).href } : {}), viewer: inParts });
     this.#client = client;
     ui.setClient();
-    // A split bundle is read by the worker, in parts, as questions need them.
-    const inParts = this.#inParts();
     try {
       const summary = inParts ? await client.openSplit(url.href) : await this.#fetchWhole(url, bundle !== null, client, name, generation);
       if (generation !== this.#generation) return;
@@ -253,20 +252,16 @@ export class FathomExplorer extends HTMLElement {
       ui.search.setLanguages(Object.keys(summary.languages));
       ui.search.enable();
       // Without a model nothing can read a query's meaning, whatever the
-      // bundle holds: search reads words, and says so once, here, rather
-      // than under every answer.
-      ui.mode.value = model ? 'hybrid' : 'lexical';
-      const reads = model ? '' : ' · search by words (no model on this page)';
+      // bundle holds, nor is meaning read from a split bundle yet: search
+      // reads words, and says so once, here, rather than under every answer.
+      const meaning = Boolean(model) && !inParts;
+      ui.mode.value = meaning ? 'hybrid' : 'lexical';
+      const reads = meaning ? '' : model ? ' · search by words (a split bundle)' : ' · search by words (no model on this page)';
       ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols${reads} · ready`;
-      this.dataset.search = model ? 'hybrid' : 'lexical';
+      this.dataset.search = meaning ? 'hybrid' : 'lexical';
       this.setAttribute('state', 'ready');
       this.#startMeaning = undefined;
-      if (model && inParts) {
-        // Meaning is not yet read from a split bundle: words only, said once.
-        ui.mode.value = 'lexical';
-        ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols · search by words (a split bundle) · ready`;
-        this.dataset.search = 'lexical';
-      } else if (model) {
+      if (meaning) {
         const upgrades = new MeaningUpgrades();
         client.onEmbedding((progress) => {
           if (progress.staticFrom) this.dataset.staticFrom = progress.staticFrom;

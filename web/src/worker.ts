@@ -55,7 +55,7 @@ async function compile(url: string): Promise<WebAssembly.Module> {
 
 /**
  * Whether this worker runs the viewer (`FathomClient`'s `viewer` option): the
- * engine built without grammars, with the same bindings, which reads split
+ * engine built without grammars, with bindings of its own, which reads split
  * bundles and parses nothing.
  */
 const VIEWER = (self as { name?: string }).name === 'fathom-viewer';
@@ -70,17 +70,15 @@ type Bindings = typeof import('../../pkg/fathom_wasm.js');
 let bindings: Bindings | undefined;
 
 function getWorkspace(): Promise<Workspace> {
-  const glue: Promise<Bindings> = VIEWER ? import('../../pkg/fathom_wasm_viewer.js') : import('../../pkg/fathom_wasm.js');
-  workspace ??= Promise.all([glue, compileEngine()]).then(async ([loaded, module]) => {
+  workspace ??= (async () => {
+    const glue: Promise<Bindings> = VIEWER ? import('../../pkg/fathom_wasm_viewer.js') : import('../../pkg/fathom_wasm.js');
+    const [loaded, module] = await Promise.all([glue, compileEngine()]);
     await loaded.default({ module_or_path: module });
     bindings = loaded;
     return new loaded.Workspace();
-  }).then(
-    (ws) => ws,
-    (error: unknown) => {
-      throw new Error(`failed to load the Fathom engine: ${errorMessage(error)}`);
-    },
-  );
+  })().catch((error: unknown) => {
+    throw new Error(`failed to load the Fathom engine: ${errorMessage(error)}`);
+  });
   return workspace;
 }
 
@@ -872,9 +870,10 @@ async function answerSplit(request: SplitRequest): Promise<void> {
   }
 }
 
-/** A new index replaced the last: meaning starts over for it. */
+/** A new index replaced the last: meaning starts over for it, and no split bundle is open (`openSplit` opens one after). */
 function newSession(): void {
   session += 1;
+  split = undefined;
   meaning = undefined;
   readings.clear();
   reading?.controller.abort('another index replaced this one');
@@ -917,7 +916,6 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       for (const index of request.scip) ws.attachScip(index.name, new Uint8Array(index.bytes));
       const value = await indexStaged(ws, staged, onProgress, await sample());
       newSession();
-      split = undefined;
       return { id, type: 'result', op: 'indexZip', value };
     }
     case 'indexFiles': {
@@ -926,7 +924,6 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       const staged = ws.stageFiles(request.name, request.paths, new Uint8Array(request.data), request.ends, onProgress);
       const value = await indexStaged(ws, staged, onProgress);
       newSession();
-      split = undefined;
       return { id, type: 'result', op: 'indexFiles', value };
     }
     case 'prepare':
@@ -986,7 +983,6 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
       const value = await method.apply(ws, args);
       if (request.method === 'importBundle') {
         newSession();
-        split = undefined;
       }
       return { id, type: 'result', op: 'call', value };
     }

@@ -844,7 +844,7 @@ impl Workspace {
     #[cfg_attr(not(feature = "grammars"), allow(unreachable_code, unused_variables))]
     pub fn highlight(&self, path: &str) -> Result<JsValue, JsError> {
         viewer_refuses!("highlight");
-        self.read_texts(|index| index.highlight(path).map_or(Ok(JsValue::UNDEFINED), |h| to_js(&h)))
+        self.read(|index| index.highlight(path).map_or(Ok(JsValue::UNDEFINED), |h| to_js(&h)))
     }
 
     /// Where the identifier at `line` (1-based) and `column` (0-based,
@@ -935,7 +935,8 @@ impl Workspace {
         bytes: &[u8],
     ) -> Result<(), JsError> {
         let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
-        let item = need.item().ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
+            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
         self.split(|reader| Ok(reader.supply(&item, bytes)?))
     }
 
@@ -1002,16 +1003,6 @@ impl Workspace {
         f(state.index.as_ref().ok_or_else(no_index)?)
     }
 
-    /// As `read`, or over what a split bundle's reader holds: for what
-    /// reads only a file's text.
-    fn read_texts<T>(&self, f: impl FnOnce(&Index) -> Result<T, JsError>) -> Result<T, JsError> {
-        let state = self.state.borrow();
-        match &state.split {
-            Some(reader) => f(reader.index()),
-            None => f(state.index.as_ref().ok_or_else(no_index)?),
-        }
-    }
-
     fn split<T>(&self, f: impl FnOnce(&mut SplitReader) -> Result<T, JsError>) -> Result<T, JsError> {
         let mut state = self.state.borrow_mut();
         f(state.split.as_mut().ok_or_else(|| JsError::new("no split bundle is open"))?)
@@ -1059,19 +1050,8 @@ struct NeedJs {
 
 impl NeedJs {
     fn of(need: Need) -> NeedJs {
-        let hash = need.item.hash.iter().map(|b| format!("{b:02x}")).collect();
-        NeedJs { path: need.item.path(), hash, bytes: need.item.bytes, plain: need.item.plain, what: need.what }
-    }
-
-    fn item(&self) -> Option<ItemRef> {
-        let mut hash = [0u8; fathom_engine::store::HASH];
-        if self.hash.len() != 2 * hash.len() {
-            return None;
-        }
-        for (at, byte) in hash.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(self.hash.get(2 * at..2 * at + 2)?, 16).ok()?;
-        }
-        Some(ItemRef { hash, bytes: self.bytes, plain: self.plain })
+        let item = need.item;
+        NeedJs { path: item.path(), hash: item.hex(), bytes: item.bytes, plain: item.plain, what: need.what }
     }
 }
 

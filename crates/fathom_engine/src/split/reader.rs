@@ -220,11 +220,6 @@ impl SplitReader {
         &self.root
     }
 
-    /// The index as far as it is in: placeholders where nothing is yet.
-    pub fn index(&self) -> &Index {
-        &self.index
-    }
-
     /// What the index holds, as [`IndexSummary`]'s JSON (without the files
     /// skipped and the errors).
     pub fn summary_json(&self) -> &str {
@@ -235,14 +230,13 @@ impl SplitReader {
     /// no item read so far has named: a file is opened from a hit, a
     /// caller or a file list, which name it first.
     pub fn file_step(&mut self, path: &str) -> Step<Option<String>> {
-        let Some(&file) = self.index.by_path.get(path) else {
+        let Some((file, page)) = self.file_page(path) else {
             return Step::Ready(None);
         };
         if self.texts_in[file as usize] {
             return Step::Ready(self.index.texts.get(file as usize).cloned());
         }
-        let module = self.index.graph.files()[file as usize].module;
-        match self.needs(vec![Want::Nodes(self.page_of(module))]) {
+        match self.needs(vec![Want::Nodes(page)]) {
             Some(needs) => Step::Needs(needs),
             // The page is in but did not hold the file: the root lied.
             None => Step::Ready(None),
@@ -342,10 +336,9 @@ impl SplitReader {
     /// A file's syntax colours, or what to fetch first (its node page, then
     /// its page's colours); `None` for a path no item read so far has named.
     pub fn highlight_step(&mut self, path: &str) -> Step<Option<fathom_parse::Highlights>> {
-        let Some(&file) = self.index.by_path.get(path) else {
+        let Some((file, page)) = self.file_page(path) else {
             return Step::Ready(None);
         };
-        let page = self.page_of(self.index.graph.files()[file as usize].module);
         match self.needs(vec![Want::Nodes(page), Want::Colours(page)]) {
             Some(needs) => Step::Needs(needs),
             None => Step::Ready(self.colours.get(&file).and_then(super::Colours::highlights)),
@@ -593,6 +586,13 @@ impl SplitReader {
         self.index.graph.set_edges(edges.collect::<Vec<_>>());
         self.index.retrieval.rebuild_names(&self.index.graph);
         self.dirty = false;
+    }
+
+    /// A file named by an item read so far, and the node page that holds
+    /// it (the page of its module node).
+    fn file_page(&self, path: &str) -> Option<(u32, usize)> {
+        let &file = self.index.by_path.get(path)?;
+        Some((file, self.page_of(self.index.graph.files()[file as usize].module)))
     }
 
     /// The node page holding `node`.

@@ -37,8 +37,25 @@ pub struct ItemRef {
 impl ItemRef {
     /// The item's path inside the bundle's directory.
     pub fn path(&self) -> String {
-        let hex: String = self.hash.iter().map(|b| format!("{b:02x}")).collect();
-        format!("s/{hex}.bin")
+        format!("s/{}.bin", self.hex())
+    }
+
+    /// Its hash in lower-case hex, as its path names it.
+    pub fn hex(&self) -> String {
+        self.hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// A reference from its hash in hex ([`ItemRef::hex`]) and its lengths;
+    /// `None` where the hex is not a hash.
+    pub fn from_hex(hex: &str, bytes: u32, plain: u32) -> Option<ItemRef> {
+        let mut hash = [0u8; HASH];
+        if hex.len() != 2 * HASH {
+            return None;
+        }
+        for (at, byte) in hash.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(hex.get(2 * at..2 * at + 2)?, 16).ok()?;
+        }
+        Some(ItemRef { hash, bytes, plain })
     }
 }
 
@@ -148,6 +165,10 @@ mod tests {
         let (item, bytes) = seal(&value);
         assert_eq!(open::<Vec<(u32, String)>>("postings", &item, &bytes).unwrap(), value);
         assert!(item.path().starts_with("s/") && item.path().len() == "s/.bin".len() + 2 * HASH);
+        // The page hands a reference back by its hex: the same reference, and nothing else.
+        assert_eq!(ItemRef::from_hex(&item.hex(), item.bytes, item.plain), Some(item));
+        assert_eq!(ItemRef::from_hex(&item.hex()[1..], item.bytes, item.plain), None);
+        assert_eq!(ItemRef::from_hex(&"zz".repeat(HASH), item.bytes, item.plain), None);
 
         let truncated = open::<Vec<(u32, String)>>("postings", &item, &bytes[..bytes.len() - 3]).unwrap_err();
         assert!(matches!(truncated, StoreError::Truncated { got, expected, .. } if got + 3 == expected), "{truncated}");
