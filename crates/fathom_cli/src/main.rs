@@ -535,13 +535,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let query = query.context("a split bundle is searched one query at a time: give the query")?;
                 let (results, fetched, waves) = split_search(&target, &query, &options)?;
                 eprintln!(
-                    "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}",
+                    "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, files {}",
                     fetched.items,
                     human_bytes(fetched.bytes),
                     human_bytes(fetched.postings),
                     human_bytes(fetched.names),
                     human_bytes(fetched.nodes),
-                    human_bytes(fetched.edges)
+                    human_bytes(fetched.edges),
+                    human_bytes(fetched.files)
                 );
                 output::search(&results, files, json)?;
                 return Ok(if results.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS });

@@ -86,20 +86,22 @@ fn a_split_search_answers_as_the_whole_index_does() {
         "not everything was read"
     );
     // After a search, each file an answer named opens with the whole
-    // index's text: at once where its page came with the answer, or after
-    // one fetch of that page.
+    // index's text, after one fetch of its own item; the others are not
+    // known by name yet.
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     split_search(&split, &mut reader, "url_for", &lexical(10));
     let fetch = |need: &Need| Ok(split.items[&need.item].clone());
-    let (mut at_once, mut fetched) = (0, 0);
+    let before = reader.fetched().files;
+    let mut opened = 0;
     for file in index.graph().files() {
         let (text, waves) = drive(&mut reader, fetch, |r| r.file_step(&file.path)).unwrap();
         let Some(text) = text else { continue };
         assert_eq!(Some(text.as_str()), index.file_text(&file.path), "{}", file.path);
-        assert!(waves <= 1, "{}: {waves} waves", file.path);
-        if waves == 0 { at_once += 1 } else { fetched += 1 }
+        assert_eq!(waves, 1, "{}", file.path);
+        opened += 1;
     }
-    assert!(at_once > 0 && fetched > 0, "{at_once} files at once, {fetched} after a fetch");
+    assert_eq!(before, 0, "a search reads no file whole");
+    assert!(opened > 0 && opened < index.graph().files().len(), "{opened} files opened");
 }
 
 /// What reads the whole index still answers as it does: a bug report (the
@@ -238,11 +240,10 @@ fn a_root_that_is_not_one_says_what_it_is() {
     assert_eq!(reader.fetched(), fetched, "an item supplied twice is kept once");
 }
 
-/// A file is read from its node page: at once where a search brought the
-/// page in, after one fetch where only its name is known, and not at all
-/// where no item has named it.
+/// A file is read from its own item, text and colours at once, after one
+/// fetch once a page has named it, and not at all where no item has.
 #[test]
-fn a_file_is_read_from_its_page() {
+fn a_file_is_read_from_its_item() {
     let (index, split) = small_split();
     let fetch = |need: &Need| Ok(split.items[&need.item].clone());
     let mut reader = SplitReader::open("root", &split.root).unwrap();
@@ -252,14 +253,17 @@ fn a_file_is_read_from_its_page() {
     let (text, waves) = drive(&mut reader, fetch, |r| r.file_step("calc.py")).unwrap();
     assert!(text.as_deref().is_some_and(|t| t.contains("def add(a, b)")), "{text:?}");
     assert_eq!(text.as_deref(), index.file_text("calc.py"));
-    assert_eq!(waves, 0, "the hit's page brought its text");
+    assert_eq!(waves, 1, "the file's item");
     assert!(matches!(reader.file_step("nowhere.py"), Step::Ready(None)));
-    // Its colours come with one more item, and are the whole index's.
+    // Its colours came with it, and are the whole index's.
     let (colours, waves) = drive(&mut reader, fetch, |r| r.highlight_step("calc.py")).unwrap();
-    assert_eq!(waves, 1);
+    assert_eq!(waves, 0);
     let expected = index.highlight("calc.py").unwrap();
     assert!(expected.spans.len() > 5, "{expected:?}");
     assert_eq!(colours, Some(expected));
+    // A search after it shows the file's snippets from its whole text.
+    let (answer, _) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
+    assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
 }
 
 /// A name sixty symbols share, in two spellings: the split bundle holds its

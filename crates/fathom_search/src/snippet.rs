@@ -12,7 +12,7 @@ const LINES: usize = 3;
 const WIDTH: usize = 200;
 /// How many lines of a long chunk are searched for the best line: a module
 /// chunk can be a whole 20,000-line file.
-const SCAN: usize = 400;
+const SCAN: u32 = 400;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Snippet {
@@ -29,12 +29,12 @@ pub struct Snippet {
 /// and the lines after it.
 pub fn snippet(text: &str, first: u32, last: u32, query: &str, terms: &Terms) -> Snippet {
     let wanted: std::collections::HashSet<String> = terms.terms(query).into_iter().collect();
-    let first = first.max(1);
-    let span = (last.max(first) - first + 1) as usize;
+    let read = lines_read(first, last);
+    let first = *read.start();
     let lines: Vec<&str> = text
         .lines()
         .skip(first as usize - 1)
-        .take(span.min(SCAN))
+        .take(read.count())
         .map(|line| cut(line.strip_suffix('\r').unwrap_or(line)))
         .collect();
     if lines.is_empty() {
@@ -91,8 +91,17 @@ pub fn snippet(text: &str, first: u32, last: u32, query: &str, terms: &Terms) ->
     out
 }
 
-/// The line cut to [`WIDTH`] characters, at a character boundary.
-fn cut(line: &str) -> &str {
+/// The lines (1-based) a snippet of lines `first..=last` reads: the first
+/// [`SCAN`] of them. A text that holds only these, at their places, gives
+/// the same snippet as the whole file (a split bundle's node pages do).
+pub fn lines_read(first: u32, last: u32) -> std::ops::RangeInclusive<u32> {
+    let first = first.max(1);
+    first..=last.max(first).min(first.saturating_add(SCAN - 1))
+}
+
+/// The line cut to the characters a snippet shows of it, at a character
+/// boundary: a snippet reads no more of a line.
+pub fn cut(line: &str) -> &str {
     match line.char_indices().nth(WIDTH) {
         Some((at, _)) => &line[..at],
         None => line,

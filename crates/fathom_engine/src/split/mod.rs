@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! root.fathom          magic, format, the root (gzipped postcard), xxh3-64
-//! s/<hash>.bin         every other item, named by its SHA-256
+//! s/<name>.bin         every other item: placed, or named by its SHA-256
 //! ```
 //!
 //! The root is small and says everything a first question needs to know
@@ -12,21 +12,29 @@
 //! - BM25's corpus figures (chunks and their average length), so a query
 //!   scores exactly as the whole index scores it from its terms' postings
 //!   alone;
-//! - the postings items, each holding the terms of one range of term
-//!   hashes (uniform ranges, so a term's item is computed, not looked up),
-//!   each term's postings complete: chunk, node and weight;
+//! - how many postings items there are, each holding the terms of one
+//!   range of term hashes (uniform ranges, so a term's item is computed,
+//!   not looked up), each term's postings complete: chunk, node and weight;
 //! - the name pages, each the names between two keys of the names in
 //!   order ([`fathom_search::NameIndex`]'s order), with the first key of
 //!   each, so a word's exact and prefix matches are read from the page or
 //!   pages its run falls in;
-//! - the node pages ([`NodePage`]): a file's definitions whole, their
-//!   chunks and the file's text, for the symbols an answer shows;
-//! - the edge runs ([`EdgeRun`]): a run of node ids in brief, every edge
-//!   that touches them and those edges' far ends in brief, for the symbols
-//!   an answer expands from and those that could tie with them.
+//! - where the node pages ([`NodePage`]) and edge runs ([`EdgeRun`]) cut
+//!   the node ids: a node page holds a run of definitions whole, their
+//!   chunks, their files' heads and the lines their snippets read, for the
+//!   symbols an answer shows; an edge run holds a run of nodes in brief,
+//!   every edge that touches them and those edges' far ends in brief, for
+//!   the symbols an answer expands from and those that could tie with them.
 //!
-//! Sizes are chosen so that an item is a few tens of kilobytes gzipped:
-//! a question reads a few items of each kind, not the whole bundle.
+//! Postings items, node pages and edge runs are *placed*
+//! ([`ItemRef::placed`]): named by the bundle's tag and their place, so the
+//! root lists no hash for each of them, and a project of 50,000 files has a
+//! root of tens of kilobytes. The file items ([`FileItem`]), each a file's
+//! text and colours, read when the file is opened, are named by their hash
+//! in the heads of their files.
+//!
+//! Sizes are chosen so that an item is a few kilobytes gzipped: a question
+//! reads a few items of each kind, not the whole bundle.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -38,7 +46,7 @@ use fathom_search::roles::{Judged, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::Index;
-use crate::store::{ItemRef, StoreError, seal};
+use crate::store::{ItemRef, StoreError, seal, seal_placed};
 
 mod reader;
 pub use reader::{Fetched, Need, SplitReader, Step, drive};
@@ -49,14 +57,16 @@ pub const ROOT: &str = "root.fathom";
 /// newline, so neither is read as the other.
 pub const SPLIT_MAGIC: [u8; 8] = *b"\x89FATHOM/";
 /// The layout of the root and its items this build writes and reads.
-pub const SPLIT_FORMAT: u32 = 1;
-/// What a postings item or a name page holds before it is gzipped, about.
-const POSTINGS_BYTES: usize = 48 * 1024;
-const NAME_PAGE_BYTES: usize = 40 * 1024;
+pub const SPLIT_FORMAT: u32 = 2;
+/// What an item holds before it is gzipped, about. Small: a placed item
+/// costs the root nothing, and a question reads a few dozen items, so what
+/// it fetches is mostly what it reads (measured in `bench/PERFORMANCE.md`).
+const POSTINGS_BYTES: usize = 4 * 1024;
+const NAME_PAGE_BYTES: usize = 6 * 1024;
+const NODE_PAGE_BYTES: usize = 1024;
+const EDGE_RUN_BYTES: usize = 1024;
 /// A name more symbols share than this gets a digest.
 const DIGEST_SHARED: usize = 48;
-const NODE_PAGE_BYTES: usize = 4 * 1024;
-const EDGE_RUN_BYTES: usize = 6 * 1024;
 /// The most a root may inflate to.
 const ROOT_LIMIT: u64 = 64 << 20;
 
@@ -69,23 +79,23 @@ pub struct Root {
     pub header: String,
     /// BM25's average document length.
     pub avgdl: f32,
-    /// Postings items; item `i` holds the terms whose hash `h` has
-    /// `h * len / 2^32 == i`.
-    pub postings: Vec<ItemRef>,
+    /// The tag that names the placed items (postings items, node pages and
+    /// edge runs: [`ItemRef::placed`]), a hash of all their checksums.
+    pub tag: [u8; crate::store::HASH],
+    /// How many postings items there are: item `i` holds the terms whose
+    /// hash `h` has `h * postings / 2^32 == i`.
+    pub postings: Placed,
     /// Name pages, with the first key each holds.
-    pub names: Vec<(String, ItemRef)>,
+    pub names: Placed,
+    pub name_keys: Vec<String>,
     /// For a name many symbols share, the few an exact search of it can
     /// rank first ([`fathom_search::NameIndex::exact_digest`]), by the name
     /// in lower case: a phrase's word reads these, not every page of it.
     pub digests: Vec<(String, ItemRef)>,
-    /// Node pages ([`NodePage`]) and edge runs ([`EdgeRun`]), each with the
-    /// first node id it holds: both cut the node ids into runs in order,
-    /// node pages between files. Stored with each first id as the
-    /// difference from the one before.
-    #[serde(with = "runs")]
-    pub nodes_at: Vec<(u32, ItemRef)>,
-    #[serde(with = "runs")]
-    pub edges_at: Vec<(u32, ItemRef)>,
+    /// Node pages ([`NodePage`]) and edge runs ([`EdgeRun`]), by the first
+    /// node id each holds: both cut the node ids into runs in order.
+    pub nodes: Placed,
+    pub edges: Placed,
     /// The index summary, as a bundle stores it.
     pub summary: ItemRef,
     /// What the index holds, as [`IndexSummary`](crate::IndexSummary)'s
@@ -94,8 +104,38 @@ pub struct Root {
     pub brief: String,
 }
 
+/// A family of placed items: how many, the most one inflates to, and for
+/// runs of nodes each one's first node id (stored as the difference from
+/// the one before).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Placed {
+    pub count: u32,
+    pub max: u32,
+    #[serde(with = "runs")]
+    pub first: Vec<u32>,
+}
+
+/// The families of placed items, as their names are made.
+pub const POSTINGS: u8 = b'p';
+pub const NAMES: u8 = b'm';
+pub const NODES: u8 = b'n';
+pub const EDGES: u8 = b'e';
+
+impl Placed {
+    /// The reference of item `at`.
+    pub fn item(&self, tag: &[u8; crate::store::HASH], family: u8, at: usize) -> Option<ItemRef> {
+        (at < self.count as usize).then(|| ItemRef::placed(tag, family, at as u32, self.max))
+    }
+
+    /// The run holding node `id`.
+    pub fn run_of(&self, id: u32) -> usize {
+        self.first.partition_point(|first| *first <= id).saturating_sub(1)
+    }
+}
+
 /// What a file is, as a page carries it: its path, language and module,
-/// and its role for ranking (and the files it is made from).
+/// its role for ranking (and the files it is made from), and the item of
+/// its text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FileHead {
     pub id: u32,
@@ -104,23 +144,38 @@ pub struct FileHead {
     pub module: u32,
     pub role: Judged,
     pub sources: Vec<String>,
+    /// Its [`FileItem`].
+    pub text: ItemRef,
 }
 
-/// Files whole: their heads and texts, their nodes with every detail, and
-/// the chunks of those nodes.
+/// A file opened: its text, and its syntax colours, made where the grammars
+/// are (a viewer carries none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileItem {
+    pub text: String,
+    pub colours: Colours,
+}
+
+/// A run of nodes in id order, with every detail; their chunks; the heads
+/// of their files; and of those files the lines their snippets read
+/// ([`fathom_search::snippet::lines_read`] of each chunk and of the node's
+/// span, each line cut as a snippet cuts it), so a hit shows as the whole
+/// index shows it without its file's text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NodePage {
-    pub files: Vec<(FileHead, String)>,
+    pub files: Vec<FileHead>,
     pub nodes: Vec<(u32, Node)>,
     pub chunks: Vec<(u32, Chunk)>,
-    /// Its files' syntax colours ([`PageColours`]), an item of their own:
-    /// read when a file is shown, not when it is searched, and made where
-    /// the grammars are (a viewer carries none).
-    pub colours: ItemRef,
+    pub lines: Vec<Lines>,
 }
 
-/// The syntax colours of a node page's files, by file id.
-pub type PageColours = Vec<(u32, Colours)>;
+/// Consecutive lines of a file, from line `first` (1-based).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lines {
+    pub file: u32,
+    pub first: u32,
+    pub lines: Vec<String>,
+}
 
 /// A file's [`Highlights`](fathom_parse::Highlights), small: four numbers a
 /// span (its line as the difference from the last span's, its start as the
@@ -327,7 +382,7 @@ pub struct SplitReport {
     pub names: Family,
     pub nodes: Family,
     pub edges: Family,
-    pub colours: Family,
+    pub files: Family,
     pub summary: Family,
 }
 
@@ -339,7 +394,7 @@ impl SplitReport {
             ("names", self.names),
             ("node pages", self.nodes),
             ("edge runs", self.edges),
-            ("colours", self.colours),
+            ("files", self.files),
             ("summary", self.summary),
         ]
     }
@@ -405,13 +460,17 @@ impl Index {
         for (term, list) in by_term {
             shards[term_range(term, ranges)].push((term, Columns::of(&list)));
         }
-        let postings: Vec<ItemRef> = shards
-            .into_iter()
-            .map(|mut shard| {
-                shard.sort_unstable_by_key(|(term, _)| *term);
-                keep(&mut report.postings, seal(&shard))
-            })
-            .collect();
+        let mut placed: Vec<(u8, Vec<u8>, u64, u32)> = Vec::new();
+        let mut place = |family: &mut Family, kind: u8, (bytes, checksum, plain): (Vec<u8>, u64, u32)| {
+            family.items += 1;
+            family.bytes += bytes.len() as u64;
+            family.plain += u64::from(plain);
+            placed.push((kind, bytes, checksum, plain));
+        };
+        for mut shard in shards {
+            shard.sort_unstable_by_key(|(term, _)| *term);
+            place(&mut report.postings, POSTINGS, seal_placed(&shard));
+        }
 
         // Names, in the name index's order, cut into pages.
         let mut entries: Vec<NameEntry> = graph
@@ -444,38 +503,45 @@ impl Index {
             let digest: Vec<&NameEntry> = run.iter().filter(|e| wanted.binary_search(&e.node).is_ok()).collect();
             digests.push((key.clone(), keep(&mut report.names, seal(&digest))));
         }
-        let mut names: Vec<(String, ItemRef)> = Vec::new();
+        let mut name_keys: Vec<String> = Vec::new();
         let mut page: Vec<NameEntry> = Vec::new();
         let mut size = 0;
         for entry in entries {
             size += entry.key.len() + entry.name.len() + entry.qualified_name.len() + 12;
             page.push(entry);
             if size >= NAME_PAGE_BYTES {
-                let first = page[0].key.clone();
-                names.push((first, keep(&mut report.names, seal(&std::mem::take(&mut page)))));
+                name_keys.push(page[0].key.clone());
+                place(&mut report.names, NAMES, seal_placed(&std::mem::take(&mut page)));
                 size = 0;
             }
         }
-        if !page.is_empty() || names.is_empty() {
-            let first = page.first().map(|e| e.key.clone()).unwrap_or_default();
-            names.push((first, keep(&mut report.names, seal(&page))));
+        if !page.is_empty() || name_keys.is_empty() {
+            name_keys.push(page.first().map(|e| e.key.clone()).unwrap_or_default());
+            place(&mut report.names, NAMES, seal_placed(&page));
         }
 
-        // The graph: node pages, whole files at a time, and edge runs.
+        // Files: each one's text and colours, an item named by its head.
         let roles = self.retrieval.roles();
         let heads: Vec<FileHead> = graph
             .files()
             .iter()
             .enumerate()
-            .map(|(id, file)| FileHead {
-                id: id as u32,
-                path: file.path.clone(),
-                language: file.language,
-                module: file.module.index() as u32,
-                role: roles.of(&file.path).clone(),
-                sources: roles.sources_of(&file.path).to_vec(),
+            .map(|(id, file)| {
+                let text = &self.texts[id];
+                let colours = Colours::of(&fathom_parse::highlight(file.language, text));
+                let item = FileItem { text: text.clone(), colours };
+                FileHead {
+                    id: id as u32,
+                    path: file.path.clone(),
+                    language: file.language,
+                    module: file.module.index() as u32,
+                    role: roles.of(&file.path).clone(),
+                    sources: roles.sources_of(&file.path).to_vec(),
+                    text: keep(&mut report.files, seal(&item)),
+                }
             })
             .collect();
+        // The graph: node pages and edge runs.
         let mut chunks_of: Vec<Vec<u32>> = vec![Vec::new(); graph.node_count()];
         for (i, chunk) in chunks.iter().enumerate() {
             chunks_of[chunk.node.index()].push(i as u32);
@@ -493,15 +559,12 @@ impl Index {
             }
         }
         let node = |at: usize| graph.node(fathom_graph::NodeId::new(at));
-        let runs = |limit: usize, between_files: bool, size: &dyn Fn(usize) -> usize| {
+        let runs = |limit: usize, size: &dyn Fn(usize) -> usize| {
             let mut cuts: Vec<std::ops::Range<usize>> = Vec::new();
             let mut from = 0;
             while from < graph.node_count() {
                 let (mut to, mut bytes) = (from, 0);
-                while to < graph.node_count() {
-                    if bytes >= limit && (!between_files || node(to).file != node(to - 1).file) {
-                        break;
-                    }
+                while to < graph.node_count() && (bytes < limit || to == from) {
                     bytes += size(to);
                     to += 1;
                 }
@@ -510,42 +573,70 @@ impl Index {
             }
             cuts
         };
-        // A node page's size is mostly its files' texts, counted at each
-        // file's module node.
-        let node_bytes = |at: usize| {
-            let n = node(at);
-            let text =
-                n.file.filter(|f| graph.file(*f).module.index() == at).map_or(0, |f| self.texts[f.0 as usize].len());
-            64 + n.qualified_name.len() + text
-        };
-        let nodes_at: Vec<(u32, ItemRef)> = runs(NODE_PAGE_BYTES, true, &node_bytes)
-            .into_iter()
-            .map(|range| {
-                let mut page = node_page(graph, &heads, &self.texts, &chunks_of, chunks, range.clone());
-                let colours: PageColours = page
-                    .files
-                    .iter()
-                    .map(|(head, text)| (head.id, Colours::of(&fathom_parse::highlight(head.language, text))))
-                    .collect();
-                page.colours = keep(&mut report.colours, seal(&colours));
-                (range.start as u32, keep(&mut report.nodes, seal(&page)))
-            })
-            .collect();
+        let file_lines: Vec<Vec<&str>> = self.texts.iter().map(|text| text.lines().collect()).collect();
+        let read = ReadLines { graph, chunks, chunks_of: &chunks_of, file_lines: &file_lines };
+        let mut nodes_at: Vec<u32> = Vec::new();
+        for range in read.pages(NODE_PAGE_BYTES) {
+            nodes_at.push(range.start as u32);
+            place(&mut report.nodes, NODES, seal_placed(&node_page(graph, &heads, &read, range)));
+        }
         let edge_bytes = |at: usize| 48 + node(at).qualified_name.len() + 40 * edges_at[at].len();
-        let edges_at_runs: Vec<(u32, ItemRef)> = runs(EDGE_RUN_BYTES, false, &edge_bytes)
-            .into_iter()
-            .map(|range| {
-                let run = edge_run(graph, &heads, &edges_at, &edges, range.clone());
-                (range.start as u32, keep(&mut report.edges, seal(&run)))
-            })
-            .collect();
+        let mut edges_first: Vec<u32> = Vec::new();
+        for range in runs(EDGE_RUN_BYTES, &edge_bytes) {
+            edges_first.push(range.start as u32);
+            place(&mut report.edges, EDGES, seal_placed(&edge_run(graph, &heads, &edges_at, &edges, range)));
+        }
+        // The tag names the placed items: of all their checksums, so a
+        // bundle's placed names change whenever any of them does.
+        let mut tag = <sha2::Sha256 as sha2::Digest>::new();
+        for (kind, _, checksum, _) in &placed {
+            sha2::Digest::update(&mut tag, [*kind]);
+            sha2::Digest::update(&mut tag, checksum.to_le_bytes());
+        }
+        let tag: [u8; crate::store::HASH] =
+            sha2::Digest::finalize(tag)[..crate::store::HASH].try_into().expect("a SHA-256 is 32 bytes");
+        let family = |kind: u8, first: Vec<u32>| {
+            let of_kind = placed.iter().filter(|(k, ..)| *k == kind);
+            let max = of_kind.clone().map(|(.., plain)| *plain).max().unwrap_or(0);
+            Placed { count: of_kind.count() as u32, max, first }
+        };
+        let (postings, names, nodes, edges_placed) = (
+            family(POSTINGS, Vec::new()),
+            family(NAMES, Vec::new()),
+            family(NODES, nodes_at),
+            family(EDGES, edges_first),
+        );
         let summary = keep(&mut report.summary, seal(&self.stored_summary()));
+        let mut counts: HashMap<u8, u32> = HashMap::new();
+        for (kind, bytes, _, _) in placed {
+            let at = counts.entry(kind).or_default();
+            let max = match kind {
+                POSTINGS => postings.max,
+                NAMES => names.max,
+                NODES => nodes.max,
+                _ => edges_placed.max,
+            };
+            items.insert(ItemRef::placed(&tag, kind, *at, max), bytes);
+            *at += 1;
+        }
         let brief = crate::IndexSummary { skipped: Vec::new(), errors: Vec::new(), ..self.summary.clone() };
         let brief = serde_json::to_string(&brief).expect("the summary is plain data");
 
         let header = serde_json::to_string(&self.header(SPLIT_FORMAT, Vec::new())).expect("the header is plain data");
         let avgdl = self.retrieval.params(Default::default()).bm25.avgdl;
-        let root = Root { header, avgdl, postings, names, digests, nodes_at, edges_at: edges_at_runs, summary, brief };
+        let root = Root {
+            header,
+            avgdl,
+            tag,
+            postings,
+            names,
+            name_keys,
+            digests,
+            nodes,
+            edges: edges_placed,
+            summary,
+            brief,
+        };
         let root = encode_root(&root);
         report.root_bytes = root.len() as u64;
         Split { root, items, report }
@@ -573,24 +664,119 @@ fn brief(node: &Node) -> Node {
     Node { details: None, ..node.clone() }
 }
 
-/// The node page of the nodes `range`, whole files: see [`NodePage`].
+/// Where a node's snippet lines are: see [`NodePage`].
+struct ReadLines<'a> {
+    graph: &'a fathom_graph::CodeGraph,
+    chunks: &'a [Chunk],
+    chunks_of: &'a [Vec<u32>],
+    file_lines: &'a [Vec<&'a str>],
+}
+
+impl ReadLines<'_> {
+    /// The node's file, and the ranges of its lines a snippet of it reads
+    /// (of any of its chunks, or of its span), in order and merged.
+    fn of(&self, at: usize) -> Option<(u32, Vec<std::ops::RangeInclusive<u32>>)> {
+        use fathom_search::snippet::lines_read;
+        let node = self.graph.node(fathom_graph::NodeId::new(at));
+        let file = node.file.filter(|_| !node.is_external)?.0;
+        let mut ranges: Vec<std::ops::RangeInclusive<u32>> = self.chunks_of[at]
+            .iter()
+            .map(|&c| &self.chunks[c as usize])
+            .map(|c| lines_read(c.start_line, c.end_line))
+            .chain([lines_read(node.span.start_line, node.span.end_line)])
+            .collect();
+        Some((file, merge(&mut ranges)))
+    }
+
+    /// The nodes cut into runs of about `limit` bytes of lines and nodes:
+    /// a line counted once in a run however many of its nodes read it (a
+    /// module's top level and the functions in it share lines).
+    fn pages(&self, limit: usize) -> Vec<std::ops::Range<usize>> {
+        let count = self.graph.node_count();
+        let mut cuts: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut from = 0;
+        while from < count {
+            let (mut to, mut bytes) = (from, 0);
+            let mut covered: Vec<(u32, std::ops::RangeInclusive<u32>)> = Vec::new();
+            while to < count && (bytes < limit || to == from) {
+                bytes += 64 + self.graph.node(fathom_graph::NodeId::new(to)).qualified_name.len();
+                for (file, range) in
+                    self.of(to).into_iter().flat_map(|(f, ranges)| ranges.into_iter().map(move |r| (f, r)))
+                {
+                    let first = *range.start();
+                    let new: usize = self
+                        .lines(file, range.clone())
+                        .zip(first..)
+                        .filter(|(_, at)| !covered.iter().any(|(f, r)| *f == file && r.contains(at)))
+                        .map(|(line, _)| line.len() + 1)
+                        .sum();
+                    bytes += new;
+                    covered.push((file, range));
+                }
+                to += 1;
+            }
+            cuts.push(from..to);
+            from = to;
+        }
+        cuts
+    }
+
+    /// Lines `range` of a file, as far as the file goes, each cut as a
+    /// snippet cuts it.
+    fn lines(&self, file: u32, range: std::ops::RangeInclusive<u32>) -> impl Iterator<Item = &str> {
+        let lines = self.file_lines.get(file as usize).map_or(&[][..], Vec::as_slice);
+        let (start, end) = (*range.start() as usize - 1, *range.end() as usize);
+        lines[start.min(lines.len())..end.min(lines.len())]
+            .iter()
+            .map(|line| fathom_search::snippet::cut(line.strip_suffix('\r').unwrap_or(line)))
+    }
+}
+
+/// Ranges sorted and merged where they touch or overlap.
+fn merge(ranges: &mut [std::ops::RangeInclusive<u32>]) -> Vec<std::ops::RangeInclusive<u32>> {
+    ranges.sort_by_key(|r| *r.start());
+    let mut merged: Vec<std::ops::RangeInclusive<u32>> = Vec::new();
+    for range in ranges.iter() {
+        match merged.last_mut() {
+            Some(last) if *range.start() <= last.end().saturating_add(1) => {
+                *last = *last.start()..=*last.end().max(range.end());
+            }
+            _ => merged.push(range.clone()),
+        }
+    }
+    merged
+}
+
+/// The node page of the nodes `range`: see [`NodePage`].
 fn node_page(
     graph: &fathom_graph::CodeGraph,
     heads: &[FileHead],
-    texts: &[String],
-    chunks_of: &[Vec<u32>],
-    chunks: &[Chunk],
+    read: &ReadLines<'_>,
     range: std::ops::Range<usize>,
 ) -> NodePage {
-    let colours = ItemRef { hash: [0; crate::store::HASH], bytes: 0, plain: 0 };
-    let mut page = NodePage { files: Vec::new(), nodes: Vec::new(), chunks: Vec::new(), colours };
+    let mut page = NodePage { files: Vec::new(), nodes: Vec::new(), chunks: Vec::new(), lines: Vec::new() };
+    let mut ranges: std::collections::BTreeMap<u32, Vec<std::ops::RangeInclusive<u32>>> = Default::default();
     for at in range {
         let node = graph.node(fathom_graph::NodeId::new(at));
-        if let Some(file) = node.file.filter(|f| page.files.last().is_none_or(|(h, _)| h.id != f.0)) {
-            page.files.push((heads[file.0 as usize].clone(), texts[file.0 as usize].clone()));
+        if let Some((file, read)) = read.of(at) {
+            ranges.entry(file).or_default().extend(read);
         }
         page.nodes.push((at as u32, node.clone()));
-        page.chunks.extend(chunks_of[at].iter().map(|&c| (c, chunks[c as usize].clone())));
+        page.chunks.extend(read.chunks_of[at].iter().map(|&c| (c, read.chunks[c as usize].clone())));
+    }
+    // Every file a node of the page is in, with the lines it reads.
+    let mut files: Vec<u32> = page.nodes.iter().filter_map(|(_, n)| n.file.map(|f| f.0)).collect();
+    files.sort_unstable();
+    files.dedup();
+    page.files = files.into_iter().map(|f| heads[f as usize].clone()).collect();
+    for (file, mut ranges) in ranges {
+        for range in merge(&mut ranges) {
+            let first = *range.start();
+            let lines: Vec<String> = read.lines(file, range).map(str::to_owned).collect();
+            if !lines.is_empty() {
+                page.lines.push(Lines { file, first, lines });
+            }
+        }
     }
     page
 }
@@ -633,29 +819,27 @@ fn edge_run(
 mod runs {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use crate::store::ItemRef;
-
-    pub fn serialize<S: Serializer>(runs: &[(u32, ItemRef)], serializer: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(firsts: &[u32], serializer: S) -> Result<S::Ok, S::Error> {
         let mut last = 0;
-        let steps: Vec<(u32, ItemRef)> = runs
+        let steps: Vec<u32> = firsts
             .iter()
-            .map(|&(first, item)| {
+            .map(|&first| {
                 let step = first.wrapping_sub(last);
                 last = first;
-                (step, item)
+                step
             })
             .collect();
         steps.serialize(serializer)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<(u32, ItemRef)>, D::Error> {
-        let steps: Vec<(u32, ItemRef)> = Vec::deserialize(deserializer)?;
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u32>, D::Error> {
+        let steps: Vec<u32> = Vec::deserialize(deserializer)?;
         let mut at = 0u32;
         Ok(steps
             .into_iter()
-            .map(|(step, item)| {
+            .map(|step| {
                 at = at.wrapping_add(step);
-                (at, item)
+                at
             })
             .collect())
     }

@@ -7,8 +7,8 @@
 //! pages of its words first, which say what ranking weighs of each symbol
 //! they hold; then, from a ranking over those, the edge runs of the
 //! symbols expansion starts from (and of any that could tie with them),
-//! and the node pages (with their files' texts) of the symbols and files it
-//! will show; then whatever expansion brought into view. Until all of it is in, the step answers [`Step::Needs`] with every
+//! and the node pages (with the lines their snippets read) of the symbols
+//! and files it will show; then whatever expansion brought into view. Until all of it is in, the step answers [`Step::Needs`] with every
 //! item that wave wants, which the caller fetches (in parallel, in any
 //! order) and hands to [`SplitReader::supply`]; then it steps again. Once
 //! nothing is missing the question is answered by the same ranking code as
@@ -30,7 +30,7 @@ use fathom_search::chunks::{Chunk, Part};
 use fathom_search::lexical::Lexical;
 use fathom_search::retrieval::{Facts, Retrieval, SearchOptions};
 
-use super::{EdgeRun, FileHead, NameEntry, NodePage, PostingsItem, Root, term_range};
+use super::{EdgeRun, FileHead, FileItem, NameEntry, NodePage, PostingsItem, Root, term_range};
 use crate::store::{ItemRef, StoreError, open};
 use crate::summary::{IndexSummary, Timings};
 use crate::{Index, SearchResults};
@@ -56,8 +56,8 @@ enum Want {
     Digest(usize),
     Nodes(usize),
     Edges(usize),
-    /// The colours of a node page's files, once the page names them.
-    Colours(usize),
+    /// A file's text and colours, once a head names its item.
+    File(u32),
 }
 
 /// How much of a node a reader holds, from least to most.
@@ -83,7 +83,7 @@ pub struct Fetched {
     pub names: u64,
     pub nodes: u64,
     pub edges: u64,
-    pub colours: u64,
+    pub files: u64,
 }
 
 pub struct SplitReader {
@@ -99,11 +99,14 @@ pub struct SplitReader {
     edges: BTreeMap<u32, (u32, u32, Edge)>,
     /// How much of each node is in.
     held: Vec<Held>,
-    /// Which files' texts are in (their node pages).
-    texts_in: Vec<bool>,
-    /// Each node page's colours item, once the page is in, and whether it is in.
-    page_colours: Vec<Option<ItemRef>>,
-    colours_in: Vec<bool>,
+    /// Each file's item, once a head names it, and whether it is in: then
+    /// its text is whole.
+    file_items: Vec<Option<ItemRef>>,
+    files_in: Vec<bool>,
+    /// The lines of files not in whole that node pages brought, by line:
+    /// each such file's text holds these at their places, and is blank
+    /// between them.
+    lines: HashMap<u32, BTreeMap<u32, String>>,
     /// Files' colours, as they arrived.
     colours: HashMap<u32, super::Colours>,
     /// What each item the root names answers.
@@ -135,7 +138,7 @@ impl SplitReader {
                 ),
             });
         }
-        if root.postings.is_empty() || root.names.is_empty() {
+        if root.postings.count == 0 || root.names.count == 0 || root.name_keys.len() != root.names.count as usize {
             return Err(bad("it lists no postings or no names".into()));
         }
         let counts = &header.counts;
@@ -143,18 +146,19 @@ impl SplitReader {
         // The reader holds a place for each node, chunk and file at once:
         // each is in one node page, in a few bytes at least, so a root may
         // not count more than its node pages could hold.
-        let paged: u64 = root.nodes_at.iter().map(|(_, item)| u64::from(item.plain)).sum();
+        let paged = u64::from(root.nodes.max) * u64::from(root.nodes.count);
         if [nodes, chunks, files].iter().any(|&n| n as u64 > paged / 2 || n > u32::MAX as usize) {
             return Err(bad(format!(
                 "it counts {nodes} nodes, {chunks} chunks and {files} files, more than its node pages' {paged} bytes hold"
             )));
         }
-        let cuts = |runs: &[(u32, ItemRef)]| {
-            runs.first().is_some_and(|(first, _)| *first == 0)
-                && runs.windows(2).all(|w| w[0].0 < w[1].0)
-                && runs.last().is_some_and(|(first, _)| (*first as usize) < nodes)
+        let cuts = |runs: &super::Placed| {
+            runs.first.len() == runs.count as usize
+                && runs.first.first() == Some(&0)
+                && runs.first.windows(2).all(|w| w[0] < w[1])
+                && runs.first.last().is_some_and(|first| (*first as usize) < nodes)
         };
-        if nodes > 0 && !(cuts(&root.nodes_at) && cuts(&root.edges_at)) {
+        if nodes > 0 && !(cuts(&root.nodes) && cuts(&root.edges)) {
             return Err(bad("its node pages or edge runs do not cut the nodes in order".into()));
         }
         let placeholder_file = FileEntry { path: String::new(), language: Language::Text, module: NodeId::end() };
@@ -179,28 +183,22 @@ impl SplitReader {
             options: header.options.clone(),
             embedding_model: None,
         };
+        // Placed items are known by what they answer once asked for.
         let mut answers: HashMap<ItemRef, Vec<Want>> = HashMap::new();
-        let families = [
-            root.postings.iter().enumerate().map(|(at, r)| (*r, Want::Postings(at))).collect::<Vec<_>>(),
-            root.names.iter().enumerate().map(|(at, (_, r))| (*r, Want::Names(at))).collect(),
-            root.digests.iter().enumerate().map(|(at, (_, r))| (*r, Want::Digest(at))).collect(),
-            root.nodes_at.iter().enumerate().map(|(at, (_, r))| (*r, Want::Nodes(at))).collect(),
-            root.edges_at.iter().enumerate().map(|(at, (_, r))| (*r, Want::Edges(at))).collect(),
-        ];
-        for (item, want) in families.into_iter().flatten() {
-            answers.entry(item).or_default().push(want);
+        for (at, (_, item)) in root.digests.iter().enumerate() {
+            answers.entry(*item).or_default().push(Want::Digest(at));
         }
         Ok(SplitReader {
-            texts_in: vec![false; files],
-            page_colours: vec![None; root.nodes_at.len()],
-            colours_in: vec![false; root.nodes_at.len()],
+            file_items: vec![None; files],
+            files_in: vec![false; files],
+            lines: HashMap::new(),
             colours: HashMap::new(),
             answers,
-            postings_in: vec![false; root.postings.len()],
-            names_in: vec![false; root.names.len()],
+            postings_in: vec![false; root.postings.count as usize],
+            names_in: vec![false; root.names.count as usize],
             digests_in: vec![false; root.digests.len()],
-            nodes_in: vec![false; root.nodes_at.len()],
-            edges_in: vec![false; root.edges_at.len()],
+            nodes_in: vec![false; root.nodes.count as usize],
+            edges_in: vec![false; root.edges.count as usize],
             root,
             index,
             edges: BTreeMap::new(),
@@ -226,20 +224,16 @@ impl SplitReader {
         &self.root.brief
     }
 
-    /// A file's text, or the node page it is in first. `None` for a path
-    /// no item read so far has named: a file is opened from a hit, a
-    /// caller or a file list, which name it first.
+    /// A file's text, or its item first. `None` for a path no item read so
+    /// far has named: a file is opened from a hit, a caller or a file list,
+    /// which name it first.
     pub fn file_step(&mut self, path: &str) -> Step<Option<String>> {
-        let Some((file, page)) = self.file_page(path) else {
+        let Some(&file) = self.index.by_path.get(path) else {
             return Step::Ready(None);
         };
-        if self.texts_in[file as usize] {
-            return Step::Ready(self.index.texts.get(file as usize).cloned());
-        }
-        match self.needs(vec![Want::Nodes(page)]) {
+        match self.needs(vec![Want::File(file)]) {
             Some(needs) => Step::Needs(needs),
-            // The page is in but did not hold the file: the root lied.
-            None => Step::Ready(None),
+            None => Step::Ready(self.files_in[file as usize].then(|| self.index.texts[file as usize].clone())),
         }
     }
 
@@ -252,7 +246,7 @@ impl SplitReader {
         // its words' names.
         let reads = self.index.retrieval.query_reads(query);
         for &term in &reads.terms {
-            wants.push(Want::Postings(term_range(term, self.root.postings.len())));
+            wants.push(Want::Postings(term_range(term, self.root.postings.count as usize)));
         }
         // A name many symbols share reads its digest: its exact matches
         // outnumber what the lane takes, and outrank every prefix match.
@@ -269,8 +263,10 @@ impl SplitReader {
         // every term the report holds: all of it.
         if options.read_report && fathom_search::issue::Issue::is_report(query) {
             wants.extend(self.everything());
-            wants.extend((0..self.root.postings.len()).map(Want::Postings));
-            wants.extend((0..self.root.names.len()).map(Want::Names));
+            // Their heads name the files' items: once the pages are in.
+            wants.extend((0..self.files_in.len() as u32).map(Want::File));
+            wants.extend((0..self.root.postings.count as usize).map(Want::Postings));
+            wants.extend((0..self.root.names.count as usize).map(Want::Names));
         }
         if let Some(needs) = self.needs(wants) {
             return Step::Needs(needs);
@@ -333,13 +329,13 @@ impl SplitReader {
         Step::Ready(self.index.search(query, options, None))
     }
 
-    /// A file's syntax colours, or what to fetch first (its node page, then
-    /// its page's colours); `None` for a path no item read so far has named.
+    /// A file's syntax colours, or its item first (the item of its text);
+    /// `None` for a path no item read so far has named.
     pub fn highlight_step(&mut self, path: &str) -> Step<Option<fathom_parse::Highlights>> {
-        let Some((file, page)) = self.file_page(path) else {
+        let Some(&file) = self.index.by_path.get(path) else {
             return Step::Ready(None);
         };
-        match self.needs(vec![Want::Nodes(page), Want::Colours(page)]) {
+        match self.needs(vec![Want::File(file)]) {
             Some(needs) => Step::Needs(needs),
             None => Step::Ready(self.colours.get(&file).and_then(super::Colours::highlights)),
         }
@@ -366,7 +362,7 @@ impl SplitReader {
             Want::Names(_) | Want::Digest(_) => &mut self.fetched.names,
             Want::Nodes(_) => &mut self.fetched.nodes,
             Want::Edges(_) => &mut self.fetched.edges,
-            Want::Colours(_) => &mut self.fetched.colours,
+            Want::File(_) => &mut self.fetched.files,
         };
         *family += bytes.len() as u64;
         for want in wants {
@@ -457,13 +453,24 @@ impl SplitReader {
             Want::Nodes(at) => {
                 let page: NodePage = open("a node page", item, bytes)?;
                 self.check_nodes(item, page.nodes.iter().map(|(id, _)| *id))?;
-                for (head, text) in page.files {
-                    let file = head.id as usize;
+                self.check_files(item, page.files.iter().map(|h| h.id).chain(page.lines.iter().map(|l| l.file)))?;
+                for head in page.files {
                     self.head(head);
-                    if let Some(slot) = self.index.texts.get_mut(file) {
-                        *slot = text;
-                        self.texts_in[file] = true;
+                }
+                let mut changed: Vec<u32> = Vec::new();
+                for super::Lines { file, first, lines } in page.lines {
+                    if self.files_in[file as usize] {
+                        continue;
                     }
+                    let known = self.lines.entry(file).or_default();
+                    for (at, line) in (first..).zip(lines) {
+                        known.insert(at, line);
+                    }
+                    changed.push(file);
+                }
+                changed.dedup();
+                for file in changed {
+                    self.index.texts[file as usize] = self.lines[&file].text();
                 }
                 for (id, node) in page.nodes {
                     let id = NodeId::new(id as usize);
@@ -477,17 +484,15 @@ impl SplitReader {
                         *slot = chunk;
                     }
                 }
-                self.page_colours[at] = Some(page.colours);
-                self.answers.entry(page.colours).or_default().push(Want::Colours(at));
                 self.nodes_in[at] = true;
                 self.dirty = true;
             }
-            Want::Colours(at) => {
-                let colours: super::PageColours = open("syntax colours", item, bytes)?;
-                for (file, colours) in colours {
-                    self.colours.insert(file, colours);
-                }
-                self.colours_in[at] = true;
+            Want::File(file) => {
+                let FileItem { text, colours } = open("a file", item, bytes)?;
+                self.index.texts[file as usize] = text;
+                self.colours.insert(file, colours);
+                self.lines.remove(&file);
+                self.files_in[file as usize] = true;
             }
             Want::Edges(at) => {
                 let run: EdgeRun = open("an edge run", item, bytes)?;
@@ -512,10 +517,12 @@ impl SplitReader {
         Ok(())
     }
 
-    /// Puts a file's head in: its path, and its role for ranking.
+    /// Puts a file's head in: its path, its role for ranking and its item.
     fn head(&mut self, head: FileHead) {
         let graph = &mut self.index.graph;
         if graph.files().get(head.id as usize).is_some_and(|f| f.path.is_empty()) {
+            self.file_items[head.id as usize] = Some(head.text);
+            self.answers.entry(head.text).or_default().push(Want::File(head.id));
             *graph.file_mut(FileId(head.id)) = FileEntry {
                 path: head.path.clone(),
                 language: head.language,
@@ -539,10 +546,22 @@ impl SplitReader {
         }
     }
 
+    /// Refuses a page that names a file past the end.
+    fn check_files(&self, item: &ItemRef, mut ids: impl Iterator<Item = u32>) -> Result<(), StoreError> {
+        match ids.find(|&id| id as usize >= self.files_in.len()) {
+            Some(id) => Err(StoreError::Undecodable {
+                what: "a node page".into(),
+                path: item.path(),
+                cause: format!("it holds file {id} of {}", self.files_in.len()),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Every node page and edge run: what a question that reads the whole
     /// graph needs.
     fn everything(&self) -> impl Iterator<Item = Want> + use<> {
-        (0..self.root.nodes_at.len()).map(Want::Nodes).chain((0..self.root.edges_at.len()).map(Want::Edges))
+        (0..self.root.nodes.count as usize).map(Want::Nodes).chain((0..self.root.edges.count as usize).map(Want::Edges))
     }
 
     /// Whether a symbol is in whole, or all but its details with its file's
@@ -588,50 +607,49 @@ impl SplitReader {
         self.dirty = false;
     }
 
-    /// A file named by an item read so far, and the node page that holds
-    /// it (the page of its module node).
-    fn file_page(&self, path: &str) -> Option<(u32, usize)> {
-        let &file = self.index.by_path.get(path)?;
-        Some((file, self.page_of(self.index.graph.files()[file as usize].module)))
-    }
-
     /// The node page holding `node`.
     fn page_of(&self, node: NodeId) -> usize {
-        let id = node.index() as u32;
-        self.root.nodes_at.partition_point(|(first, _)| *first <= id).saturating_sub(1)
+        self.root.nodes.run_of(node.index() as u32)
     }
 
     /// The edge run holding `node`.
     fn run_of(&self, node: NodeId) -> usize {
-        let id = node.index() as u32;
-        self.root.edges_at.partition_point(|(first, _)| *first <= id).saturating_sub(1)
+        self.root.edges.run_of(node.index() as u32)
     }
 
     /// The name pages that may hold `word`, or, unless `exact`, a name
     /// starting with it (every page, for a dotted name, which is matched
     /// against qualified names).
     fn name_pages<'a>(&'a self, word: &'a str, exact: bool) -> Box<dyn Iterator<Item = usize> + 'a> {
-        let pages = &self.root.names;
+        let pages = &self.root.name_keys;
         if word.contains('.') || word.contains("::") {
             return Box::new(0..pages.len());
         }
         // The last page whose first key is below the word may end with it;
         // every later page whose first key is it (or, for a prefix, starts
         // with it) holds more.
-        let start = pages.partition_point(|(first, _)| first.as_str() < word).saturating_sub(1);
+        let start = pages.partition_point(|first| first.as_str() < word).saturating_sub(1);
         let more = |first: &str| if exact { first == word } else { first.starts_with(word) };
-        let end = start + 1 + pages[start + 1..].iter().take_while(|(first, _)| more(first)).count();
+        let end = start + 1 + pages[start + 1..].iter().take_while(|first| more(first)).count();
         Box::new(start..end)
     }
 
     fn item_of(&self, want: Want) -> Option<(ItemRef, String)> {
         Some(match want {
-            Want::Postings(at) => (*self.root.postings.get(at)?, format!("postings {at}")),
-            Want::Names(at) => (self.root.names.get(at)?.1, format!("names from `{}`", self.root.names[at].0)),
+            Want::Postings(at) => {
+                (self.root.postings.item(&self.root.tag, super::POSTINGS, at)?, format!("postings {at}"))
+            }
+            Want::Names(at) => (
+                self.root.names.item(&self.root.tag, super::NAMES, at)?,
+                format!("names from `{}`", self.root.name_keys[at]),
+            ),
             Want::Digest(at) => (self.root.digests.get(at)?.1, format!("the digest of `{}`", self.root.digests[at].0)),
-            Want::Nodes(at) => (self.root.nodes_at.get(at)?.1, format!("node page {at}")),
-            Want::Edges(at) => (self.root.edges_at.get(at)?.1, format!("edge run {at}")),
-            Want::Colours(at) => ((*self.page_colours.get(at)?)?, format!("the colours of node page {at}")),
+            Want::Nodes(at) => (self.root.nodes.item(&self.root.tag, super::NODES, at)?, format!("node page {at}")),
+            Want::Edges(at) => (self.root.edges.item(&self.root.tag, super::EDGES, at)?, format!("edge run {at}")),
+            Want::File(file) => {
+                let item = (*self.file_items.get(file as usize)?)?;
+                (item, format!("the text of `{}`", self.index.graph.files()[file as usize].path))
+            }
         })
     }
 
@@ -642,20 +660,30 @@ impl SplitReader {
             Want::Digest(at) => self.digests_in.get(at).copied().unwrap_or(true),
             Want::Nodes(at) => self.nodes_in.get(at).copied().unwrap_or(true),
             Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
-            Want::Colours(at) => self.colours_in.get(at).copied().unwrap_or(true),
+            Want::File(file) => self.files_in.get(file as usize).copied().unwrap_or(true),
         }
     }
 
     /// The items of `wants` not in yet, each once; `None` when all are in.
-    fn needs(&self, wants: Vec<Want>) -> Option<Vec<Need>> {
+    /// A placed item asked for is noted as answering its want.
+    fn needs(&mut self, wants: Vec<Want>) -> Option<Vec<Need>> {
         let mut seen: HashSet<ItemRef> = HashSet::new();
-        let needs: Vec<Need> = wants
-            .into_iter()
-            .filter(|&w| !self.have(w))
-            .filter_map(|w| self.item_of(w))
-            .filter(|(item, _)| seen.insert(*item))
-            .map(|(item, what)| Need { item, what })
-            .collect();
+        let mut needs: Vec<Need> = Vec::new();
+        for want in wants {
+            if self.have(want) {
+                continue;
+            }
+            let Some((item, what)) = self.item_of(want) else { continue };
+            if item.is_placed() {
+                let answers = self.answers.entry(item).or_default();
+                if !answers.contains(&want) {
+                    answers.push(want);
+                }
+            }
+            if seen.insert(item) {
+                needs.push(Need { item, what });
+            }
+        }
         (!needs.is_empty()).then_some(needs)
     }
 }
@@ -680,5 +708,27 @@ pub fn drive<T>(
                 }
             }
         }
+    }
+}
+
+/// A text from some of its lines: each at its place, blank between.
+trait Sparse {
+    fn text(&self) -> String;
+}
+
+impl Sparse for BTreeMap<u32, String> {
+    fn text(&self) -> String {
+        let mut text = String::new();
+        let mut line = 1;
+        for (&at, known) in self {
+            while line < at {
+                text.push('\n');
+                line += 1;
+            }
+            text.push_str(known);
+            text.push('\n');
+            line += 1;
+        }
+        text
     }
 }

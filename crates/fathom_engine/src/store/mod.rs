@@ -1,13 +1,21 @@
 //! The one place a split bundle's bytes come in.
 //!
 //! A split bundle ([`crate::split`]) is a directory a static host serves as
-//! it is: `root.fathom`, the only fixed name, and items under `s/`, each
-//! named by the hash of its bytes, so a host and a browser may keep them
-//! forever. Every item is one value in postcard's encoding, gzipped (a host
-//! sends it as it is, and a Range request's offsets hold); every reference
-//! to an item carries its hash, its length and its length inflated, so a
-//! missing, truncated or altered item, or one that would inflate past what
-//! it claims, is refused by name before anything reads it ([`StoreError`]).
+//! it is: `root.fathom`, the only fixed name, and items under `s/`, so a
+//! host and a browser may keep them forever. Every item is one value in
+//! postcard's encoding, gzipped (a host sends it as it is). Items come in
+//! two kinds:
+//!
+//! - **named by their hash**: a reference carries the hash of the item's
+//!   bytes, their length and their length inflated;
+//! - **placed**: named by the bundle's tag (a hash of all placed items) and
+//!   the item's family and place, so the root lists no hash for each, and
+//!   checked by a header of their own (the length and checksum of what
+//!   follows); their referrer bounds how far they inflate.
+//!
+//! Either way a missing, truncated or altered item, or one that would
+//! inflate past its bound, is refused by name before anything reads it
+//! ([`StoreError`]).
 //! Search, graph and query code never see these bytes: they read decoded
 //! values through the index.
 
@@ -26,7 +34,9 @@ pub const HASH: usize = 8;
 
 /// Where an item is, and what its bytes must be: the first [`HASH`] bytes
 /// of the SHA-256 of the stored (gzipped) bytes, their length, and the
-/// length of the postcard encoding they inflate to.
+/// length of the postcard encoding they inflate to. A placed item
+/// ([`ItemRef::placed`]) has `bytes` 0 and `plain` the most it may inflate
+/// to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ItemRef {
     pub hash: [u8; HASH],
@@ -38,6 +48,22 @@ impl ItemRef {
     /// The item's path inside the bundle's directory.
     pub fn path(&self) -> String {
         format!("s/{}.bin", self.hex())
+    }
+
+    /// A placed item's reference: its name from the bundle's tag, its
+    /// family and its place; `max` bounds its inflated length.
+    pub fn placed(tag: &[u8; HASH], family: u8, at: u32, max: u32) -> ItemRef {
+        let mut name = Sha256::new();
+        name.update(tag);
+        name.update([family]);
+        name.update(at.to_le_bytes());
+        let hash = name.finalize()[..HASH].try_into().expect("a SHA-256 is 32 bytes");
+        ItemRef { hash, bytes: 0, plain: max }
+    }
+
+    /// Whether it is placed, and checks itself.
+    pub fn is_placed(&self) -> bool {
+        self.bytes == 0
     }
 
     /// Its hash in lower-case hex, as its path names it.
@@ -66,7 +92,7 @@ pub enum StoreError {
     Missing { what: String, path: String },
     #[error("{what} ({path}) is truncated: {got} bytes of {expected}")]
     Truncated { what: String, path: String, got: usize, expected: usize },
-    #[error("{what} ({path}) was altered: its bytes do not match the hash its reference holds")]
+    #[error("{what} ({path}) was altered: its bytes do not match the hash that checks them")]
     Altered { what: String, path: String },
     #[error("{path} answered with an HTML page, not {what}: is the bundle's path right?")]
     Html { what: String, path: String },
@@ -86,12 +112,32 @@ pub fn seal<T: Serialize + ?Sized>(value: &T) -> (ItemRef, Vec<u8>) {
     (ItemRef { hash, bytes: bytes.len() as u32, plain: plain.len() as u32 }, bytes)
 }
 
-/// Decodes an item's `bytes`, checked against its reference first.
+/// A placed item's header: the length of the gzipped bytes after it, and
+/// their xxh3-64.
+const PLACED_HEADER: usize = 12;
+
+/// Encodes `value` as a placed item: its bytes, their checksum (which the
+/// bundle's tag is made of) and its inflated length.
+pub fn seal_placed<T: Serialize + ?Sized>(value: &T) -> (Vec<u8>, u64, u32) {
+    let (item, gzipped) = seal(value);
+    let checksum = xxhash_rust::xxh3::xxh3_64(&gzipped);
+    let mut bytes = Vec::with_capacity(PLACED_HEADER + gzipped.len());
+    bytes.extend_from_slice(&(gzipped.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&checksum.to_le_bytes());
+    bytes.extend_from_slice(&gzipped);
+    (bytes, checksum, item.plain)
+}
+
+/// Decodes an item's `bytes`, checked against its reference first (a
+/// placed item, against its own header).
 pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
     let path = item.path();
     let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
     if looks_like_html(bytes) {
         return Err(StoreError::Html { what: what.to_owned(), path });
+    }
+    if item.is_placed() {
+        return open_placed(what, item, bytes);
     }
     if bytes.len() < item.bytes as usize {
         return Err(StoreError::Truncated {
@@ -113,6 +159,32 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
         .map_err(|e| err(format!("it does not inflate: {e}")))?;
     if plain.len() != item.plain as usize {
         return Err(err(format!("it inflates to {} bytes, not {}", plain.len(), item.plain)));
+    }
+    postcard::from_bytes(&plain).map_err(|e| err(e.to_string()))
+}
+
+fn open_placed<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
+    let path = item.path();
+    let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
+    let Some((header, gzipped)) = bytes.split_at_checked(PLACED_HEADER) else {
+        return Err(StoreError::Truncated { what: what.to_owned(), path, got: bytes.len(), expected: PLACED_HEADER });
+    };
+    let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
+    let checksum = u64::from_le_bytes(header[4..].try_into().expect("8 bytes"));
+    if gzipped.len() < length {
+        let (got, expected) = (bytes.len(), PLACED_HEADER + length);
+        return Err(StoreError::Truncated { what: what.to_owned(), path, got, expected });
+    }
+    if gzipped.len() > length || xxhash_rust::xxh3::xxh3_64(gzipped) != checksum {
+        return Err(StoreError::Altered { what: what.to_owned(), path });
+    }
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(gzipped)
+        .take(u64::from(item.plain) + 1)
+        .read_to_end(&mut plain)
+        .map_err(|e| err(format!("it does not inflate: {e}")))?;
+    if plain.len() > item.plain as usize {
+        return Err(err(format!("it inflates past the {} bytes its family's items hold at most", item.plain)));
     }
     postcard::from_bytes(&plain).map_err(|e| err(e.to_string()))
 }
@@ -179,6 +251,27 @@ mod tests {
         assert!(error.to_string().contains("postings") && error.to_string().contains(&item.path()), "{error}");
         let html = open::<Vec<(u32, String)>>("postings", &item, b"<!DOCTYPE html><title>404</title>").unwrap_err();
         assert!(matches!(html, StoreError::Html { .. }), "{html}");
+    }
+
+    #[test]
+    fn a_placed_item_checks_itself() {
+        let value: Vec<(u32, String)> = (0..500).map(|i| (i, format!("item {i}"))).collect();
+        let (bytes, _, plain) = seal_placed(&value);
+        let tag = [3u8; HASH];
+        let item = ItemRef::placed(&tag, b'n', 7, plain);
+        assert!(item.is_placed() && item.path().starts_with("s/"));
+        assert_ne!(item, ItemRef::placed(&tag, b'n', 8, plain), "each place its own name");
+        assert_ne!(item, ItemRef::placed(&[4u8; HASH], b'n', 7, plain), "each tag its own names");
+        assert_eq!(open::<Vec<(u32, String)>>("a page", &item, &bytes).unwrap(), value);
+        let truncated = open::<Vec<(u32, String)>>("a page", &item, &bytes[..bytes.len() - 3]).unwrap_err();
+        assert!(matches!(truncated, StoreError::Truncated { got, expected, .. } if got + 3 == expected), "{truncated}");
+        let mut altered = bytes.clone();
+        altered[bytes.len() / 2] ^= 1;
+        let error = open::<Vec<(u32, String)>>("a page", &item, &altered).unwrap_err();
+        assert!(matches!(error, StoreError::Altered { .. }), "{error}");
+        let bound = ItemRef::placed(&tag, b'n', 7, plain - 1);
+        let error = open::<Vec<(u32, String)>>("a page", &bound, &bytes).unwrap_err();
+        assert!(error.to_string().contains("inflates past"), "{error}");
     }
 
     #[test]
