@@ -64,10 +64,12 @@ WASM_BINDGEN_FLAGS = --target web $(if $(filter keep,$(WASM_NAMES)),,--remove-na
 WASM_BINDGEN = wasm-bindgen $(WASM_BINDGEN_FLAGS) --out-dir pkg
 ## The viewer is the engine without grammars, for pages that only read prebuilt split bundles: the same
 ## crate built first without its default features, bound as fathom_wasm_viewer (its bindings are its own:
-## it imports less).
+## it imports less), and shipped xz-compressed (the worker inflates it as it downloads): 0.96 MB on any host,
+## against 1.48 gzipped by the host or 4.3 from a host that compresses nothing.
 wasm:
 	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm --no-default-features
 	$(WASM_BINDGEN) --out-name fathom_wasm_viewer $(WASM_OUT)
+	python3 scripts/xz.py pkg/fathom_wasm_viewer_bg.wasm
 	$(WASM_ENV) cargo build --locked --release --target $(WASM_TARGET) -p fathom_wasm -p fathom_wasm_minilm
 	$(WASM_BINDGEN) $(WASM_OUT)
 	$(WASM_BINDGEN) $(MINILM_OUT)

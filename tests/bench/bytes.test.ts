@@ -76,7 +76,10 @@ test('first-visit bytes of the built app', () => {
   const moduleFile = assets.find((f) => f.endsWith('.wasm') && !minilm(f) && !viewer(f));
   const minilmFile = assets.find((f) => f.endsWith('.wasm') && minilm(f));
   const viewerFile = assets.find((f) => f.endsWith('.wasm') && viewer(f));
-  if (!moduleFile || !minilmFile || !viewerFile) throw new Error('no engine, viewer or MiniLM module in dist/assets: run make build');
+  // What the worker fetches of it: the module xz-compressed, and the decoder.
+  const viewerXz = assets.find((f) => f.endsWith('.xz') && viewer(f));
+  const xzDecoder = assets.find((f) => f.startsWith('xz-decompress') && f.endsWith('.js'));
+  if (!moduleFile || !minilmFile || !viewerFile || !viewerXz || !xzDecoder) throw new Error('no engine, viewer or MiniLM module in dist/assets: run make build');
   const wasm = readFileSync(`${dist}assets/${moduleFile}`);
   const module = size(wasm);
   const minilmWasm = readFileSync(`${dist}assets/${minilmFile}`);
@@ -99,7 +102,7 @@ test('first-visit bytes of the built app', () => {
   // static table and tokenizer only once a query is read for meaning (with
   // `model`), MiniLM never unless asked. The bundle is the site's own.
   const explorerScripts = sum(
-    ['fathom-explorer.js', ...assets.filter((f) => f.endsWith('.js') && !f.startsWith('main') && !f.startsWith('minilm') && !f.startsWith('fathom_wasm')).map((f) => `assets/${f}`)].map((f) =>
+    ['fathom-explorer.js', ...assets.filter((f) => f.endsWith('.js') && !f.startsWith('main') && !f.startsWith('minilm') && !f.startsWith('fathom_wasm') && f !== xzDecoder).map((f) => `assets/${f}`)].map((f) =>
       size(readFileSync(`${dist}${f}`)),
     ),
   );
@@ -109,7 +112,8 @@ test('first-visit bytes of the built app', () => {
   // Over a split bundle the element loads the viewer (the engine without grammars) instead.
   const viewerWasm = readFileSync(`${dist}assets/${viewerFile}`);
   const viewerModule = size(viewerWasm);
-  const splitExplorer = sum([viewerModule, explorerScripts, glue('fathom_wasm_viewer-')]);
+  const viewerShipped = sum([size(readFileSync(`${dist}assets/${viewerXz}`)), size(readFileSync(`${dist}assets/${xzDecoder}`))]);
+  const splitExplorer = sum([viewerShipped, explorerScripts, glue('fathom_wasm_viewer-')]);
   const report = {
     module: { ...mb(module), goal_gzip_mb: 6, custom_sections: customSections(wasm) },
     minilm_module_when_minilm_runs: { ...mb(minilmModule), custom_sections: customSections(minilmWasm) },
@@ -119,6 +123,8 @@ test('first-visit bytes of the built app', () => {
     first_visit: mb(firstVisit),
     explorer_first_visit: mb(explorer),
     viewer_module: { ...mb(viewerModule), custom_sections: customSections(viewerWasm) },
+    // As it ships: xz, with its decoder; the same on any host.
+    viewer_module_xz_with_decoder: mb(viewerShipped),
     // Bar (issue 63): at most 1.5 MB gzipped before the first answer, the split bundle's items included.
     split_explorer_first_visit_before_its_index: mb(splitExplorer),
     explorer_after_a_query_by_meaning: mb(sum([explorer, table, tokenizer])),

@@ -230,7 +230,10 @@ describe('a static documentation site', () => {
     expect(whole.fetched).toBeNull();
     expect(split.requests.some((r) => r.endsWith('/flask.fathom'))).toBe(false);
     // The split page loads the viewer (the engine without grammars), never the engine.
-    expect(split.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toHaveLength(1);
+    // It comes xz-compressed (the worker inflates it as it downloads), with its decoder.
+    expect(split.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toEqual([expect.stringMatching(/\.xz$/)]);
+    expect(split.requests.filter((r) => r.includes('/assets/xz-decompress'))).toHaveLength(1);
+    expect(whole.requests.filter((r) => r.includes('/assets/xz-decompress'))).toEqual([]);
     expect(split.requests.filter((r) => /\/assets\/fathom_wasm_bg/.test(r))).toEqual([]);
     expect(whole.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toEqual([]);
   });

@@ -1,6 +1,7 @@
 // Properties of the built modules themselves (pkg/, as the app ships them):
 // the engine, and MiniLM's, which the page loads only when MiniLM runs.
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 
 const TARGET = `${process.env.CARGO_TARGET_DIR ?? `${process.env.HOME}/.cache/fathom/target`}/wasm32-unknown-unknown/release`;
@@ -64,4 +65,14 @@ test('the viewer is the engine without grammars: the same exports, none of tree-
     expect(viewer.includes(Buffer.from(kind)), `${kind} in the viewer`).toBe(false);
   }
   expect(viewer.length).toBeLessThan(engine.length / 2);
+});
+
+test('the viewer ships xz-compressed, and inflates to the module itself with the decoder the worker uses', async () => {
+  const viewer = readFileSync(new URL('../../pkg/fathom_wasm_viewer_bg.wasm', import.meta.url));
+  const packed = readFileSync(new URL('../../pkg/fathom_wasm_viewer_bg.wasm.xz', import.meta.url));
+  const { XzReadableStream } = await import('xz-decompress');
+  const inflated = await new Response(new XzReadableStream(new Blob([packed]).stream())).arrayBuffer();
+  expect(Buffer.from(inflated).equals(viewer)).toBe(true);
+  // Smaller than the module gzipped, which is what a compressing host would send.
+  expect(packed.length).toBeLessThan(gzipSync(viewer, { level: 9 }).length * 0.75);
 });

@@ -2,7 +2,7 @@
 // order; a failing request turns into an error reply and the worker keeps going.
 import type { PendingChunk, StagedInfo, Workspace } from '../../pkg/fathom_wasm.js';
 import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
-import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm?url';
+import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm.xz?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
 import { Cancelled, MiniLmPool, cpuWorkers, onCpu } from './minilm-pool';
@@ -54,6 +54,18 @@ async function compile(url: string): Promise<WebAssembly.Module> {
 }
 
 /**
+ * Compiles an xz-compressed module as it downloads and inflates (the viewer
+ * ships so: its size on any host, compressing or not). The decoder is a
+ * chunk of its own, fetched beside the module.
+ */
+async function compileXz(url: string): Promise<WebAssembly.Module> {
+  const [response, { XzReadableStream }] = await Promise.all([fetch(url), import('xz-decompress')]);
+  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} for ${url}`);
+  const inflated = new Response(new XzReadableStream(response.body), { headers: { 'content-type': 'application/wasm' } });
+  return WebAssembly.compileStreaming(inflated);
+}
+
+/**
  * Whether this worker runs the viewer (`FathomClient`'s `viewer` option): the
  * engine built without grammars, with bindings of its own, which reads split
  * bundles and parses nothing.
@@ -61,7 +73,7 @@ async function compile(url: string): Promise<WebAssembly.Module> {
 const VIEWER = (self as { name?: string }).name === 'fathom-viewer';
 
 function compileEngine(): Promise<WebAssembly.Module> {
-  wasmModule ??= compile(VIEWER ? viewerUrl : wasmUrl);
+  wasmModule ??= VIEWER ? compileXz(viewerUrl) : compile(wasmUrl);
   return wasmModule;
 }
 
@@ -772,6 +784,8 @@ const MAX_WAVES = 8;
 /** Fetches a split bundle's root from `base` (a folder's URL) and opens it. */
 async function openSplit(base: string): Promise<IndexSummary> {
   const url = new URL('root.fathom', base).href;
+  // The module downloads and compiles while the root comes: neither waits for the other.
+  void getWorkspace().catch(() => undefined);
   const root = await fetchChecked(url, "the split bundle's root");
   return inQueue(async () => {
     const ws = await getWorkspace();
