@@ -29,7 +29,7 @@
 //! Postings items, node pages and edge runs are *placed*
 //! ([`ItemRef::placed`]): named by the bundle's tag and their place, so the
 //! root lists no hash for each of them, and a project of 50,000 files has a
-//! root of tens of kilobytes. The file items ([`FileItem`]), each a file's
+//! root of about ten kilobytes. The file items ([`FileItem`]), each a file's
 //! text and colours, read when the file is opened, are named by their hash
 //! in the heads of their files.
 //!
