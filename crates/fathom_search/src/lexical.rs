@@ -122,7 +122,8 @@ impl Inverted {
     /// over the query's terms in order, of the term's IDF times its weight
     /// in the document, as the `bm25` crate's scorer sums them.
     fn scores(&self, query: &[u32]) -> HashMap<u32, f32, RandomState> {
-        let mut scores: HashMap<u32, f32, RandomState> = HashMap::default();
+        let postings: usize = query.iter().filter_map(|term| self.terms.get(term)).map(|list| list.len()).sum();
+        let mut scores: HashMap<u32, f32, RandomState> = HashMap::with_capacity_and_hasher(postings, RandomState::default());
         for term in query {
             let Some(holding) = self.terms.get(term) else { continue };
             let frequency = holding.len() as f32;
@@ -245,9 +246,16 @@ impl Lexical {
         let mut matches: Vec<(u32, f32)> =
             self.inverted.scores(&query).into_iter().filter(|&(chunk, _)| keep(chunk)).collect();
         // Equal scores in chunk order, not hash order, which could differ
-        // between two copies of one index.
-        matches.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        matches.truncate(limit);
+        // between two copies of one index: a total order, so the best
+        // `limit` are picked first and only they are sorted.
+        let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if matches.len() > limit {
+            if limit > 0 {
+                matches.select_nth_unstable_by(limit - 1, order);
+            }
+            matches.truncate(limit);
+        }
+        matches.sort_by(order);
         matches
     }
 

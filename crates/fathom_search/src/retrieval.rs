@@ -686,8 +686,9 @@ pub struct Retrieval {
     /// What each file is: the project's own source, a test, docs, …
     roles: crate::roles::FileRoles,
     /// Symbols known in brief, in a sparse index ([`Retrieval::sparse`]):
-    /// what ranking reads of them, where the graph does not hold it.
-    facts: HashMap<NodeId, Facts>,
+    /// what ranking reads of them, where the graph does not hold it (a
+    /// reader notes one for each symbol its postings name: a fast hash).
+    facts: HashMap<NodeId, Facts, ahash::RandomState>,
 }
 
 impl Retrieval {
@@ -713,7 +714,7 @@ impl Retrieval {
             statics: None,
             stored_statics: None,
             roles,
-            facts: HashMap::new(),
+            facts: HashMap::default(),
         }
     }
 
@@ -796,7 +797,7 @@ impl Retrieval {
             statics: None,
             stored_statics,
             roles: crate::roles::FileRoles::build(sources),
-            facts: HashMap::new(),
+            facts: HashMap::default(),
         })
     }
 

@@ -26,7 +26,7 @@
 //!   every edge that touches them and those edges' far ends in brief, for
 //!   the symbols an answer expands from and those that could tie with them.
 //!
-//! Postings items, node pages and edge runs are *placed*
+//! Postings items, name pages, node pages and edge runs are *placed*
 //! ([`ItemRef::placed`]): named by the bundle's tag and their place, so the
 //! root lists no hash for each of them, and a project of 50,000 files has a
 //! root of about ten kilobytes. The file items ([`FileItem`]), each a file's
