@@ -123,7 +123,8 @@ impl Inverted {
     /// in the document, as the `bm25` crate's scorer sums them.
     fn scores(&self, query: &[u32]) -> HashMap<u32, f32, RandomState> {
         let postings: usize = query.iter().filter_map(|term| self.terms.get(term)).map(|list| list.len()).sum();
-        let mut scores: HashMap<u32, f32, RandomState> = HashMap::with_capacity_and_hasher(postings, RandomState::default());
+        let mut scores: HashMap<u32, f32, RandomState> =
+            HashMap::with_capacity_and_hasher(postings, RandomState::default());
         for term in query {
             let Some(holding) = self.terms.get(term) else { continue };
             let frequency = holding.len() as f32;
