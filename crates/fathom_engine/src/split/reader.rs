@@ -535,27 +535,13 @@ impl SplitReader {
     }
 
     /// Refuses a page that names a node past the end.
-    fn check_nodes(&self, item: &ItemRef, mut ids: impl Iterator<Item = u32>) -> Result<(), StoreError> {
-        match ids.find(|&id| id as usize >= self.held.len()) {
-            Some(id) => Err(StoreError::Undecodable {
-                what: "a graph page".into(),
-                path: item.path(),
-                cause: format!("it holds node {id} of {}", self.held.len()),
-            }),
-            None => Ok(()),
-        }
+    fn check_nodes(&self, item: &ItemRef, ids: impl Iterator<Item = u32>) -> Result<(), StoreError> {
+        within(item, "a graph page", "node", self.held.len(), ids)
     }
 
     /// Refuses a page that names a file past the end.
-    fn check_files(&self, item: &ItemRef, mut ids: impl Iterator<Item = u32>) -> Result<(), StoreError> {
-        match ids.find(|&id| id as usize >= self.files_in.len()) {
-            Some(id) => Err(StoreError::Undecodable {
-                what: "a node page".into(),
-                path: item.path(),
-                cause: format!("it holds file {id} of {}", self.files_in.len()),
-            }),
-            None => Ok(()),
-        }
+    fn check_files(&self, item: &ItemRef, ids: impl Iterator<Item = u32>) -> Result<(), StoreError> {
+        within(item, "a node page", "file", self.files_in.len(), ids)
     }
 
     /// Every node page and edge run: what a question that reads the whole
@@ -708,6 +694,24 @@ pub fn drive<T>(
                 }
             }
         }
+    }
+}
+
+/// Refuses `item` (`what`) where one of `ids` is past the `count` of its kind.
+fn within(
+    item: &ItemRef,
+    what: &str,
+    kind: &str,
+    count: usize,
+    mut ids: impl Iterator<Item = u32>,
+) -> Result<(), StoreError> {
+    match ids.find(|&id| id as usize >= count) {
+        Some(id) => Err(StoreError::Undecodable {
+            what: what.into(),
+            path: item.path(),
+            cause: format!("it holds {kind} {id} of {count}"),
+        }),
+        None => Ok(()),
     }
 }
 
