@@ -120,7 +120,16 @@ interface Visit {
   index_before_first: ReturnType<typeof bytes> & { waves: number };
   further_queries: { query: string; ms: number; index: ReturnType<typeof bytes> }[];
   further_query_index_wire_median: number;
-  open_file: ReturnType<typeof bytes> & { file: string };
+  /** A result's file opened from the list, with its symbol's panel (callers, callees, tests); file_item: the file's own item's bytes, of a split bundle. */
+  open_file: ReturnType<typeof bytes> & { file: string; file_item: number | null };
+  /**
+   * For each query's top hit, asked through the client in turn: its panel
+   * (`symbol`: context, callers, callees, tests) and then its impact (4 hops,
+   * the panel's button), with the index bytes each fetched and its time.
+   */
+  graph: { symbol: string; panel: { ms: number; wire: number }; impact: { ms: number; wire: number; reached: number } }[];
+  graph_panel_wire_median: number;
+  graph_impact_wire_median: number;
   peak_renderer_kb: number;
   /** The first rows the list shows, grouped by file. */
   top10: Record<string, string[]>;
@@ -152,12 +161,18 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       top10[query] = await results(app.page, query, 300_000);
       further_queries.push({ query, ms: Date.now() - asked, index: bytes(host.take().filter(isIndex)) });
     }
-    // Opening the first result of the last query shows its file.
+    // Opening the first result of the last query shows its file, and its symbol's panel.
+    const fetched = () => app.page.evaluate(async () => (await document.querySelector('fathom-explorer')?.client?.splitFetched()) ?? null);
+    const filesBefore = (await fetched())?.files;
     const hit = app.page.getByTestId('explorer').getByTestId('search-result').first();
     const file = (await hit.getAttribute('data-file')) ?? '';
     await hit.click();
     await expect.poll(() => app.page.getByTestId('explorer').getByTestId('code-path').textContent(), { timeout: 120_000 }).toContain(file.split('/').pop());
+    // Its symbol's panel, where the hit names a symbol the engine can answer for.
+    await app.page.getByTestId('explorer').getByTestId('symbol-panel').waitFor({ state: 'visible', timeout: 60_000 }).catch(() => undefined);
     const opened = host.take();
+    const filesAfter = (await fetched())?.files;
+    const file_item = filesBefore !== undefined && filesAfter !== undefined ? filesAfter - filesBefore : null;
     const ranked = await app.page.evaluate(async (queries) => {
       const client = document.querySelector('fathom-explorer')?.client;
       if (!client) throw new Error('the explorer has no client');
@@ -167,6 +182,25 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       }
       return out;
     }, project.queries);
+    // Each query's top hit: its panel, then its impact, each measured alone.
+    const graph: Visit['graph'] = [];
+    for (const query of project.queries) {
+      const symbol = ranked[query]?.[0]?.split(' ')[1];
+      if (!symbol) continue;
+      host.take();
+      const ask = (what: 'panel' | 'impact') => app.page.evaluate(async ([symbol, what]) => {
+        const client = document.querySelector('fathom-explorer')?.client;
+        if (!client) throw new Error('the explorer has no client');
+        const asked = performance.now();
+        const reached = what === 'panel' ? (await client.symbol(symbol), 0) : (await client.impact(symbol, 4)).length;
+        return { ms: Math.round(performance.now() - asked), reached };
+      }, [symbol, what] as const);
+      const panel = await ask('panel');
+      const panelWire = bytes(host.take().filter(isIndex)).wire;
+      const impact = await ask('impact');
+      const impactWire = bytes(host.take().filter(isIndex)).wire;
+      graph.push({ symbol, panel: { ms: panel.ms, wire: panelWire }, impact: { ms: impact.ms, wire: impactWire, reached: impact.reached } });
+    }
     return {
       first_answer_ms,
       before_first: bytes(cold),
@@ -175,7 +209,10 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       index_before_first: { ...bytes(index), waves: waves(index) },
       further_queries,
       further_query_index_wire_median: median(further_queries.map((q) => q.index.wire)),
-      open_file: { ...bytes(opened.filter(isIndex)), file },
+      open_file: { ...bytes(opened.filter(isIndex)), file, file_item },
+      graph,
+      graph_panel_wire_median: median(graph.map((g) => g.panel.wire)),
+      graph_impact_wire_median: median(graph.map((g) => g.impact.wire)),
       peak_renderer_kb: rendererPeakKb(),
       top10,
       ranked,
@@ -241,7 +278,7 @@ test('a documentation site: bytes, round trips and time to the first answer, on 
   }
   const out = {
     protocol: PROTOCOL,
-    note: 'A cold visit to a documentation site embedding <fathom-explorer> over a project\'s bundle, served by a counting static host (tests/bench/counted-serve.ts; over HTTP/2 with TLS unless protocol says http1) on loopback and held to 150 ms per request and 1.6 Mbit/s shared (slow_link). Bytes: wire (as sent, the host gzipping what is not compressed already), host_gzips and host_plain (every body gzipped, or none), headers included. waves: round trips one after another. whole: the bundle written by `fathom index -o FILE`, read at once. split: the same index written by `fathom index --split -o DIR`, its root read on load and each question\'s items as it needs them; its list shows ten results, and the rest on request. ranked: each query\'s top ten as the engine ranks them (client.search, k 10), which the split visit must equal. Bar (issue 63): index before the first answer <= 300 KB in <= 3 waves; everything before it <= 1.5 MB; first answer <= 10 s on the slow link and <= 1 s on loopback; a further query\'s index bytes median <= 100 KB; opening a file <= its text gzipped + 10 KB; the 50,000-file site\'s peak tab memory <= 256 MB.',
+    note: 'A cold visit to a documentation site embedding <fathom-explorer> over a project\'s bundle, served by a counting static host (tests/bench/counted-serve.ts; over HTTP/2 with TLS unless protocol says http1) on loopback and held to 150 ms per request and 1.6 Mbit/s shared (slow_link). Bytes: wire (as sent, the host gzipping what is not compressed already), host_gzips and host_plain (every body gzipped, or none), headers included. waves: round trips one after another. whole: the bundle written by `fathom index -o FILE`, read at once. split: the same index written by `fathom index --split -o DIR`, its root read on load and each question\'s items as it needs them; its list shows ten results, and the rest on request. ranked: each query\'s top ten as the engine ranks them (client.search, k 10), which the split visit must equal. Bar (issue 63): index before the first answer <= 300 KB in <= 3 waves; everything before it <= 1.5 MB; first answer <= 10 s on the slow link and <= 1 s on loopback; a further query\'s index bytes median <= 100 KB; opening a file <= its text gzipped + 10 KB; a symbol\'s panel (its callers) and its impact, each a median <= 50 KB; the 50,000-file site\'s peak tab memory <= 256 MB.',
     projects,
   };
   const dir = fileURLToPath(new URL('../../bench/', import.meta.url));
@@ -256,5 +293,7 @@ test('a documentation site: bytes, round trips and time to the first answer, on 
     expect(p.whole.slow_link?.top10).toEqual(p.whole.loopback?.top10);
     expect(p.split.loopback?.ranked).toEqual(p.whole.loopback?.ranked);
     expect(p.split.slow_link?.ranked).toEqual(p.whole.loopback?.ranked);
+    // Graph questions answer over the split bundle as over the whole one.
+    expect(p.split.loopback?.graph.map((g) => [g.symbol, g.impact.reached])).toEqual(p.whole.loopback?.graph.map((g) => [g.symbol, g.impact.reached]));
   }
 }, 3_600_000);

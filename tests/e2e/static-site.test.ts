@@ -144,6 +144,7 @@ describe('a static documentation site', () => {
       let seen: {
         cited: string[][]; answers: unknown[]; keywords: (string | null)[]; path: string | null; requests: string[]; first: string[];
         fetched: { items: number; bytes: number } | null | undefined; status: string | null;
+        panel: string; impact: string[];
       } | undefined;
       await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
         const explorer = page.getByTestId('explorer');
@@ -188,12 +189,21 @@ describe('a static documentation site', () => {
         // Coloured as the engine colours it: the viewer reads the colours the split bundle stores.
         await expect.poll(() => code.locator('.tok-keyword').count(), { timeout: 30_000 }).toBeGreaterThan(10);
         const keywords = await code.locator('.tok-keyword').evaluateAll((spans) => spans.slice(0, 40).map((s) => s.textContent));
+        // Its symbol's panel (callers, callees, tests), and its impact on request: over a split bundle, the edges around it are fetched.
+        const symbolPanel = explorer.getByTestId('symbol-panel');
+        await symbolPanel.waitFor({ state: 'visible', timeout: 30_000 });
+        await expect.poll(() => symbolPanel.getByTestId('callers').locator('li').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+        const panel = (await symbolPanel.innerText()).replace(/\s+/g, ' ');
+        await symbolPanel.getByTestId('impact-button').click();
+        const impactList = symbolPanel.getByTestId('impact-list');
+        await impactList.waitFor({ state: 'visible', timeout: 30_000 });
+        const impact = await impactList.locator('li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-symbol') ?? ''));
         if (html === 'split.html') {
           await screenshot(page, 'static-site-split');
           await page.setViewportSize({ width: 390, height: 844 });
           await screenshot(page, 'static-site-split-narrow');
         }
-        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent() };
+        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent(), panel, impact };
       });
       if (!seen) throw new Error(`${html} was not visited`);
       return seen;
@@ -209,6 +219,9 @@ describe('a static documentation site', () => {
     expect(split.cited[0]?.[0]).toMatch(/^src\/flask\/app\.py:\d+-\d+$/);
     expect(split.path).toBe(whole.path);
     expect(split.keywords).toEqual(whole.keywords);
+    expect(split.panel).toBe(whole.panel);
+    expect(split.impact).toEqual(whole.impact);
+    expect(split.impact.length).toBeGreaterThan(0);
     expect(split.status).toContain('search by words');
     // The site's own files only; the root once, and no item twice.
     const read = split.requests.filter((r) => r.includes('/flask-split/'));

@@ -847,11 +847,15 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
   return fetching;
 }
 
-/** What a split bundle answers: searches, files and their colours. */
-type SplitRequest = Extract<WorkerRequest, { op: 'search' | 'file' }> | Extract<WorkerRequest, { op: 'call' }>;
+/** What a split bundle answers: searches, files and their colours, a symbol, its callers, callees and impact. */
+type SplitRequest =
+  | Extract<WorkerRequest, { op: 'search' | 'file' | 'symbol' | 'callers' | 'callees' | 'impact' }>
+  | Extract<WorkerRequest, { op: 'call' }>;
+
+const SPLIT_OPS: ReadonlySet<WorkerRequest['op']> = new Set(['search', 'file', 'symbol', 'callers', 'callees', 'impact']);
 
 function splitAnswers(request: WorkerRequest): boolean {
-  return request.op === 'search' || request.op === 'file' || (request.op === 'call' && request.method === 'highlight');
+  return SPLIT_OPS.has(request.op) || (request.op === 'call' && request.method === 'highlight');
 }
 
 /** Whether a split bundle is open, once any opening under way is done. */
@@ -873,6 +877,14 @@ async function answerSplit(request: SplitRequest): Promise<void> {
     } else if (request.op === 'file') {
       const text = await stepped((ws) => ws.fileStep(request.path));
       scope.postMessage({ id, type: 'result', op: 'file', value: text ?? undefined });
+    } else if (request.op === 'symbol') {
+      const context = await stepped((ws) => ws.symbolStep(request.symbol));
+      scope.postMessage({ id, type: 'result', op: 'symbol', value: context });
+    } else if (request.op === 'callers' || request.op === 'callees' || request.op === 'impact') {
+      const { op, symbol, depth } = request;
+      const walk = { callers: 'callersStep', callees: 'calleesStep', impact: 'impactStep' } as const;
+      const reached = await stepped((ws) => ws[walk[op]](symbol, depth));
+      scope.postMessage({ id, type: 'result', op, value: reached });
     } else {
       // The viewer has no grammars: a split bundle stores each file's colours.
       const path = request.args[0] as string;

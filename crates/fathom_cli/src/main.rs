@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use fathom_engine::split::SplitReader;
 use fathom_engine::tests_for::Change;
 use fathom_engine::{Index, Options, SearchMode, SearchOptions, human_bytes};
 
@@ -466,6 +467,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let result = open(&target)?.query(&cypher, &params.into_iter().collect())?;
             output::query(&result, json)?;
         }
+        // A split bundle's directory is read in parts: the symbol's names,
+        // and the edges around it.
+        Command::Callers(t) if is_split(&t.target) => {
+            output::reached(&split_ask(&t.target, |r| r.callers_step(t.symbol(), t.depth))??, t.json)?
+        }
+        Command::Callees(t) if is_split(&t.target) => {
+            output::reached(&split_ask(&t.target, |r| r.callees_step(t.symbol(), t.depth))??, t.json)?
+        }
+        Command::Impact(t) if is_split(&t.target) => {
+            output::reached(&split_ask(&t.target, |r| r.impact_step(t.symbol(), t.depth))??, t.json)?
+        }
+        Command::Symbol { target, symbol, json } if is_split(&target) => {
+            output::symbol(&split_ask(&target, |r| r.symbol_step(&symbol))??, json)?
+        }
         Command::Callers(t) => output::reached(&open(&t.target)?.callers(t.symbol(), t.depth)?, t.json)?,
         Command::Callees(t) => output::reached(&open(&t.target)?.callees(t.symbol(), t.depth)?, t.json)?,
         Command::Impact(t) => output::reached(&open(&t.target)?.impact(t.symbol(), t.depth)?, t.json)?,
@@ -533,17 +548,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
             if is_split(&target) {
                 let query = query.context("a split bundle is searched one query at a time: give the query")?;
-                let (results, fetched, waves) = split_search(&target, &query, &options)?;
-                eprintln!(
-                    "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, files {}",
-                    fetched.items,
-                    human_bytes(fetched.bytes),
-                    human_bytes(fetched.postings),
-                    human_bytes(fetched.names),
-                    human_bytes(fetched.nodes),
-                    human_bytes(fetched.edges),
-                    human_bytes(fetched.files)
-                );
+                let results = split_ask(&target, |r| r.search_step(&query, &options))?;
                 output::search(&results, files, json)?;
                 return Ok(if results.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS });
             }
@@ -594,25 +599,26 @@ fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
     indexes
 }
 
-/// Searches a split bundle on disk, reading only the items the query needs.
-fn split_search(
-    dir: &Path,
-    query: &str,
-    options: &SearchOptions,
-) -> Result<(fathom_engine::SearchResults, fathom_engine::split::Fetched, usize)> {
+/// Asks a split bundle on disk a question, reading only the items it
+/// needs, and says on stderr what it read.
+fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>) -> Result<T> {
     let store = fathom_engine::store::DirStore::new(dir);
     let root = store.root()?;
-    let mut reader =
-        fathom_engine::split::SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
-    let (results, waves) = fathom_engine::split::drive(
-        &mut reader,
-        |need| store.bytes(&need.what, &need.item),
-        |r| r.search_step(query, options),
-    )?;
-    let mut fetched = reader.fetched();
-    fetched.bytes += root.len() as u64;
-    fetched.items += 1;
-    Ok((results, fetched, waves))
+    let mut reader = SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
+    let (answer, waves) = fathom_engine::split::drive(&mut reader, |need| store.bytes(&need.what, &need.item), step)?;
+    let fetched = reader.fetched();
+    eprintln!(
+        "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}",
+        fetched.items + 1,
+        human_bytes(fetched.bytes + root.len() as u64),
+        human_bytes(fetched.postings),
+        human_bytes(fetched.names),
+        human_bytes(fetched.nodes),
+        human_bytes(fetched.edges),
+        human_bytes(fetched.more),
+        human_bytes(fetched.files)
+    );
+    Ok(answer)
 }
 
 /// Whether the target is a split bundle's directory.
@@ -642,7 +648,8 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
     // A split bundle's directory holds items, not source to index.
     if is_split(target) {
         anyhow::bail!(
-            "`{}` is a split bundle, which only `fathom search` reads so far: for this command, write a whole bundle \
+            "`{}` is a split bundle, which only `fathom search`, `symbol`, `callers`, `callees` and `impact` read so far: \
+             for this command, write a whole bundle \
              (`fathom index TARGET -o FILE`) or give the source",
             target.display()
         );

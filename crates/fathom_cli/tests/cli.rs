@@ -487,8 +487,9 @@ fn a_missing_model_is_said_once_and_search_still_answers() {
 }
 
 /// `fathom index --split` writes a directory a static host serves as it is;
-/// `fathom search DIR` reads only what the query needs from it and answers
-/// as the whole bundle does; a damaged item is named, and so is a bundle
+/// `fathom search DIR` (and `symbol`, `callers`, `callees`, `impact`) reads
+/// only what the question needs from it and answers as the whole bundle
+/// does; a damaged item is named, and so is a bundle
 /// asked to carry vectors it cannot.
 #[test]
 fn a_split_bundle_is_written_and_searched_in_parts() {
@@ -513,10 +514,26 @@ fn a_split_bundle_is_written_and_searched_in_parts() {
     let said = String::from_utf8_lossy(&split.stderr);
     assert!(said.contains("items") && said.contains("waves"), "it says what it read: {said}");
 
-    // What reads a split bundle only by search says so, rather than index its items as source.
-    let callers = fathom(&["callers", dir.to_str().unwrap(), "total"]);
-    assert!(!callers.status.success());
-    assert!(String::from_utf8_lossy(&callers.stderr).contains("only `fathom search` reads so far"));
+    // Graph questions read it too, and answer as the whole bundle does.
+    let total = "pkg.calc.Calculator.total";
+    for args in [["callers", total], ["callees", total], ["impact", total], ["symbol", total]] {
+        let ask = |source: &std::path::Path| fathom(&[args[0], source.to_str().unwrap(), args[1], "--json"]);
+        let split = ask(&dir);
+        assert!(split.status.success(), "{args:?}: {}", String::from_utf8_lossy(&split.stderr));
+        assert_eq!(json(&split), json(&ask(&bundle)), "{args:?}");
+        assert!(String::from_utf8_lossy(&split.stderr).contains("waves"), "{args:?}");
+    }
+    // A name several symbols share is refused alike, naming them.
+    let shared = |source: &std::path::Path| fathom(&["callers", source.to_str().unwrap(), "total"]);
+    let (split, whole) = (shared(&dir), shared(&bundle));
+    assert!(!split.status.success());
+    let last = |out: &Output| String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or_default().to_owned();
+    assert_eq!(last(&split), last(&whole));
+    assert!(last(&split).contains("pkg.calc.ScientificCalculator.total (pkg/calc.py:32)"), "{}", last(&split));
+    // What does not read a split bundle yet says so, rather than index its items as source.
+    let query = fathom(&["query", dir.to_str().unwrap(), "MATCH (n) RETURN n.name LIMIT 1"]);
+    assert!(!query.status.success());
+    assert!(String::from_utf8_lossy(&query.stderr).contains("read so far"));
 
     // Every item damaged: the search names the one it met.
     for item in &items {

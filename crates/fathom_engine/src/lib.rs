@@ -375,11 +375,15 @@ impl Index {
         // Of an overload set, the first written stands for the symbol; a
         // definition before its own declarations (a method's body before
         // its line in the class, a function's before its prototype).
-        let found = fathom_query::find_symbol(&self.graph, symbol)?;
-        let id = found.iter().copied().find(|&id| self.graph.declared(id).is_none()).unwrap_or(found[0]);
+        let id = self.symbol_id(&fathom_query::find_symbol(&self.graph, symbol)?);
         let mut context = fathom_query::symbol(&self.graph, id);
         context.code = self.code(id).map(str::to_owned);
         Ok(context)
+    }
+
+    /// The node of an overload set that stands for it (see [`Index::symbol`]).
+    pub(crate) fn symbol_id(&self, found: &[fathom_graph::NodeId]) -> fathom_graph::NodeId {
+        found.iter().copied().find(|&id| self.graph.declared(id).is_none()).unwrap_or(found[0])
     }
 
     /// Every edge of the given types (all when empty), with both ends cited.

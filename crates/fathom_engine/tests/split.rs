@@ -290,3 +290,77 @@ fn a_shared_name_reads_its_digest_and_answers_as_the_whole_index_does() {
         assert_eq!(answer, whole(&index, query, &lexical(10)), "{query:?}");
     }
 }
+
+/// Graph questions over Flask read a symbol's names and the edges around
+/// it, and answer as the whole index does: a symbol with its context
+/// (callers, callees, members, tests and code), callers and callees, and
+/// impact at every depth, an ambiguous name's error and an unknown one's;
+/// whether the reader is fresh or kept what earlier questions fetched, and
+/// a search after them still answers as the whole index does.
+#[test]
+fn graph_questions_answer_as_the_whole_index_does() {
+    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
+    let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let split = index.to_split();
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let graph = index.graph();
+    // Every symbol is found among the names its qualified name reads.
+    for (_, node) in graph.nodes().filter(|(_, n)| !n.is_external) {
+        let keys = fathom_engine::split::name_keys(&node.qualified_name);
+        assert!(keys.contains(&node.name.to_lowercase()), "{} among {keys:?}", node.name);
+    }
+    // Every eleventh definition by its qualified name, and names typed
+    // short: simple, dotted, shared by several symbols, and none.
+    let mut symbols: Vec<String> = graph
+        .nodes()
+        .filter(|(_, n)| !n.is_external && n.file.is_some())
+        .map(|(_, n)| n.qualified_name.clone())
+        .step_by(11)
+        .collect();
+    symbols.extend(["url_for", "Flask.route", "get", "__init__", "no_such_symbol_here", "Blueprint"].map(String::from));
+    let json = |value: &dyn erased::Json| value.json();
+    let mut kept = SplitReader::open("root", &split.root).unwrap();
+    let everything: u64 = split.items.values().map(|b| b.len() as u64).sum();
+    let mut costs = Vec::new();
+    for symbol in &symbols {
+        let depth = 1 + (symbols.len() as u32 % 4);
+        let expected = [
+            json(&index.symbol(symbol).map_err(|e| e.to_string())),
+            json(&index.callers(symbol, depth).map_err(|e| e.to_string())),
+            json(&index.callees(symbol, 2).map_err(|e| e.to_string())),
+            json(&index.impact(symbol, 4).map_err(|e| e.to_string())),
+        ];
+        let ask = |reader: &mut SplitReader| {
+            [
+                json(&drive(reader, fetch, |r| r.symbol_step(symbol)).unwrap().0.map_err(|e| e.to_string())),
+                json(&drive(reader, fetch, |r| r.callers_step(symbol, depth)).unwrap().0.map_err(|e| e.to_string())),
+                json(&drive(reader, fetch, |r| r.callees_step(symbol, 2)).unwrap().0.map_err(|e| e.to_string())),
+                json(&drive(reader, fetch, |r| r.impact_step(symbol, 4)).unwrap().0.map_err(|e| e.to_string())),
+            ]
+        };
+        let mut fresh = SplitReader::open("root", &split.root).unwrap();
+        assert_eq!(ask(&mut fresh), expected, "a fresh reader, {symbol:?}");
+        costs.push(fresh.fetched().bytes);
+        assert_eq!(ask(&mut kept), expected, "a kept reader, {symbol:?}");
+    }
+    costs.sort_unstable();
+    let median = costs[costs.len() / 2];
+    assert!(median * 20 < everything, "a symbol's questions read {median} bytes of {everything}");
+    // Searches after them: the edges graph questions brought change no answer.
+    for query in ["url_for", "register a blueprint", "session cookie", "Flask.route"] {
+        let (answer, _) = split_search(&split, &mut kept, query, &lexical(10));
+        assert_eq!(answer, whole(&index, query, &lexical(10)), "{query:?}");
+    }
+}
+
+/// Answers as JSON, whatever their type, for comparing whole and split.
+mod erased {
+    pub trait Json {
+        fn json(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap()
+        }
+    }
+}

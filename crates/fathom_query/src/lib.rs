@@ -11,7 +11,9 @@ use fathom_graph::{CodeGraph, NodeId};
 use fathom_model::SymbolKind;
 use serde::Serialize;
 
-pub use traverse::{Direction, Hop, Reached, SymbolContext, callees, callers, hop, impact, neighbors, path, symbol};
+pub use traverse::{
+    Direction, Hop, Reached, SymbolContext, callees, callers, hop, impact, neighbors, path, symbol, with_descendants,
+};
 
 /// The deepest any traversal goes.
 pub const MAX_DEPTH: u32 = 4;
@@ -62,6 +64,31 @@ impl NodeRef {
 /// Different symbols are an error that lists them, never a silent pick.
 pub fn find_symbol(graph: &CodeGraph, name: &str) -> Result<Vec<NodeId>, QueryError> {
     let name = name.trim();
+    let found = symbol_matches(graph, name);
+    if found.is_empty() {
+        return Err(QueryError::UnknownSymbol(name.to_owned()));
+    }
+    let first = &graph.node(found[0]).qualified_name;
+    if found.iter().all(|&id| &graph.node(id).qualified_name == first) {
+        return Ok(found);
+    }
+    let mut names: Vec<String> = found
+        .iter()
+        .map(|&id| {
+            let place = graph.path_of(id).map(|p| format!(" ({p}:{})", graph.node(id).span.start_line));
+            format!("{}{}", graph.node(id).qualified_name, place.unwrap_or_default())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    Err(QueryError::AmbiguousSymbol { name: name.to_owned(), candidates: names })
+}
+
+/// The nodes of the first of [`find_symbol`]'s tiers that any match, one
+/// symbol or several: what it reads of each is its names, kind, file and
+/// line.
+pub fn symbol_matches(graph: &CodeGraph, name: &str) -> Vec<NodeId> {
+    let name = name.trim();
     let suffixes = [format!(".{name}"), format!("::{name}")];
     let tiers: [&dyn Fn(&fathom_graph::Node) -> bool; 3] = [
         &|n| n.qualified_name == name,
@@ -71,25 +98,11 @@ pub fn find_symbol(graph: &CodeGraph, name: &str) -> Result<Vec<NodeId>, QueryEr
     for matches in tiers {
         let found: Vec<NodeId> =
             graph.nodes().filter(|(_, n)| !n.is_external && matches(n)).map(|(id, _)| id).collect();
-        if found.is_empty() {
-            continue;
+        if !found.is_empty() {
+            return found;
         }
-        let first = &graph.node(found[0]).qualified_name;
-        if found.iter().all(|&id| &graph.node(id).qualified_name == first) {
-            return Ok(found);
-        }
-        let mut names: Vec<String> = found
-            .iter()
-            .map(|&id| {
-                let place = graph.path_of(id).map(|p| format!(" ({p}:{})", graph.node(id).span.start_line));
-                format!("{}{}", graph.node(id).qualified_name, place.unwrap_or_default())
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        return Err(QueryError::AmbiguousSymbol { name: name.to_owned(), candidates: names });
     }
-    Err(QueryError::UnknownSymbol(name.to_owned()))
+    Vec::new()
 }
 
 pub(crate) fn check_depth(depth: u32) -> Result<u32, QueryError> {

@@ -175,8 +175,8 @@ pub fn symbol(graph: &CodeGraph, id: NodeId) -> SymbolContext {
     }
 }
 
-/// `id` and everything it contains, transitively.
-fn with_descendants(graph: &CodeGraph, id: NodeId) -> Vec<NodeId> {
+/// `id` and everything it contains, transitively: where [`impact`] starts.
+pub fn with_descendants(graph: &CodeGraph, id: NodeId) -> Vec<NodeId> {
     let mut out = vec![id];
     let mut at = 0;
     while at < out.len() {

@@ -77,7 +77,7 @@ export interface SplitNeed { path: string; hash: string; bytes: number; plain: n
 /** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
 export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
 /** What a split bundle's reader has fetched: items and bytes, in all and by family. */
-export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; files: number; }
+export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; more: number; files: number; }
 
 export interface IndexSummary {
   archive: string;
@@ -927,6 +927,34 @@ impl Workspace {
         self.split(|reader| step_js(reader.highlight_step(path)))
     }
 
+    /// A symbol with its context from the split bundle, as `symbol`, or the
+    /// items to fetch first.
+    #[wasm_bindgen(js_name = symbolStep, unchecked_return_type = "SplitStep<SymbolContext>")]
+    pub fn symbol_step(&self, symbol: &str) -> Result<JsValue, JsError> {
+        self.split(|reader| answer_js(reader.symbol_step(symbol)))
+    }
+
+    /// Callers from the split bundle, as `callers`, or the items to fetch
+    /// first.
+    #[wasm_bindgen(js_name = callersStep, unchecked_return_type = "SplitStep<Reached[]>")]
+    pub fn callers_step(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
+        self.split(|reader| answer_js(reader.callers_step(symbol, depth)))
+    }
+
+    /// Callees from the split bundle, as `callees`, or the items to fetch
+    /// first.
+    #[wasm_bindgen(js_name = calleesStep, unchecked_return_type = "SplitStep<Reached[]>")]
+    pub fn callees_step(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
+        self.split(|reader| answer_js(reader.callees_step(symbol, depth)))
+    }
+
+    /// Impact from the split bundle, as `impact`, or the items to fetch
+    /// first.
+    #[wasm_bindgen(js_name = impactStep, unchecked_return_type = "SplitStep<Reached[]>")]
+    pub fn impact_step(&self, symbol: &str, depth: u32) -> Result<JsValue, JsError> {
+        self.split(|reader| answer_js(reader.impact_step(symbol, depth)))
+    }
+
     /// Hands the split bundle's reader an item a step asked for, which it
     /// checks (length, hash, decoding) before it keeps any of it.
     pub fn supply(
@@ -997,7 +1025,7 @@ impl Workspace {
         let state = self.state.borrow();
         if state.split.is_some() {
             return Err(JsError::new(
-                "this bundle is split, read in parts as questions need them: only search and opening files read it so far",
+                "this bundle is split, read in parts as questions need them: only search, opening files, a symbol, its callers, callees and impact read it so far",
             ));
         }
         f(state.index.as_ref().ok_or_else(no_index)?)
@@ -1056,6 +1084,16 @@ impl NeedJs {
 }
 
 /// A step as the page reads it: `{needs}` or `{ready}`.
+/// A step whose answer may be refused (an unknown or ambiguous symbol, a
+/// depth out of range): refused as the whole index's question is.
+fn answer_js<T: Serialize, E: std::error::Error>(step: Step<Result<T, E>>) -> Result<JsValue, JsError> {
+    match step {
+        Step::Ready(Err(error)) => Err(JsError::new(&error.to_string())),
+        Step::Ready(Ok(value)) => step_js(Step::Ready(value)),
+        Step::Needs(needs) => step_js(Step::<T>::Needs(needs)),
+    }
+}
+
 fn step_js<T: Serialize>(step: Step<T>) -> Result<JsValue, JsError> {
     #[derive(Serialize)]
     #[serde(rename_all = "lowercase")]

@@ -49,7 +49,7 @@ use crate::Index;
 use crate::store::{ItemRef, StoreError, seal, seal_placed};
 
 mod reader;
-pub use reader::{Fetched, Need, SplitReader, Step, drive};
+pub use reader::{Fetched, Need, SplitReader, Step, drive, name_keys};
 
 /// The root's file name in a split bundle's directory.
 pub const ROOT: &str = "root.fathom";
@@ -57,7 +57,7 @@ pub const ROOT: &str = "root.fathom";
 /// newline, so neither is read as the other.
 pub const SPLIT_MAGIC: [u8; 8] = *b"\x89FATHOM/";
 /// The layout of the root and its items this build writes and reads.
-pub const SPLIT_FORMAT: u32 = 2;
+pub const SPLIT_FORMAT: u32 = 3;
 /// What an item holds before it is gzipped, about. Small: a placed item
 /// costs the root nothing, and a question reads a few dozen items, so what
 /// it fetches is mostly what it reads (measured in `bench/PERFORMANCE.md`).
@@ -96,6 +96,11 @@ pub struct Root {
     /// node id each holds: both cut the node ids into runs in order.
     pub nodes: Placed,
     pub edges: Placed,
+    /// The edges no search reads ([`searched`]): uses, tests, overrides,
+    /// decorators and calls out of the archive, in runs of their own, by the
+    /// first node id each holds. A graph question (callers, impact) reads
+    /// these with the edge runs of the nodes it walks through.
+    pub more: Placed,
     /// The index summary, as a bundle stores it.
     pub summary: ItemRef,
     /// What the index holds, as [`IndexSummary`](crate::IndexSummary)'s
@@ -120,6 +125,7 @@ pub const POSTINGS: u8 = b'p';
 pub const NAMES: u8 = b'm';
 pub const NODES: u8 = b'n';
 pub const EDGES: u8 = b'e';
+pub const MORE: u8 = b'r';
 
 impl Placed {
     /// The reference of item `at`.
@@ -382,18 +388,20 @@ pub struct SplitReport {
     pub names: Family,
     pub nodes: Family,
     pub edges: Family,
+    pub more: Family,
     pub files: Family,
     pub summary: Family,
 }
 
 impl SplitReport {
     /// Each family of items, by name.
-    pub fn families(&self) -> [(&'static str, Family); 6] {
+    pub fn families(&self) -> [(&'static str, Family); 7] {
         [
             ("postings", self.postings),
             ("names", self.names),
             ("node pages", self.nodes),
             ("edge runs", self.edges),
+            ("more edges", self.more),
             ("files", self.files),
             ("summary", self.summary),
         ]
@@ -546,16 +554,16 @@ impl Index {
         for (i, chunk) in chunks.iter().enumerate() {
             chunks_of[chunk.node.index()].push(i as u32);
         }
+        // Each node's edges, those a search reads and the rest.
         let mut edges_at: Vec<Vec<u32>> = vec![Vec::new(); graph.node_count()];
+        let mut more_at: Vec<Vec<u32>> = vec![Vec::new(); graph.node_count()];
         let edges: Vec<(u32, u32, &Edge)> =
             graph.edges().map(|(_, from, to, edge)| (from.index() as u32, to.index() as u32, edge)).collect();
         for (id, &(from, to, edge)) in edges.iter().enumerate() {
-            if !searched(graph, from, to, edge) {
-                continue;
-            }
-            edges_at[from as usize].push(id as u32);
+            let at = if searched(graph, from, to, edge) { &mut edges_at } else { &mut more_at };
+            at[from as usize].push(id as u32);
             if to != from {
-                edges_at[to as usize].push(id as u32);
+                at[to as usize].push(id as u32);
             }
         }
         let node = |at: usize| graph.node(fathom_graph::NodeId::new(at));
@@ -584,7 +592,17 @@ impl Index {
         let mut edges_first: Vec<u32> = Vec::new();
         for range in runs(EDGE_RUN_BYTES, &edge_bytes) {
             edges_first.push(range.start as u32);
-            place(&mut report.edges, EDGES, seal_placed(&edge_run(graph, &heads, &edges_at, &edges, range)));
+            let run = edge_run(graph, &heads, &edges_at, &edges, range, true);
+            place(&mut report.edges, EDGES, seal_placed(&run));
+        }
+        // The rest of the edges, in runs of their own (their nodes are in
+        // the edge runs).
+        let more_bytes = |at: usize| 2 + 40 * more_at[at].len();
+        let mut more_first: Vec<u32> = Vec::new();
+        for range in runs(EDGE_RUN_BYTES, &more_bytes) {
+            more_first.push(range.start as u32);
+            let run = edge_run(graph, &heads, &more_at, &edges, range, false);
+            place(&mut report.more, MORE, seal_placed(&run));
         }
         // The tag names the placed items: of all their checksums, so a
         // bundle's placed names change whenever any of them does.
@@ -600,11 +618,12 @@ impl Index {
             let max = of_kind.clone().map(|(.., plain)| *plain).max().unwrap_or(0);
             Placed { count: of_kind.count() as u32, max, first }
         };
-        let (postings, names, nodes, edges_placed) = (
+        let (postings, names, nodes, edges_placed, more) = (
             family(POSTINGS, Vec::new()),
             family(NAMES, Vec::new()),
             family(NODES, nodes_at),
             family(EDGES, edges_first),
+            family(MORE, more_first),
         );
         let summary = keep(&mut report.summary, seal(&self.stored_summary()));
         let mut counts: HashMap<u8, u32> = HashMap::new();
@@ -614,7 +633,8 @@ impl Index {
                 POSTINGS => postings.max,
                 NAMES => names.max,
                 NODES => nodes.max,
-                _ => edges_placed.max,
+                EDGES => edges_placed.max,
+                _ => more.max,
             };
             items.insert(ItemRef::placed(&tag, kind, *at, max), bytes);
             *at += 1;
@@ -634,6 +654,7 @@ impl Index {
             digests,
             nodes,
             edges: edges_placed,
+            more,
             summary,
             brief,
         };
@@ -659,9 +680,11 @@ fn searched(graph: &fathom_graph::CodeGraph, from: u32, to: u32, edge: &Edge) ->
         || (matches!(edge.kind, EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Imports) && inside(from) && inside(to))
 }
 
-/// A node in brief: all but its details.
+/// A node in brief: all but its details, save whether it is a test (which
+/// a symbol's tests are found by).
 fn brief(node: &Node) -> Node {
-    Node { details: None, ..node.clone() }
+    let details = node.is_test().then(|| Box::new(fathom_graph::Details { is_test: true, ..Default::default() }));
+    Node { details, ..node.clone() }
 }
 
 /// Where a node's snippet lines are: see [`NodePage`].
@@ -781,20 +804,25 @@ fn node_page(
     page
 }
 
-/// The edge run of the nodes `range`: see [`EdgeRun`].
+/// The edge run of the nodes `range`, of the edges `edges_at` lists at
+/// each: see [`EdgeRun`]. Without `with_nodes`, the run's own nodes are
+/// left out (another run holds them).
 fn edge_run(
     graph: &fathom_graph::CodeGraph,
     heads: &[FileHead],
     edges_at: &[Vec<u32>],
     edges: &[(u32, u32, &Edge)],
     range: std::ops::Range<usize>,
+    with_nodes: bool,
 ) -> EdgeRun {
     use fathom_graph::NodeId;
     let inside = |id: u32| range.contains(&(id as usize));
     let mut run = EdgeRun { nodes: Vec::new(), edges: Vec::new(), far: Vec::new(), files: Vec::new() };
     let mut edge_ids: Vec<u32> = Vec::new();
     for at in range.clone() {
-        run.nodes.push((at as u32, brief(graph.node(NodeId::new(at)))));
+        if with_nodes {
+            run.nodes.push((at as u32, brief(graph.node(NodeId::new(at)))));
+        }
         edge_ids.extend(&edges_at[at]);
     }
     edge_ids.sort_unstable();

@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use fathom_graph::{CodeGraph, Edge, FileEntry, FileId, NodeId};
 use fathom_model::Language;
+use fathom_query::{QueryError, Reached, SymbolContext};
 use fathom_search::chunks::{Chunk, Part};
 use fathom_search::lexical::Lexical;
 use fathom_search::retrieval::{Facts, Retrieval, SearchOptions};
@@ -49,6 +50,17 @@ pub enum Step<T> {
     Needs(Vec<Need>),
 }
 
+impl<U, E> Step<Result<U, E>> {
+    /// Once ready without an error, the answer `then` gives.
+    fn and_then<T>(self, then: impl FnOnce() -> Result<T, E>) -> Step<Result<T, E>> {
+        match self {
+            Step::Ready(Ok(_)) => Step::Ready(then()),
+            Step::Ready(Err(error)) => Step::Ready(Err(error)),
+            Step::Needs(needs) => Step::Needs(needs),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Want {
     Postings(usize),
@@ -56,6 +68,8 @@ enum Want {
     Digest(usize),
     Nodes(usize),
     Edges(usize),
+    /// The edges no search reads, of a run of nodes.
+    More(usize),
     /// A file's text and colours, once a head names its item.
     File(u32),
 }
@@ -83,6 +97,7 @@ pub struct Fetched {
     pub names: u64,
     pub nodes: u64,
     pub edges: u64,
+    pub more: u64,
     pub files: u64,
 }
 
@@ -94,6 +109,7 @@ pub struct SplitReader {
     digests_in: Vec<bool>,
     nodes_in: Vec<bool>,
     edges_in: Vec<bool>,
+    more_in: Vec<bool>,
     /// Every edge in, by the whole graph's id, so the graph lists them in
     /// its order however they arrived.
     edges: BTreeMap<u32, (u32, u32, Edge)>,
@@ -158,7 +174,7 @@ impl SplitReader {
                 && runs.first.windows(2).all(|w| w[0] < w[1])
                 && runs.first.last().is_some_and(|first| (*first as usize) < nodes)
         };
-        if nodes > 0 && !(cuts(&root.nodes) && cuts(&root.edges)) {
+        if nodes > 0 && !(cuts(&root.nodes) && cuts(&root.edges) && cuts(&root.more)) {
             return Err(bad("its node pages or edge runs do not cut the nodes in order".into()));
         }
         let placeholder_file = FileEntry { path: String::new(), language: Language::Text, module: NodeId::end() };
@@ -199,6 +215,7 @@ impl SplitReader {
             digests_in: vec![false; root.digests.len()],
             nodes_in: vec![false; root.nodes.count as usize],
             edges_in: vec![false; root.edges.count as usize],
+            more_in: vec![false; root.more.count as usize],
             root,
             index,
             edges: BTreeMap::new(),
@@ -341,6 +358,119 @@ impl SplitReader {
         }
     }
 
+    /// A symbol with its context, as [`Index::symbol`] gives it, or the
+    /// items it needs first: its page (details), its file (code), and the
+    /// edges of every node its tests are sought through (callers, three
+    /// hops).
+    pub fn symbol_step(&mut self, symbol: &str) -> Step<Result<SymbolContext, QueryError>> {
+        self.walk_step(symbol, |reader, found| {
+            let graph = &reader.index.graph;
+            let id = reader.index.symbol_id(found);
+            let read = fathom_query::callers(graph, &[id], TESTS_DEPTH).map(|r| walked(&[id], &r, TESTS_DEPTH));
+            let mut wants = reader.adjacency(read.unwrap_or_default());
+            wants.push(Want::Nodes(reader.page_of(id)));
+            wants.extend(graph.node(id).file.map(|f| Want::File(f.0)));
+            (Ok(()), wants)
+        })
+        .and_then(|| self.index.symbol(symbol))
+    }
+
+    /// The functions and methods that call `symbol`, as [`Index::callers`]
+    /// gives them, or the items they need first.
+    pub fn callers_step(&mut self, symbol: &str, depth: u32) -> Step<Result<Vec<Reached>, QueryError>> {
+        self.walk_step(symbol, |reader, found| {
+            let reached = fathom_query::callers(&reader.index.graph, found, depth);
+            let wants = reached.as_ref().map(|r| reader.adjacency(walked(found, r, depth))).unwrap_or_default();
+            (reached, wants)
+        })
+    }
+
+    /// What `symbol` calls, as [`Index::callees`] gives it, or the items it
+    /// needs first.
+    pub fn callees_step(&mut self, symbol: &str, depth: u32) -> Step<Result<Vec<Reached>, QueryError>> {
+        self.walk_step(symbol, |reader, found| {
+            let reached = fathom_query::callees(&reader.index.graph, found, depth);
+            let wants = reached.as_ref().map(|r| reader.adjacency(walked(found, r, depth))).unwrap_or_default();
+            (reached, wants)
+        })
+    }
+
+    /// What depends on `symbol`, as [`Index::impact`] gives it, or the
+    /// items it needs first: the edges of everything it contains, and of
+    /// every node the walk goes through.
+    pub fn impact_step(&mut self, symbol: &str, depth: u32) -> Step<Result<Vec<Reached>, QueryError>> {
+        self.walk_step(symbol, |reader, found| {
+            let graph = &reader.index.graph;
+            let seeds: Vec<NodeId> = found.iter().flat_map(|&id| fathom_query::with_descendants(graph, id)).collect();
+            let reached = fathom_query::impact(graph, found, depth);
+            let wants = reached.as_ref().map(|r| reader.adjacency(walked(&seeds, r, depth))).unwrap_or_default();
+            (reached, wants)
+        })
+    }
+
+    /// A question over the graph around `symbol`: finds it as
+    /// [`fathom_query::find_symbol`] does a whole graph, then asks `ask`
+    /// over what is in, which answers and says what that answer read. Once
+    /// all of that is in, the answer is the whole graph's: a walk that read
+    /// every edge of each node it went through went where the whole graph's
+    /// goes.
+    fn walk_step<T>(
+        &mut self,
+        symbol: &str,
+        ask: impl FnOnce(&SplitReader, &[NodeId]) -> (Result<T, QueryError>, Vec<Want>),
+    ) -> Step<Result<T, QueryError>> {
+        let found = match self.find_step(symbol) {
+            Step::Ready(Ok(found)) => found,
+            Step::Ready(Err(error)) => return Step::Ready(Err(error)),
+            Step::Needs(needs) => return Step::Needs(needs),
+        };
+        let (answer, wants) = ask(self, &found);
+        match self.needs(wants) {
+            Some(needs) => Step::Needs(needs),
+            None => Step::Ready(answer),
+        }
+    }
+
+    /// The nodes `symbol` names, as [`fathom_query::find_symbol`] finds
+    /// them among the whole graph's. Every node it may match has one of the
+    /// names [`name_keys`] gives, and the name pages of those list them all;
+    /// then the edges of those it matches, which bring their files' paths
+    /// (an ambiguous name's error cites them) and which any question about
+    /// them reads.
+    fn find_step(&mut self, symbol: &str) -> Step<Result<Vec<NodeId>, QueryError>> {
+        let name = symbol.trim();
+        let pages = name_keys(name).iter().flat_map(|key| self.name_run(key, true)).map(Want::Names).collect();
+        if let Some(needs) = self.needs(pages) {
+            return Step::Needs(needs);
+        }
+        self.settle();
+        let matches = fathom_query::symbol_matches(&self.index.graph, name);
+        if let Some(needs) = self.needs(self.adjacency(matches)) {
+            return Step::Needs(needs);
+        }
+        self.settle();
+        Step::Ready(fathom_query::find_symbol(&self.index.graph, name))
+    }
+
+    /// Both runs of edges at each of `nodes`: what reading all their edges
+    /// needs.
+    fn adjacency(&self, nodes: impl IntoIterator<Item = NodeId>) -> Vec<Want> {
+        let mut wants: Vec<Want> = nodes
+            .into_iter()
+            .flat_map(|node| {
+                let at = node.index() as u32;
+                [Want::Edges(self.root.edges.run_of(at)), Want::More(self.root.more.run_of(at))]
+            })
+            .collect();
+        wants.sort_unstable_by_key(|w| match w {
+            Want::Edges(at) => (0, *at),
+            Want::More(at) => (1, *at),
+            _ => (2, 0),
+        });
+        wants.dedup();
+        wants
+    }
+
     /// Puts a fetched item in. `item` is one a step asked for; its bytes
     /// are checked against it first, and refused whole.
     pub fn supply(&mut self, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
@@ -362,6 +492,7 @@ impl SplitReader {
             Want::Names(_) | Want::Digest(_) => &mut self.fetched.names,
             Want::Nodes(_) => &mut self.fetched.nodes,
             Want::Edges(_) => &mut self.fetched.edges,
+            Want::More(_) => &mut self.fetched.more,
             Want::File(_) => &mut self.fetched.files,
         };
         *family += bytes.len() as u64;
@@ -494,7 +625,7 @@ impl SplitReader {
                 self.lines.remove(&file);
                 self.files_in[file as usize] = true;
             }
-            Want::Edges(at) => {
+            Want::Edges(at) | Want::More(at) => {
                 let run: EdgeRun = open("an edge run", item, bytes)?;
                 self.check_nodes(item, run.nodes.iter().chain(&run.far).map(|(id, _)| *id))?;
                 for head in run.files {
@@ -507,7 +638,10 @@ impl SplitReader {
                 for (id, from, to, edge) in run.edges {
                     self.edges.insert(id, (from, to, edge));
                 }
-                self.edges_in[at] = true;
+                match want {
+                    Want::More(_) => self.more_in[at] = true,
+                    _ => self.edges_in[at] = true,
+                }
                 for id in run_nodes {
                     self.drop_facts_if_held(id);
                 }
@@ -606,18 +740,24 @@ impl SplitReader {
     /// The name pages that may hold `word`, or, unless `exact`, a name
     /// starting with it (every page, for a dotted name, which is matched
     /// against qualified names).
-    fn name_pages<'a>(&'a self, word: &'a str, exact: bool) -> Box<dyn Iterator<Item = usize> + 'a> {
-        let pages = &self.root.name_keys;
+    fn name_pages(&self, word: &str, exact: bool) -> std::ops::Range<usize> {
         if word.contains('.') || word.contains("::") {
-            return Box::new(0..pages.len());
+            return 0..self.root.name_keys.len();
         }
+        self.name_run(word, exact)
+    }
+
+    /// The name pages that may hold the key `word`, or, unless `exact`, a
+    /// key starting with it.
+    fn name_run(&self, word: &str, exact: bool) -> std::ops::Range<usize> {
+        let pages = &self.root.name_keys;
         // The last page whose first key is below the word may end with it;
         // every later page whose first key is it (or, for a prefix, starts
         // with it) holds more.
         let start = pages.partition_point(|first| first.as_str() < word).saturating_sub(1);
         let more = |first: &str| if exact { first == word } else { first.starts_with(word) };
         let end = start + 1 + pages[start + 1..].iter().take_while(|first| more(first)).count();
-        Box::new(start..end)
+        start..end
     }
 
     fn item_of(&self, want: Want) -> Option<(ItemRef, String)> {
@@ -632,6 +772,7 @@ impl SplitReader {
             Want::Digest(at) => (self.root.digests.get(at)?.1, format!("the digest of `{}`", self.root.digests[at].0)),
             Want::Nodes(at) => (self.root.nodes.item(&self.root.tag, super::NODES, at)?, format!("node page {at}")),
             Want::Edges(at) => (self.root.edges.item(&self.root.tag, super::EDGES, at)?, format!("edge run {at}")),
+            Want::More(at) => (self.root.more.item(&self.root.tag, super::MORE, at)?, format!("more edges {at}")),
             Want::File(file) => {
                 let item = (*self.file_items.get(file as usize)?)?;
                 (item, format!("the text of `{}`", self.index.graph.files()[file as usize].path))
@@ -646,6 +787,7 @@ impl SplitReader {
             Want::Digest(at) => self.digests_in.get(at).copied().unwrap_or(true),
             Want::Nodes(at) => self.nodes_in.get(at).copied().unwrap_or(true),
             Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
+            Want::More(at) => self.more_in.get(at).copied().unwrap_or(true),
             Want::File(file) => self.files_in.get(file as usize).copied().unwrap_or(true),
         }
     }
@@ -695,6 +837,36 @@ pub fn drive<T>(
             }
         }
     }
+}
+
+/// The names (in lower case, as name pages key them) a node that `symbol`
+/// names may have: the whole of it (a module's dotted name, a simple
+/// name), and what follows its last `/` (a package named by its path) and
+/// its last `.` or `:` (a member named by its qualified name).
+pub fn name_keys(symbol: &str) -> Vec<String> {
+    let mut keys: Vec<String> = [symbol, after(symbol, &['/']), after(symbol, &['.', ':'])]
+        .into_iter()
+        .filter(|key| !key.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+fn after<'a>(text: &'a str, separators: &[char]) -> &'a str {
+    text.rsplit(separators).next().unwrap_or(text)
+}
+
+/// How far a symbol's tests are sought, as [`fathom_query::symbol`] seeks
+/// them: callers, three hops.
+const TESTS_DEPTH: u32 = 3;
+
+/// The nodes whose edges a walk of `depth` hops from `starts` read: the
+/// starts, and every node it reached short of its last hop.
+fn walked(starts: &[NodeId], reached: &[Reached], depth: u32) -> Vec<NodeId> {
+    let short = reached.iter().filter(|r| r.depth < depth).map(|r| NodeId::new(r.node.id as usize));
+    starts.iter().copied().chain(short).collect()
 }
 
 /// Refuses `item` (`what`) where one of `ids` is past the `count` of its kind.
