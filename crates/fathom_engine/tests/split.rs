@@ -364,3 +364,40 @@ mod erased {
         }
     }
 }
+
+/// A name many symbols share spans several name pages. A symbol typed by
+/// its qualified name reads the page that holds it, not every page of the
+/// name; typed by its simple name, it reads them all, and is refused as
+/// the whole index refuses it.
+#[test]
+fn a_qualified_name_reads_its_own_name_page() {
+    let files: Vec<(String, Vec<u8>)> = (0..1500)
+        .map(|i| {
+            let source = format!(
+                "class Record{i}:\n    def name(self):\n        return {i}\n\n\ndef use{i}(r):\n    return r.name()\n"
+            );
+            (format!("repo/m{i:04}.py"), source.into_bytes())
+        })
+        .collect();
+    let index = index_files("repo", files, &Options::default(), &mut Recorder::new());
+    let split = index.to_split();
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let json = |value: &dyn erased::Json| value.json();
+    for symbol in ["m0123.Record123.name", "m1499.Record1499.name", "m0000.Record0.name", "name", "Record7.name"] {
+        let expected = json(&index.symbol(symbol).map_err(|e| e.to_string()));
+        let mut reader = SplitReader::open("root", &split.root).unwrap();
+        let (answer, _) = drive(&mut reader, fetch, |r| r.symbol_step(symbol)).unwrap();
+        assert_eq!(json(&answer.map_err(|e| e.to_string())), expected, "{symbol:?}");
+        let pages = reader.fetched().names;
+        let all: u64 = {
+            let mut whole = SplitReader::open("root", &split.root).unwrap();
+            let _ = drive(&mut whole, fetch, |r| r.symbol_step("name"));
+            whole.fetched().names
+        };
+        if symbol.starts_with('m') {
+            assert!(pages * 3 < all, "{symbol:?} read {pages} bytes of names, against {all} for every page of `name`");
+        } else {
+            assert!(pages >= all, "{symbol:?}: {pages} against {all}");
+        }
+    }
+}

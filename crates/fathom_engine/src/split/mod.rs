@@ -88,6 +88,11 @@ pub struct Root {
     /// Name pages, with the first key each holds.
     pub names: Placed,
     pub name_keys: Vec<String>,
+    /// For a name page that goes on with the name its last page ended
+    /// with, the qualified name it starts at (within a name, pages are in
+    /// order of qualified names): a symbol typed by its qualified name reads
+    /// the page that holds it, not every page of a name many share.
+    pub name_quals: Vec<(u32, String)>,
     /// For a name many symbols share, the few an exact search of it can
     /// rank first ([`fathom_search::NameIndex::exact_digest`]), by the name
     /// in lower case: a phrase's word reads these, not every page of it.
@@ -497,7 +502,9 @@ impl Index {
                 path: graph.path_of(id).map(str::to_owned),
             })
             .collect();
-        entries.sort_by(|a, b| a.key.cmp(&b.key).then(a.node.cmp(&b.node)));
+        entries.sort_by(|a, b| {
+            a.key.cmp(&b.key).then_with(|| a.qualified_name.cmp(&b.qualified_name)).then(a.node.cmp(&b.node))
+        });
         // Digests of the names more symbols share than a digest holds.
         let index = self.retrieval.names();
         let mut digests: Vec<(String, ItemRef)> = Vec::new();
@@ -512,20 +519,32 @@ impl Index {
             digests.push((key.clone(), keep(&mut report.names, seal(&digest))));
         }
         let mut name_keys: Vec<String> = Vec::new();
+        let mut name_quals: Vec<(u32, String)> = Vec::new();
+        let mut last_key = String::new();
         let mut page: Vec<NameEntry> = Vec::new();
         let mut size = 0;
+        let mut cut = |page: Vec<NameEntry>, name_keys: &mut Vec<String>, last_key: &mut String| {
+            let first =
+                page.first().map_or((String::new(), String::new()), |e| (e.key.clone(), e.qualified_name.clone()));
+            // A page that goes on with its last page's name says which
+            // qualified name it starts at.
+            if !name_keys.is_empty() && first.0 == *last_key {
+                name_quals.push((name_keys.len() as u32, first.1));
+            }
+            *last_key = page.last().map(|e| e.key.clone()).unwrap_or_default();
+            name_keys.push(first.0);
+            place(&mut report.names, NAMES, seal_placed(&page));
+        };
         for entry in entries {
             size += entry.key.len() + entry.name.len() + entry.qualified_name.len() + 12;
             page.push(entry);
             if size >= NAME_PAGE_BYTES {
-                name_keys.push(page[0].key.clone());
-                place(&mut report.names, NAMES, seal_placed(&std::mem::take(&mut page)));
+                cut(std::mem::take(&mut page), &mut name_keys, &mut last_key);
                 size = 0;
             }
         }
         if !page.is_empty() || name_keys.is_empty() {
-            name_keys.push(page.first().map(|e| e.key.clone()).unwrap_or_default());
-            place(&mut report.names, NAMES, seal_placed(&page));
+            cut(page, &mut name_keys, &mut last_key);
         }
 
         // Files: each one's text and colours, an item named by its head.
@@ -651,6 +670,7 @@ impl Index {
             postings,
             names,
             name_keys,
+            name_quals,
             digests,
             nodes,
             edges: edges_placed,

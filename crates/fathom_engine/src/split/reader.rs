@@ -157,6 +157,10 @@ impl SplitReader {
         if root.postings.count == 0 || root.names.count == 0 || root.name_keys.len() != root.names.count as usize {
             return Err(bad("it lists no postings or no names".into()));
         }
+        let pages = root.name_keys.len() as u32;
+        if !(root.name_quals.windows(2).all(|w| w[0].0 < w[1].0) && root.name_quals.iter().all(|(at, _)| *at < pages)) {
+            return Err(bad("its name pages' qualified names are out of order or past its pages".into()));
+        }
         let counts = &header.counts;
         let (nodes, chunks, files) = (counts.nodes, counts.chunks, counts.files);
         // The reader holds a place for each node, chunk and file at once:
@@ -439,12 +443,23 @@ impl SplitReader {
     /// them reads.
     fn find_step(&mut self, symbol: &str) -> Step<Result<Vec<NodeId>, QueryError>> {
         let name = symbol.trim();
-        let pages = name_keys(name).iter().flat_map(|key| self.name_run(key, true)).map(Want::Names).collect();
-        if let Some(needs) = self.needs(pages) {
+        let keys = name_keys(name);
+        // A qualified name first: the pages that hold it under each name.
+        let held = keys.iter().flat_map(|key| self.qualified_run(key, name)).map(Want::Names).collect();
+        if let Some(needs) = self.needs(held) {
             return Step::Needs(needs);
         }
         self.settle();
-        let matches = fathom_query::symbol_matches(&self.index.graph, name);
+        let mut matches = fathom_query::symbol_matches(&self.index.graph, name);
+        if !matches.first().is_some_and(|&id| self.index.graph.node(id).qualified_name == name) {
+            // Not one: a suffix or a simple name, read among every page of each name.
+            let pages = keys.iter().flat_map(|key| self.name_run(key, true)).map(Want::Names).collect();
+            if let Some(needs) = self.needs(pages) {
+                return Step::Needs(needs);
+            }
+            self.settle();
+            matches = fathom_query::symbol_matches(&self.index.graph, name);
+        }
         if let Some(needs) = self.needs(self.adjacency(matches)) {
             return Step::Needs(needs);
         }
@@ -745,6 +760,29 @@ impl SplitReader {
             return 0..self.root.name_keys.len();
         }
         self.name_run(word, exact)
+    }
+
+    /// The name pages that may hold `key` with the qualified name
+    /// `qualified`: within a name, pages are in order of qualified names,
+    /// and a page that goes on with its last page's name says where it
+    /// starts (`Root::name_quals`).
+    fn qualified_run(&self, key: &str, qualified: &str) -> std::ops::Range<usize> {
+        let keys = &self.root.name_keys;
+        let quals = &self.root.name_quals;
+        let first = |page: usize| {
+            let qual = quals.binary_search_by_key(&(page as u32), |(at, _)| *at).map_or("", |at| quals[at].1.as_str());
+            (keys[page].as_str(), qual)
+        };
+        let target = (key, qualified);
+        // The first page starting at or past it, less one: that one may end with it.
+        let (mut low, mut high) = (0, keys.len());
+        while low < high {
+            let mid = (low + high) / 2;
+            if first(mid) < target { low = mid + 1 } else { high = mid }
+        }
+        let start = low.saturating_sub(1);
+        let end = start + 1 + (start + 1..keys.len()).take_while(|&page| first(page) == target).count();
+        start..end
     }
 
     /// The name pages that may hold the key `word`, or, unless `exact`, a
