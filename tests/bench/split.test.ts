@@ -117,7 +117,12 @@ interface Visit {
   /** Everything before the first answer: the page, engine and UI, and the index. */
   before_first: ReturnType<typeof bytes>;
   requested_before_first: string[];
-  index_before_first: ReturnType<typeof bytes> & { waves: number };
+  /**
+   * waves: the index's round trips one after another; after_engine: those
+   * that began once the engine's module had come (what the engine waited
+   * for), the rest having overlapped its download.
+   */
+  index_before_first: ReturnType<typeof bytes> & { waves: number; waves_after_engine: number };
   further_queries: { query: string; ms: number; index: ReturnType<typeof bytes> }[];
   further_query_index_wire_median: number;
   /** A result's file opened from the list, with its symbol's panel (callers, callees, tests); file_item: the file's own item's bytes, of a split bundle. */
@@ -130,7 +135,9 @@ interface Visit {
   graph: { symbol: string; panel: { ms: number; wire: number }; impact: { ms: number; wire: number; reached: number } }[];
   graph_panel_wire_median: number;
   graph_impact_wire_median: number;
+  /** The tab's peak memory once it has answered the queries and opened a file; and after the graph questions too. */
   peak_renderer_kb: number;
+  peak_after_graph_kb: number;
   /** The first rows the list shows, grouped by file. */
   top10: Record<string, string[]>;
   /** Each query's top ten as the engine ranks them (`client.search`, k 10, words), asked once the visit is measured. */
@@ -153,6 +160,8 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
     const first_answer_ms = Date.now() - started;
     const cold = host.take();
     const index = cold.filter(isIndex);
+    // The engine's module: the viewer's, xz-compressed, or the whole engine's.
+    const engineEnd = Math.max(...cold.filter((s) => /\/assets\/fathom_wasm(_viewer)?_bg[^/]*\.wasm/.test(s.path)).map((s) => s.end_ms));
     const further_queries = [];
     const input = app.page.getByTestId('explorer').getByTestId('search-input');
     for (const query of rest) {
@@ -182,6 +191,7 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       }
       return out;
     }, project.queries);
+    const peak_renderer_kb = rendererPeakKb();
     // Each query's top hit: its panel, then its impact, each measured alone.
     const graph: Visit['graph'] = [];
     for (const query of project.queries) {
@@ -206,14 +216,15 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       before_first: bytes(cold),
       // What each of those requests was, and its body's bytes on the wire.
       requested_before_first: cold.map((s) => `${s.path} ${s.body_bytes}`),
-      index_before_first: { ...bytes(index), waves: waves(index) },
+      index_before_first: { ...bytes(index), waves: waves(index), waves_after_engine: waves(index.filter((s) => s.start_ms >= engineEnd)) },
       further_queries,
       further_query_index_wire_median: median(further_queries.map((q) => q.index.wire)),
       open_file: { ...bytes(opened.filter(isIndex)), file, file_item },
       graph,
       graph_panel_wire_median: median(graph.map((g) => g.panel.wire)),
       graph_impact_wire_median: median(graph.map((g) => g.impact.wire)),
-      peak_renderer_kb: rendererPeakKb(),
+      peak_renderer_kb,
+      peak_after_graph_kb: rendererPeakKb(),
       top10,
       ranked,
       foreign_requests: app.foreignRequests(),

@@ -778,8 +778,18 @@ let split: { base: string; fetching: Map<string, Promise<Uint8Array>> } | undefi
 /** The last `openSplit` under way: a question asked meanwhile waits for it. */
 let opening: Promise<unknown> = Promise.resolve();
 
-/** The most waves of fetches one question may take; the reader needs 3. */
+/**
+ * The most waves of fetches one question may take: a search needs 3, a walk
+ * of the graph one more than its depth, and the name pages and the
+ * symbol's own edges before it.
+ */
 const MAX_WAVES = 8;
+/**
+ * The most items in flight at once. A wide walk (the impact of a class all
+ * others use) names thousands in one wave, more than a browser lets a
+ * worker open at once; over HTTP/2 this many share one connection.
+ */
+const IN_FLIGHT = 48;
 
 /** Fetches a split bundle's root from `base` (a folder's URL) and opens it. */
 async function openSplit(base: string): Promise<IndexSummary> {
@@ -824,9 +834,23 @@ async function stepped<T>(step: (ws: Workspace) => SplitStep<T>): Promise<T> {
     const next = await inQueue(async () => step(await getWorkspace()));
     if ('ready' in next) return next.ready;
     if (wave === MAX_WAVES) break;
-    await Promise.all(next.needs.map((need) => fetchItem(open, need)));
+    await eachLimited(next.needs, IN_FLIGHT, (need) => fetchItem(open, need));
   }
   throw new Error(`a question needed more than ${MAX_WAVES} waves of fetches`);
+}
+
+/** Runs `task` over `items`, at most `limit` at once; fails as the first failure does, once all have settled. */
+async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item).catch((error: unknown) => failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Fetches an item and hands it to the reader, which checks it. */
