@@ -451,7 +451,7 @@ impl SplitReader {
         }
         self.settle();
         let mut matches = fathom_query::symbol_matches(&self.index.graph, name);
-        if !matches.first().is_some_and(|&id| self.index.graph.node(id).qualified_name == name) {
+        if matches.first().is_none_or(|&id| self.index.graph.node(id).qualified_name != name) {
             // Not one: a suffix or a simple name, read among every page of each name.
             let pages = keys.iter().flat_map(|key| self.name_run(key, true)).map(Want::Names).collect();
             if let Some(needs) = self.needs(pages) {
