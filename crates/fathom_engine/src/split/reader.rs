@@ -472,10 +472,7 @@ impl SplitReader {
     fn adjacency(&self, nodes: impl IntoIterator<Item = NodeId>) -> Vec<Want> {
         let mut wants: Vec<Want> = nodes
             .into_iter()
-            .flat_map(|node| {
-                let at = node.index() as u32;
-                [Want::Edges(self.root.edges.run_of(at)), Want::More(self.root.more.run_of(at))]
-            })
+            .flat_map(|node| [Want::Edges(self.run_of(node)), Want::More(self.root.more.run_of(node.index() as u32))])
             .collect();
         wants.sort_unstable_by_key(|w| match w {
             Want::Edges(at) => (0, *at),
