@@ -138,6 +138,8 @@ interface Visit {
   /** The tab's peak memory once it has answered the queries and opened a file; and after the graph questions too. */
   peak_renderer_kb: number;
   peak_after_graph_kb: number;
+  /** Of the tab's memory, the engine's: its wasm linear memory (which only grows) and what its allocator held at most, at the same two points. */
+  engine_heap: { linear_kb: number; peak_live_kb: number; after_graph_linear_kb: number; after_graph_peak_live_kb: number };
   /** The first rows the list shows, grouped by file. */
   top10: Record<string, string[]>;
   /** Each query's top ten as the engine ranks them (`client.search`, k 10, words), asked once the visit is measured. */
@@ -192,6 +194,13 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       return out;
     }, project.queries);
     const peak_renderer_kb = rendererPeakKb();
+    const engineHeap = () => app.page.evaluate(async () => {
+      const client = document.querySelector('fathom-explorer')?.client;
+      if (!client) throw new Error('the explorer has no client');
+      const memory = await client.memory();
+      return { linear_kb: Math.round(memory.heapBytes / 1024), peak_live_kb: Math.round(memory.peakLiveBytes / 1024) };
+    });
+    const heapBefore = await engineHeap();
     // Each query's top hit: its panel, then its impact, each measured alone.
     const graph: Visit['graph'] = [];
     for (const query of project.queries) {
@@ -225,6 +234,9 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       graph_impact_wire_median: median(graph.map((g) => g.impact.wire)),
       peak_renderer_kb,
       peak_after_graph_kb: rendererPeakKb(),
+      engine_heap: await engineHeap().then((after) => ({
+        ...heapBefore, after_graph_linear_kb: after.linear_kb, after_graph_peak_live_kb: after.peak_live_kb,
+      })),
       top10,
       ranked,
       foreign_requests: app.foreignRequests(),
