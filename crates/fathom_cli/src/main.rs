@@ -604,13 +604,16 @@ fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
 fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>) -> Result<T> {
     let store = fathom_engine::store::DirStore::new(dir);
     let root = store.root()?;
-    let trace = std::env::var_os("FATHOM_MEMORY_TRACE").is_some();
-    let mut reader = SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
-    if trace {
-        if let Some((live, peak)) = fathom_engine::heap::counts() {
-            eprintln!("fathom: memory: the reader opened, heap {} (peak {})", human_bytes(live), human_bytes(peak));
+    // Under FATHOM_MEMORY_TRACE, what the reader holds once open and once it answered.
+    let trace = |when: &str| {
+        if std::env::var_os("FATHOM_MEMORY_TRACE").is_some()
+            && let Some((live, peak)) = fathom_engine::heap::counts()
+        {
+            eprintln!("fathom: memory: {when}, heap {} (peak {})", human_bytes(live), human_bytes(peak));
         }
-    }
+    };
+    let mut reader = SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
+    trace("the reader opened");
     let (answer, waves) = fathom_engine::split::drive(&mut reader, |need| store.bytes(&need.what, &need.item), step)?;
     let fetched = reader.fetched();
     eprintln!(
@@ -624,11 +627,7 @@ fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine:
         human_bytes(fetched.more),
         human_bytes(fetched.files)
     );
-    if trace {
-        if let Some((live, peak)) = fathom_engine::heap::counts() {
-            eprintln!("fathom: memory: answered, heap {} (peak {})", human_bytes(live), human_bytes(peak));
-        }
-    }
+    trace("answered");
     Ok(answer)
 }
 

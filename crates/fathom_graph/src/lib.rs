@@ -139,6 +139,50 @@ pub struct CodeGraph {
     /// a call on an unknown receiver asks it of every same-named method.
     #[serde(skip)]
     parents: Vec<Option<NodeId>>,
+    /// Where a sparse graph ([`CodeGraph::sparse`]) keeps each node; then
+    /// `graph` holds only the nodes put in, each at its own place, and
+    /// `parents` follows those places. `None` for a graph built or read
+    /// whole, whose places are its ids.
+    #[serde(skip)]
+    sparse: Option<Box<Sparse>>,
+}
+
+/// A sparse graph's map from the whole graph's ids to what it holds: a
+/// split bundle's reader puts in a few thousand of hundreds of thousands of
+/// nodes, and a place for each (a `Node` is 64 bytes in wasm) cost the
+/// 50,000-file site's tab most of its memory.
+#[derive(Debug)]
+struct Sparse {
+    /// By the whole graph's id: [`HELD`] with its place in `graph` for a
+    /// node put in; one more than its file's id for a node known only to be
+    /// in that file ([`CodeGraph::place`]); 0 for a node not known.
+    slots: Vec<u32>,
+    /// Each place's id in the whole graph.
+    ids: Vec<NodeId>,
+    /// The placeholder of a node known only by its file, one for each file.
+    in_file: Vec<Node>,
+    /// The placeholder of a node not known.
+    blank: Node,
+}
+
+/// A [`Sparse`] slot's mark of a node put in.
+const HELD: u32 = 1 << 31;
+
+impl Sparse {
+    /// A node no name, path or edge reaches, in `file` if given.
+    fn placeholder(file: Option<FileId>) -> Node {
+        Node {
+            kind: SymbolKind::Package,
+            class_kind: None,
+            name: String::new(),
+            qualified_name: String::new(),
+            file,
+            language: Language::Text,
+            span: Span::default(),
+            is_external: false,
+            details: None,
+        }
+    }
 }
 
 /// What a [`CodeGraph`] is read back from: all but what follows from it.
@@ -157,7 +201,7 @@ impl From<StoredGraph> for CodeGraph {
         for edge in graph.edge_references().filter(|e| e.weight().kind.is_containment()) {
             parents[edge.target().index()].get_or_insert(edge.source());
         }
-        CodeGraph { graph, files, externals, parents }
+        CodeGraph { graph, files, externals, parents, sparse: None }
     }
 }
 
@@ -175,15 +219,56 @@ impl std::error::Error for GraphError {}
 
 impl CodeGraph {
     pub fn add_node(&mut self, node: Node) -> NodeId {
-        self.parents.push(None);
-        self.graph.add_node(node)
+        match &mut self.sparse {
+            None => {
+                self.parents.push(None);
+                self.graph.add_node(node)
+            }
+            Some(sparse) => {
+                let id = NodeId::new(sparse.slots.len());
+                sparse.slots.push(0);
+                self.add_place(id, node);
+                id
+            }
+        }
     }
 
     pub fn add_edge(&mut self, from: NodeId, to: NodeId, edge: Edge) -> EdgeId {
+        let (at_from, at_to) = (self.hold(from), self.hold(to));
         if edge.kind.is_containment() {
-            self.parents[to.index()].get_or_insert(from);
+            self.parents[at_to.index()].get_or_insert(from);
         }
-        self.graph.add_edge(from, to, edge)
+        self.graph.add_edge(at_from, at_to, edge)
+    }
+
+    /// A node's place in `graph`: its id, or in a sparse graph where it was
+    /// put; `None` for a node a sparse graph does not hold.
+    fn place(&self, id: NodeId) -> Option<NodeId> {
+        match &self.sparse {
+            None => Some(id),
+            Some(sparse) => {
+                let slot = sparse.slots[id.index()];
+                (slot & HELD != 0).then(|| NodeId::new((slot & !HELD) as usize))
+            }
+        }
+    }
+
+    /// The id of the node at a place in `graph`.
+    fn id_at(&self, place: NodeId) -> NodeId {
+        match &self.sparse {
+            None => place,
+            Some(sparse) => sparse.ids[place.index()],
+        }
+    }
+
+    /// A node's place in `graph`, putting it there first (as it reads now)
+    /// where a sparse graph does not hold it.
+    fn hold(&mut self, id: NodeId) -> NodeId {
+        if let Some(place) = self.place(id) {
+            return place;
+        }
+        self.add_place(id, self.node(id).clone());
+        NodeId::new(self.graph.node_count() - 1)
     }
 
     /// An edge's weight, to change its confidence or reason.
@@ -203,7 +288,7 @@ impl CodeGraph {
         }
         for (at, edge) in edges.into_iter().enumerate() {
             let (from, to) = (edge.source(), edge.target());
-            if keep(EdgeId::new(at), from, to, &edge.weight) {
+            if keep(EdgeId::new(at), self.id_at(from), self.id_at(to), &edge.weight) {
                 graph.add_edge(from, to, edge.weight);
             } else {
                 debug_assert!(!edge.weight.kind.is_containment(), "containment edges are kept");
@@ -212,32 +297,59 @@ impl CodeGraph {
         self.graph = graph;
     }
 
-    /// A graph of `nodes` placeholders over `files`, every id where the
-    /// whole graph has it: a split bundle's, whose parts are put in as they
-    /// arrive ([`CodeGraph::put_node`], [`CodeGraph::set_edges`]). A
-    /// placeholder is a node of no name in no file, which no name, path or
-    /// edge reaches.
+    /// A graph of `nodes` ids over `files`, every id where the whole graph
+    /// has it, holding none of them yet: a split bundle's, whose parts are
+    /// put in as they arrive ([`CodeGraph::put_node`], [`CodeGraph::place`],
+    /// [`CodeGraph::set_edges`]). A node not put in reads as a placeholder:
+    /// a node of no name, in no file or the one it was placed in, which no
+    /// name, path or edge reaches. It costs four bytes, where a node put in
+    /// costs what a whole graph's does.
     pub fn sparse(nodes: usize, files: Vec<FileEntry>) -> CodeGraph {
-        let mut graph = DiGraph::with_capacity(nodes, 0);
-        for _ in 0..nodes {
-            graph.add_node(Node {
-                kind: SymbolKind::Package,
-                class_kind: None,
-                name: String::new(),
-                qualified_name: String::new(),
-                file: None,
-                language: Language::Text,
-                span: Span::default(),
-                is_external: false,
-                details: None,
-            });
+        let sparse = Sparse {
+            slots: vec![0; nodes],
+            ids: Vec::new(),
+            in_file: (0..files.len() as u32).map(|f| Sparse::placeholder(Some(FileId(f)))).collect(),
+            blank: Sparse::placeholder(None),
+        };
+        CodeGraph {
+            graph: DiGraph::default(),
+            files,
+            externals: HashMap::new(),
+            parents: Vec::new(),
+            sparse: Some(Box::new(sparse)),
         }
-        CodeGraph { graph, files, externals: HashMap::new(), parents: vec![None; nodes] }
     }
 
-    /// Puts a node of a [`CodeGraph::sparse`] graph in place.
+    /// Puts a node in place, the whole graph's at its id.
     pub fn put_node(&mut self, id: NodeId, node: Node) {
-        self.graph[id] = node;
+        match self.place(id) {
+            Some(place) => self.graph[place] = node,
+            None => self.add_place(id, node),
+        }
+    }
+
+    /// Puts a node a sparse graph does not hold in a place of its own.
+    fn add_place(&mut self, id: NodeId, node: Node) {
+        let place = self.graph.add_node(node);
+        self.parents.push(None);
+        let sparse = self.sparse.as_mut().expect("only a sparse graph lacks a node");
+        sparse.ids.push(id);
+        sparse.slots[id.index()] = HELD | place.index() as u32;
+    }
+
+    /// Notes that a node is in `file`, where nothing more of it is known:
+    /// it then reads as a placeholder in that file. A node held already is
+    /// left as it is.
+    pub fn place_in_file(&mut self, id: NodeId, file: FileId) {
+        match &mut self.sparse {
+            None => self.graph[id].file = Some(file),
+            Some(sparse) => {
+                let slot = &mut sparse.slots[id.index()];
+                if *slot & HELD == 0 && (file.0 as usize) < sparse.in_file.len() {
+                    *slot = file.0 + 1;
+                }
+            }
+        }
     }
 
     /// A file of a [`CodeGraph::sparse`] graph, to put in place.
@@ -288,19 +400,34 @@ impl CodeGraph {
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
-        &self.graph[id]
+        match &self.sparse {
+            None => &self.graph[id],
+            Some(sparse) => match sparse.slots[id.index()] {
+                0 => &sparse.blank,
+                slot if slot & HELD != 0 => &self.graph[NodeId::new((slot & !HELD) as usize)],
+                file => &sparse.in_file[file as usize - 1],
+            },
+        }
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
-        &mut self.graph[id]
+        let place = self.hold(id);
+        &mut self.graph[place]
     }
 
+    /// Every node in id order; a sparse graph's placeholders too.
     pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> {
-        self.graph.node_indices().map(move |id| (id, &self.graph[id]))
+        (0..self.node_count()).map(move |at| {
+            let id = NodeId::new(at);
+            (id, self.node(id))
+        })
     }
 
     pub fn node_count(&self) -> usize {
-        self.graph.node_count()
+        match &self.sparse {
+            None => self.graph.node_count(),
+            Some(sparse) => sparse.slots.len(),
+        }
     }
 
     pub fn edge_count(&self) -> usize {
@@ -308,7 +435,7 @@ impl CodeGraph {
     }
 
     pub fn edges(&self) -> impl Iterator<Item = (EdgeId, NodeId, NodeId, &Edge)> {
-        self.graph.edge_references().map(|e| (e.id(), e.source(), e.target(), e.weight()))
+        self.graph.edge_references().map(|e| (e.id(), self.id_at(e.source()), self.id_at(e.target()), e.weight()))
     }
 
     pub fn files(&self) -> &[FileEntry] {
@@ -321,12 +448,12 @@ impl CodeGraph {
 
     /// The path of the file a node is defined in, if any.
     pub fn path_of(&self, id: NodeId) -> Option<&str> {
-        self.graph[id].file.map(|f| self.files[f.0 as usize].path.as_str())
+        self.node(id).file.map(|f| self.files[f.0 as usize].path.as_str())
     }
 
     /// The module of the file a node is defined in, if any.
     pub fn module_of(&self, id: NodeId) -> Option<NodeId> {
-        self.graph[id].file.map(|f| self.files[f.0 as usize].module)
+        self.node(id).file.map(|f| self.files[f.0 as usize].module)
     }
 
     /// The edges leaving `id`, oldest first, with their targets.
@@ -343,8 +470,12 @@ impl CodeGraph {
     /// both ends, oldest first.
     pub fn edges_at(&self, id: NodeId, outgoing: bool) -> Vec<(EdgeId, NodeId, NodeId, &Edge)> {
         let direction = if outgoing { Direction::Outgoing } else { Direction::Incoming };
-        let mut edges: Vec<_> =
-            self.graph.edges_directed(id, direction).map(|e| (e.id(), e.source(), e.target(), e.weight())).collect();
+        let Some(place) = self.place(id) else { return Vec::new() };
+        let mut edges: Vec<_> = self
+            .graph
+            .edges_directed(place, direction)
+            .map(|e| (e.id(), self.id_at(e.source()), self.id_at(e.target()), e.weight()))
+            .collect();
         // petgraph puts each new edge at the head of its ends' lists, and
         // edges are never removed here: the lists run newest first, so
         // reversing them sorts them (sorting cost most of a busy node's walk).
@@ -356,7 +487,7 @@ impl CodeGraph {
     /// An edge's ends and weight.
     pub fn edge(&self, id: EdgeId) -> (NodeId, NodeId, &Edge) {
         let (from, to) = self.graph.edge_endpoints(id).expect("edge ids come from this graph");
-        (from, to, &self.graph[id])
+        (self.id_at(from), self.id_at(to), &self.graph[id])
     }
 
     /// The definition a declaration declares (its `DECLARES` edge), where
@@ -382,7 +513,7 @@ impl CodeGraph {
 
     /// The node that contains `id` (modules and externals have none).
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parents[id.index()]
+        self.parents[self.place(id)?.index()]
     }
 
     /// Distinct callers and callees over `CALLS` edges.
@@ -395,9 +526,10 @@ impl CodeGraph {
     }
 
     fn distinct(&self, id: NodeId, direction: Direction, kind: EdgeKind) -> usize {
+        let Some(place) = self.place(id) else { return 0 };
         let mut others: Vec<NodeId> = self
             .graph
-            .edges_directed(id, direction)
+            .edges_directed(place, direction)
             .filter(|e| e.weight().kind == kind)
             .map(|e| if direction == Direction::Incoming { e.source() } else { e.target() })
             .collect();
@@ -409,7 +541,7 @@ impl CodeGraph {
     /// Node counts by kind, for summaries; external nodes are left out.
     pub fn kind_counts(&self) -> BTreeMap<SymbolKind, usize> {
         let mut counts = BTreeMap::new();
-        for node in self.graph.node_weights().filter(|n| !n.is_external) {
+        for (_, node) in self.nodes().filter(|(_, n)| !n.is_external) {
             *counts.entry(node.kind).or_default() += 1;
         }
         counts
@@ -429,7 +561,7 @@ impl CodeGraph {
     /// are checked as petgraph reads them. Code that walks the graph indexes
     /// by these ids, so a graph that fails here must not be used.
     pub fn check_references(&self) -> Result<(), GraphError> {
-        let nodes = self.graph.node_count();
+        let nodes = self.node_count();
         for (id, node) in self.nodes() {
             if let Some(file) = node.file
                 && file.0 as usize >= self.files.len()
@@ -492,6 +624,66 @@ mod tests {
             is_external: false,
             details: None,
         }
+    }
+
+    /// A sparse graph holds only what was put in, each at the whole graph's
+    /// id, and answers of those as the whole graph does: the rest read as
+    /// placeholders (in their file, where one was placed), and an edge's
+    /// ends are put in with it.
+    #[test]
+    fn a_sparse_graph_answers_for_what_it_holds_as_the_whole_one_does() {
+        let mut whole = CodeGraph::default();
+        let file = |path: &str| FileEntry { path: path.into(), language: Language::Go, module: NodeId::end() };
+        let ids: Vec<NodeId> = (0..8).map(|i| whole.add_node(node(SymbolKind::Function, &format!("f{i}")))).collect();
+        whole.files = vec![file("a.go"), file("b.go")];
+        let edges = [
+            (0, 1, EdgeKind::Contains),
+            (1, 2, EdgeKind::Calls),
+            (5, 2, EdgeKind::Calls),
+            (0, 5, EdgeKind::Contains),
+            (2, 7, EdgeKind::Calls),
+        ];
+        for &(from, to, kind) in &edges {
+            whole.add_edge(ids[from], ids[to], Edge::syntax(kind));
+        }
+        let mut sparse = CodeGraph::sparse(whole.node_count(), whole.files.clone());
+        // Put in out of order, as items arrive; one node only by its file.
+        for at in [5, 2, 1] {
+            sparse.put_node(ids[at], whole.node(ids[at]).clone());
+        }
+        sparse.place_in_file(ids[3], FileId(1));
+        sparse.place_in_file(ids[5], FileId(1));
+        let kept = |&&(from, to, _): &&(usize, usize, EdgeKind)| from != 0 || to != 5;
+        sparse.set_edges(edges.iter().filter(kept).map(|&(from, to, kind)| (ids[from], ids[to], Edge::syntax(kind))));
+        assert_eq!(sparse.node_count(), 8);
+        assert_eq!(sparse.nodes().map(|(id, _)| id).collect::<Vec<_>>(), ids);
+        // Held: as the whole graph has them, with the same neighbours.
+        for at in [1, 2, 5] {
+            assert_eq!(sparse.node(ids[at]), whole.node(ids[at]));
+        }
+        let around = |g: &CodeGraph, id: NodeId| {
+            (
+                g.outgoing(id).map(|(e, to)| (e.kind, to)).collect::<Vec<_>>(),
+                g.incoming(id).map(|(e, from)| (e.kind, from)).collect::<Vec<_>>(),
+            )
+        };
+        for at in [1, 2] {
+            assert_eq!(around(&sparse, ids[at]), around(&whole, ids[at]));
+            assert_eq!(sparse.parent(ids[at]), whole.parent(ids[at]));
+        }
+        assert_eq!(sparse.fan_in(ids[2]), 2);
+        // An edge's ends are put in with it: node 0 as it read (blank), 7 too.
+        assert_eq!(sparse.node(ids[0]).name, "");
+        assert_eq!(sparse.outgoing(ids[0]).map(|(_, to)| to).collect::<Vec<_>>(), [ids[1]]);
+        assert_eq!(
+            sparse.edges().map(|(_, from, to, _)| (from, to)).collect::<Vec<_>>(),
+            [(ids[0], ids[1]), (ids[1], ids[2]), (ids[5], ids[2]), (ids[2], ids[7])]
+        );
+        // Not held: placeholders, in the file placed, no edges; a held node
+        // keeps its own file when placed again.
+        assert_eq!((sparse.node(ids[3]).name.as_str(), sparse.path_of(ids[3])), ("", Some("b.go")));
+        assert_eq!((sparse.node(ids[4]).file, sparse.parent(ids[4]), sparse.incoming(ids[4]).count()), (None, None, 0));
+        assert_eq!(sparse.node(ids[5]).name, "f5");
     }
 
     /// A node's parent is the source of its oldest containing edge, as it

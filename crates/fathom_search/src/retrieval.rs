@@ -2,6 +2,7 @@
 //! locations) fused by reciprocal rank fusion, expanded one hop through the
 //! graph, and explained.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -689,6 +690,18 @@ pub struct Retrieval {
     /// what ranking reads of them, where the graph does not hold it (a
     /// reader notes one for each symbol its postings name: a fast hash).
     facts: HashMap<NodeId, Facts, ahash::RandomState>,
+    /// The facts of symbols known only from their postings (no names), by
+    /// id, in a sparse index: a common term's postings name most symbols,
+    /// and three bytes each cost a tenth of a hash entry.
+    briefs: Vec<Option<Brief>>,
+}
+
+/// [`Facts`] without names.
+#[derive(Clone, Copy, Debug)]
+struct Brief {
+    role: Role,
+    has_sources: bool,
+    declared: bool,
 }
 
 impl Retrieval {
@@ -715,6 +728,7 @@ impl Retrieval {
             stored_statics: None,
             roles,
             facts: HashMap::default(),
+            briefs: Vec::new(),
         }
     }
 
@@ -798,6 +812,7 @@ impl Retrieval {
             stored_statics,
             roles: crate::roles::FileRoles::build(sources),
             facts: HashMap::default(),
+            briefs: Vec::new(),
         })
     }
 
@@ -819,7 +834,9 @@ impl Retrieval {
     /// and no file's role. A split bundle's reader puts the parts a query
     /// needs in, then searches it as it would the whole index.
     pub fn sparse(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical) -> Retrieval {
-        Retrieval::of(graph, chunks, lexical, crate::roles::FileRoles::default())
+        let mut retrieval = Retrieval::of(graph, chunks, lexical, crate::roles::FileRoles::default());
+        retrieval.briefs = vec![None; graph.node_count()];
+        retrieval
     }
 
     /// The parts of a sparse index, to put in what arrives. Call
@@ -831,20 +848,35 @@ impl Retrieval {
     /// Notes what ranking weighs of a symbol known in brief; `None` once
     /// the graph holds it whole.
     pub fn set_facts(&mut self, node: NodeId, facts: Option<Facts>) {
-        match facts {
-            Some(facts) => self.facts.insert(node, facts),
-            None => self.facts.remove(&node),
-        };
+        let brief = self.briefs.get_mut(node.index());
+        match (facts, brief) {
+            (Some(Facts { role, has_sources, declared, parent: None, path: None }), Some(brief)) => {
+                *brief = Some(Brief { role, has_sources, declared });
+                self.facts.remove(&node);
+            }
+            (Some(facts), brief) => {
+                brief.map(|b| b.take());
+                self.facts.insert(node, facts);
+            }
+            (None, brief) => {
+                brief.map(|b| b.take());
+                self.facts.remove(&node);
+            }
+        }
     }
 
     /// What is noted of a symbol known in brief.
-    pub fn facts(&self, node: NodeId) -> Option<&Facts> {
-        self.facts.get(&node)
+    pub fn facts(&self, node: NodeId) -> Option<Cow<'_, Facts>> {
+        if let Some(facts) = self.facts.get(&node) {
+            return Some(Cow::Borrowed(facts));
+        }
+        let Brief { role, has_sources, declared } = (*self.briefs.get(node.index())?)?;
+        Some(Cow::Owned(Facts { role, has_sources, declared, parent: None, path: None }))
     }
 
     /// A symbol's file's role, and whether that file is made from others.
     pub fn file_role(&self, graph: &CodeGraph, node: NodeId) -> Option<(Role, bool)> {
-        if let Some(facts) = self.facts.get(&node) {
+        if let Some(facts) = self.facts(node) {
             return Some((facts.role, facts.has_sources));
         }
         let path = graph.path_of(node)?;
@@ -853,7 +885,7 @@ impl Retrieval {
 
     /// Whether a symbol declares a definition the archive holds.
     fn declares(&self, graph: &CodeGraph, node: NodeId) -> bool {
-        match self.facts.get(&node) {
+        match self.facts(node) {
             Some(facts) => facts.declared,
             None => graph.declared(node).is_some(),
         }
@@ -1215,7 +1247,7 @@ impl Retrieval {
             }
             let named = names(hit) && (!source_named || role.family() == Family::Own);
             if let Some(typed) = &typed {
-                hit.score *= typed.factor(graph, self.facts.get(&hit.node), hit.node);
+                hit.score *= typed.factor(graph, self.facts(hit.node).as_deref(), hit.node);
             }
             let tool_output = role == Role::Generated && !has_sources;
             hit.score *= match (role.family(), &intent) {

@@ -543,9 +543,7 @@ impl SplitReader {
                         let id = NodeId::new(posting.node as usize);
                         if self.held[posting.node as usize] < Held::Named && self.index.retrieval.facts(id).is_none() {
                             if self.held[posting.node as usize] == Held::Nothing {
-                                let node = self.index.graph.node(id);
-                                let stub = fathom_graph::Node { file: Some(FileId(posting.file)), ..node.clone() };
-                                self.index.graph.put_node(id, stub);
+                                self.index.graph.place_in_file(id, FileId(posting.file));
                                 self.held[posting.node as usize] = Held::Posted;
                             }
                             let (role, has_sources, declared) = super::Flags::read(posting.flags);
