@@ -312,34 +312,37 @@ impl Columns {
         }
     }
 
-    /// The postings back, or `None` where the columns disagree in length.
-    pub fn postings(&self) -> Option<Vec<Posting>> {
+    /// How many postings the columns hold.
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The postings back, in order, one at a time (a common term has one
+    /// for most chunks: a list of them, beside the columns, doubled what
+    /// reading it held at once); `None` where the columns disagree in
+    /// length, and a `None` in place of a posting whose ids run out of range.
+    pub fn postings(&self) -> Option<impl Iterator<Item = Option<Posting>> + '_> {
         let n = self.chunks.len();
         if [self.nodes.len(), self.files.len(), self.weights.len(), self.flags.len()].iter().any(|&l| l != n) {
             return None;
         }
-        let undo = |deltas: &[i32]| {
-            let mut last = 0i64;
-            deltas
-                .iter()
-                .map(|&d| {
-                    last += i64::from(d);
-                    u32::try_from(last).ok()
-                })
-                .collect::<Option<Vec<u32>>>()
-        };
-        let (chunks, nodes, files) = (undo(&self.chunks)?, undo(&self.nodes)?, undo(&self.files)?);
-        Some(
-            (0..n)
-                .map(|i| Posting {
-                    chunk: chunks[i],
-                    node: nodes[i],
-                    file: files[i],
-                    weight: self.weights[i],
-                    flags: self.flags[i],
-                })
-                .collect(),
-        )
+        let (mut chunk, mut node, mut file) = (0i64, 0i64, 0i64);
+        Some((0..n).map(move |i| {
+            chunk += i64::from(self.chunks[i]);
+            node += i64::from(self.nodes[i]);
+            file += i64::from(self.files[i]);
+            Some(Posting {
+                chunk: u32::try_from(chunk).ok()?,
+                node: u32::try_from(node).ok()?,
+                file: u32::try_from(file).ok()?,
+                weight: self.weights[i],
+                flags: self.flags[i],
+            })
+        }))
     }
 }
 

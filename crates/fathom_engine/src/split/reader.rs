@@ -521,20 +521,20 @@ impl SplitReader {
             Want::Postings(at) => {
                 let postings: PostingsItem = open("postings", item, bytes)?;
                 let nodes = self.held.len() as u32;
+                // Checked whole first, so that an item refused changes nothing.
+                let files = self.index.texts.len();
+                let bad = |cause: String| StoreError::Undecodable { what: "postings".into(), path: item.path(), cause };
+                for (_, columns) in &postings {
+                    let ranged = columns.postings().and_then(|mut list| list.try_for_each(|p| p.map(|_| ())));
+                    ranged.ok_or_else(|| bad("its columns differ in length or run out of range".into()))?;
+                    let mut list = columns.postings().into_iter().flatten().flatten();
+                    if let Some(p) = list.find(|p| p.node >= nodes || p.file as usize >= files) {
+                        return Err(bad(format!("a posting is of node {} in file {}", p.node, p.file)));
+                    }
+                }
                 for (term, columns) in postings {
-                    let list = columns.postings().ok_or_else(|| StoreError::Undecodable {
-                        what: "postings".into(),
-                        path: item.path(),
-                        cause: "its columns differ in length or run out of range".into(),
-                    })?;
-                    for posting in &list {
-                        if posting.node >= nodes || posting.file as usize >= self.index.texts.len() {
-                            return Err(StoreError::Undecodable {
-                                what: "postings".into(),
-                                path: item.path(),
-                                cause: format!("a posting is of node {} in file {}", posting.node, posting.file),
-                            });
-                        }
+                    let mut list = Vec::with_capacity(columns.len());
+                    for posting in columns.postings().into_iter().flatten().flatten() {
                         let (chunks, _, _) = self.index.retrieval.sparse_parts();
                         if let Some(chunk) = chunks.get_mut(posting.chunk as usize) {
                             chunk.node = NodeId::new(posting.node as usize);
@@ -550,9 +550,10 @@ impl SplitReader {
                             let facts = Facts { role, has_sources, declared, parent: None, path: None };
                             self.index.retrieval.set_facts(id, Some(facts));
                         }
+                        list.push((posting.chunk, posting.weight));
                     }
                     let (_, lexical, _) = self.index.retrieval.sparse_parts();
-                    lexical.put_term(term, list.into_iter().map(|p| (p.chunk, p.weight)).collect());
+                    lexical.put_term(term, list);
                 }
                 self.postings_in[at] = true;
             }
