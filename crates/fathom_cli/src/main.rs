@@ -128,6 +128,11 @@ enum Command {
         params: Vec<(String, serde_json::Value)>,
         #[arg(long)]
         json: bool,
+        /// Over a split bundle (`DIR/`): the most the query may fetch, in MB. A query
+        /// that would fetch more (one that matches nodes by no name reads the whole
+        /// graph) stops first and says how much it needs.
+        #[arg(long, default_value_t = 5.0)]
+        fetch_limit: f64,
     },
     /// Who calls a symbol, up to --depth hops (1 to 4), with each edge's confidence.
     Callers(Traversal),
@@ -463,8 +468,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 if lexical { None } else { embedding::for_questions(embedding::prepare(&mut index, minilm)?) };
             mcp::serve(index, embedder)?;
         }
-        Command::Query { target, cypher, params, json } => {
-            let result = open(&target)?.query(&cypher, &params.into_iter().collect())?;
+        Command::Query { target, cypher, params, json, fetch_limit } => {
+            let params = params.into_iter().collect();
+            let result = if is_split(&target) {
+                let limit = (fetch_limit.max(0.0) * 1e6) as u64;
+                let mut start = None;
+                let answer = split_ask(&target, |r| {
+                    let spent = r.fetched().bytes - *start.get_or_insert(r.fetched().bytes);
+                    r.query_step(&cypher, &params, limit.saturating_sub(spent))
+                })??;
+                match answer {
+                    fathom_engine::split::QueryAnswer::Rows(rows) => rows,
+                    fathom_engine::split::QueryAnswer::Asks { bytes, items } => anyhow::bail!(
+                        "this query would fetch about {} more of the split bundle ({items} items), past --fetch-limit {fetch_limit} MB: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
+                        human_bytes(bytes)
+                    ),
+                }
+            } else {
+                open(&target)?.query(&cypher, &params)?
+            };
             output::query(&result, json)?;
         }
         // A split bundle's directory is read in parts: the symbol's names,
@@ -658,7 +680,7 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
     // A split bundle's directory holds items, not source to index.
     if is_split(target) {
         anyhow::bail!(
-            "`{}` is a split bundle, which only `fathom search`, `symbol`, `callers`, `callees` and `impact` read so far: \
+            "`{}` is a split bundle, which only `fathom search`, `query`, `symbol`, `callers`, `callees` and `impact` read so far: \
              for this command, write a whole bundle \
              (`fathom index TARGET -o FILE`) or give the source",
             target.display()

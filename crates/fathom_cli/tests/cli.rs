@@ -487,7 +487,7 @@ fn a_missing_model_is_said_once_and_search_still_answers() {
 }
 
 /// `fathom index --split` writes a directory a static host serves as it is;
-/// `fathom search DIR` (and `symbol`, `callers`, `callees`, `impact`) reads
+/// `fathom search DIR` (and `query`, `symbol`, `callers`, `callees`, `impact`) reads
 /// only what the question needs from it and answers as the whole bundle
 /// does; a damaged item is named, and so is a bundle
 /// asked to carry vectors it cannot.
@@ -530,10 +530,27 @@ fn a_split_bundle_is_written_and_searched_in_parts() {
     let last = |out: &Output| String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or_default().to_owned();
     assert_eq!(last(&split), last(&whole));
     assert!(last(&split).contains("pkg.calc.ScientificCalculator.total (pkg/calc.py:32)"), "{}", last(&split));
+    // Cypher: a query that names its nodes answers as the whole bundle; one
+    // that reads every node past --fetch-limit stops, saying what it needs.
+    let cypher = |source: &std::path::Path, text: &str, limit: &str| {
+        fathom(&["query", source.to_str().unwrap(), text, "--json", "--fetch-limit", limit])
+    };
+    for text in [
+        "MATCH (m {name: 'total'})<-[:HAS_METHOD]-(c) RETURN c.qualified_name, m.start_line ORDER BY c.qualified_name",
+        "MATCH (n:CLASS) RETURN n.name ORDER BY n.name",
+    ] {
+        let split = cypher(&dir, text, "5");
+        assert!(split.status.success(), "{text}: {}", String::from_utf8_lossy(&split.stderr));
+        assert_eq!(json(&split), json(&cypher(&bundle, text, "5")), "{text}");
+    }
+    let costly = cypher(&dir, "MATCH (n:CLASS) RETURN n.name", "0.0001");
+    assert!(!costly.status.success());
+    let said = String::from_utf8_lossy(&costly.stderr);
+    assert!(said.contains("would fetch about") && said.contains("--fetch-limit 0.0001 MB"), "{said}");
     // What does not read a split bundle yet says so, rather than index its items as source.
-    let query = fathom(&["query", dir.to_str().unwrap(), "MATCH (n) RETURN n.name LIMIT 1"]);
-    assert!(!query.status.success());
-    assert!(String::from_utf8_lossy(&query.stderr).contains("read so far"));
+    let stats = fathom(&["stats", dir.to_str().unwrap()]);
+    assert!(!stats.status.success());
+    assert!(String::from_utf8_lossy(&stats.stderr).contains("read so far"));
 
     // Every item damaged: the search names the one it met.
     for item in &items {

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Recorder, zip_folder};
-use fathom_engine::split::{Need, Split, SplitReader, Step, drive};
+use fathom_engine::split::{Need, QueryAnswer, Split, SplitReader, Step, drive};
 use fathom_engine::store::{ItemRef, StoreError};
 use fathom_engine::{Index, Options, index_files, index_zip};
 use fathom_search::retrieval::{Filter, Mode as SearchMode, SearchOptions, TestFilter};
@@ -351,6 +351,61 @@ fn graph_questions_answer_as_the_whole_index_does() {
         let (answer, _) = split_search(&split, &mut kept, query, &lexical(10));
         assert_eq!(answer, whole(&index, query, &lexical(10)), "{query:?}");
     }
+}
+
+/// Cypher over a split bundle answers as over the whole graph: queries
+/// that name the nodes they start from read those names' pages and the
+/// neighbourhood they walk; one that matches every node reads the whole
+/// graph within its allowance, and past it says what it would fetch and
+/// fetches nothing; a query refused is refused alike.
+#[test]
+fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
+    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
+    let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let split = index.to_split();
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let everything: u64 = split.items.values().map(|b| b.len() as u64).sum();
+    let params: std::collections::BTreeMap<String, serde_json::Value> =
+        [("name".to_owned(), serde_json::json!("url_for"))].into();
+    let named = [
+        "MATCH (f {name: 'url_for'})<-[:CALLS]-(c) RETURN c.qualified_name, c.file_path, c.start_line ORDER BY c.qualified_name",
+        "MATCH (c:CLASS {name: 'Flask'})-[:HAS_METHOD]->(m) RETURN m.name, m.signature, m.docstring, m.is_test ORDER BY m.name",
+        "MATCH (a)-[r:CALLS]->(b) WHERE a.name = 'dispatch_request' RETURN id(r), r, b ORDER BY id(r)",
+        "MATCH (f {qualified_name: 'flask.helpers.url_for'}) RETURN f.code, f.fan_in, f.fan_out, labels(f)",
+        "MATCH (n {name: 'Exception'})<-[:INHERITS]-(c) RETURN n, c.name ORDER BY c.name",
+        "MATCH (a {name: $name})<-[:CALLS*1..3]-(b) RETURN DISTINCT b.qualified_name ORDER BY b.qualified_name",
+        "MATCH (a {name: 'Blueprint'})-[*1..2]-(b) RETURN count(DISTINCT b)",
+        "MATCH (a {name: 'no_such_name'}) RETURN a",
+        "MATCH (a {name: 'url_for'}) DELETE a",
+    ];
+    let whole = |text: &str| serde_json::to_value(index.query(text, &params).map_err(|e| e.to_string())).unwrap();
+    let ask = |reader: &mut SplitReader, text: &str, allowed: u64| {
+        let answer = drive(reader, fetch, |r| r.query_step(text, &params, allowed)).unwrap().0;
+        match answer.map_err(|e| e.to_string()) {
+            Ok(QueryAnswer::Rows(rows)) => serde_json::to_value(Ok::<_, String>(rows)).unwrap(),
+            Ok(asks) => panic!("{text}: {asks:?}"),
+            Err(e) => serde_json::to_value(Err::<(), _>(e)).unwrap(),
+        }
+    };
+    let mut kept = SplitReader::open("root", &split.root).unwrap();
+    for text in named {
+        let mut fresh = SplitReader::open("root", &split.root).unwrap();
+        assert_eq!(ask(&mut fresh, text, 5_000_000), whole(text), "a fresh reader, {text}");
+        assert!(fresh.fetched().bytes * 10 < everything, "{text} read {} of {everything} bytes", fresh.fetched().bytes);
+        assert_eq!(ask(&mut kept, text, 5_000_000), whole(text), "a kept reader, {text}");
+    }
+    // Every node, by no name: the whole graph, past a small allowance.
+    let scan = "MATCH (c:CLASS) RETURN c.name, c.file_path ORDER BY c.name";
+    let mut fresh = SplitReader::open("root", &split.root).unwrap();
+    match drive(&mut fresh, fetch, |r| r.query_step(scan, &params, 100_000)).unwrap().0 {
+        Ok(QueryAnswer::Asks { bytes, items }) => {
+            assert_eq!(fresh.fetched().bytes, 0, "nothing fetched before it asks");
+            assert!(bytes > everything / 2 && bytes < everything * 2, "estimated {bytes} of {everything}");
+            assert!(items > 100, "{items} items");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(ask(&mut fresh, scan, u64::MAX), whole(scan));
 }
 
 /// Answers as JSON, whatever their type, for comparing whole and split.

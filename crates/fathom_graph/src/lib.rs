@@ -163,6 +163,8 @@ struct Sparse {
     in_file: Vec<Node>,
     /// The placeholder of a node not known.
     blank: Node,
+    /// Each edge's id in the whole graph, by its id here.
+    edge_numbers: Vec<u32>,
 }
 
 /// A [`Sparse`] slot's mark of a node put in.
@@ -310,6 +312,7 @@ impl CodeGraph {
             ids: Vec::new(),
             in_file: (0..files.len() as u32).map(|f| Sparse::placeholder(Some(FileId(f)))).collect(),
             blank: Sparse::placeholder(None),
+            edge_numbers: Vec::new(),
         };
         CodeGraph {
             graph: DiGraph::default(),
@@ -357,14 +360,29 @@ impl CodeGraph {
         &mut self.files[id.0 as usize]
     }
 
-    /// Replaces every edge with `edges`, given in the whole graph's edge
-    /// order: each node then lists its edges in the order the whole graph
-    /// does, and its parent is the one the whole graph gives it.
-    pub fn set_edges(&mut self, edges: impl IntoIterator<Item = (NodeId, NodeId, Edge)>) {
+    /// Replaces every edge of a [`CodeGraph::sparse`] graph with `edges`,
+    /// each with its id in the whole graph, given in that order: each node
+    /// then lists its edges in the order the whole graph does, its parent
+    /// is the one the whole graph gives it, and [`CodeGraph::edge_number`]
+    /// is the whole graph's.
+    pub fn set_edges(&mut self, edges: impl IntoIterator<Item = (EdgeId, NodeId, NodeId, Edge)>) {
         self.graph.clear_edges();
         self.parents.iter_mut().for_each(|p| *p = None);
-        for (from, to, edge) in edges {
+        let mut numbers = Vec::new();
+        for (number, from, to, edge) in edges {
             self.add_edge(from, to, edge);
+            numbers.push(number.index() as u32);
+        }
+        if let Some(sparse) = &mut self.sparse {
+            sparse.edge_numbers = numbers;
+        }
+    }
+
+    /// An edge's id in the whole graph: its own, but for a sparse graph's.
+    pub fn edge_number(&self, id: EdgeId) -> usize {
+        match &self.sparse {
+            Some(sparse) => sparse.edge_numbers.get(id.index()).map_or(id.index(), |n| *n as usize),
+            None => id.index(),
         }
     }
 
@@ -654,7 +672,10 @@ mod tests {
         sparse.place_in_file(ids[3], FileId(1));
         sparse.place_in_file(ids[5], FileId(1));
         let kept = |&&(from, to, _): &&(usize, usize, EdgeKind)| from != 0 || to != 5;
-        sparse.set_edges(edges.iter().filter(kept).map(|&(from, to, kind)| (ids[from], ids[to], Edge::syntax(kind))));
+        let numbered = edges.iter().enumerate().filter(|(_, e)| kept(e));
+        sparse.set_edges(
+            numbered.map(|(at, &(from, to, kind))| (EdgeId::new(at), ids[from], ids[to], Edge::syntax(kind))),
+        );
         assert_eq!(sparse.node_count(), 8);
         assert_eq!(sparse.nodes().map(|(id, _)| id).collect::<Vec<_>>(), ids);
         // Held: as the whole graph has them, with the same neighbours.
@@ -672,6 +693,8 @@ mod tests {
             assert_eq!(sparse.parent(ids[at]), whole.parent(ids[at]));
         }
         assert_eq!(sparse.fan_in(ids[2]), 2);
+        let numbers = |g: &CodeGraph| g.edges().map(|(id, ..)| g.edge_number(id)).collect::<Vec<_>>();
+        assert_eq!((numbers(&sparse), numbers(&whole)), (vec![0, 1, 2, 4], vec![0, 1, 2, 3, 4]));
         // An edge's ends are put in with it: node 0 as it read (blank), 7 too.
         assert_eq!(sparse.node(ids[0]).name, "");
         assert_eq!(sparse.outgoing(ids[0]).map(|(_, to)| to).collect::<Vec<_>>(), [ids[1]]);

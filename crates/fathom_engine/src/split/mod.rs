@@ -49,7 +49,7 @@ use crate::Index;
 use crate::store::{ItemRef, StoreError, seal, seal_placed};
 
 mod reader;
-pub use reader::{Fetched, Need, SplitReader, Step, drive, name_keys};
+pub use reader::{Fetched, Need, QueryAnswer, SplitReader, Step, drive, name_keys};
 
 /// The root's file name in a split bundle's directory.
 pub const ROOT: &str = "root.fathom";
@@ -57,7 +57,7 @@ pub const ROOT: &str = "root.fathom";
 /// newline, so neither is read as the other.
 pub const SPLIT_MAGIC: [u8; 8] = *b"\x89FATHOM/";
 /// The layout of the root and its items this build writes and reads.
-pub const SPLIT_FORMAT: u32 = 3;
+pub const SPLIT_FORMAT: u32 = 4;
 /// What an item holds before it is gzipped, about. Small: a placed item
 /// costs the root nothing, and a question reads a few dozen items, so what
 /// it fetches is mostly what it reads (measured in `bench/PERFORMANCE.md`).
@@ -121,6 +121,9 @@ pub struct Root {
 pub struct Placed {
     pub count: u32,
     pub max: u32,
+    /// Every item's bytes as stored, together: what a question that reads
+    /// many says it will fetch, before it does.
+    pub bytes: u64,
     #[serde(with = "runs")]
     pub first: Vec<u32>,
 }
@@ -361,6 +364,9 @@ pub struct NameEntry {
     pub flags: u8,
     pub parent: Option<String>,
     pub path: Option<String>,
+    /// Something outside the archive: no search finds it by name, but a
+    /// graph query that names it does.
+    pub external: bool,
 }
 
 /// What a family of items holds, for the writer's report.
@@ -491,8 +497,9 @@ impl Index {
         // Names, in the name index's order, cut into pages.
         let mut entries: Vec<NameEntry> = graph
             .nodes()
-            .filter(|(_, n)| !n.is_external)
+            .filter(|(_, n)| !n.is_external || !n.name.is_empty())
             .map(|(id, n)| NameEntry {
+                external: n.is_external,
                 key: n.name.to_lowercase(),
                 node: id.index() as u32,
                 name: n.name.clone(),
@@ -638,7 +645,8 @@ impl Index {
         let family = |kind: u8, first: Vec<u32>| {
             let of_kind = placed.iter().filter(|(k, ..)| *k == kind);
             let max = of_kind.clone().map(|(.., plain)| *plain).max().unwrap_or(0);
-            Placed { count: of_kind.count() as u32, max, first }
+            let bytes = of_kind.clone().map(|(_, bytes, ..)| bytes.len() as u64).sum();
+            Placed { count: of_kind.count() as u32, max, bytes, first }
         };
         let (postings, names, nodes, edges_placed, more) = (
             family(POSTINGS, Vec::new()),

@@ -36,6 +36,19 @@ use crate::store::{ItemRef, StoreError, open};
 use crate::summary::{IndexSummary, Timings};
 use crate::{Index, SearchResults};
 
+/// A Cypher query's answer over a split bundle: its rows, or what the
+/// next items it needs would cost, where that is more than it was allowed.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryAnswer {
+    Rows(fathom_query::cypher::QueryResult),
+    /// About `bytes` more, in `items` items.
+    Asks {
+        bytes: u64,
+        items: usize,
+    },
+}
+
 /// An item a step waits for, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Need {
@@ -412,6 +425,64 @@ impl SplitReader {
         })
     }
 
+    /// A read-only Cypher query, answered as [`Index::query`] answers it
+    /// over the whole graph, or the items it needs first: it runs over what
+    /// is in, and fetches what that run read (the name pages of a name a
+    /// pattern gives, every page where a pattern names nothing, the page of
+    /// each node whose properties it read, both edge runs of each node it
+    /// walked from, the text of each node whose code it read), until it
+    /// read nothing it lacked. A wave that would take the query past
+    /// `allowed` bytes is not fetched: the answer says what it would cost
+    /// ([`QueryAnswer::Asks`]), and the caller asks the reader first.
+    pub fn query_step(
+        &mut self,
+        text: &str,
+        params: &BTreeMap<String, serde_json::Value>,
+        allowed: u64,
+    ) -> Step<Result<QueryAnswer, fathom_query::cypher::CypherError>> {
+        self.settle();
+        let (answer, reads) = fathom_query::cypher::run_reading(&self.index, text, params);
+        let mut wants: Vec<Want> = Vec::new();
+        if reads.all {
+            wants.extend(self.everything());
+            wants.extend((0..self.root.more.count as usize).map(Want::More));
+        }
+        for (key, name) in &reads.named {
+            if key == "name" {
+                wants.extend(self.name_run(&name.to_lowercase(), true).map(Want::Names));
+            } else {
+                wants.extend(name_keys(name).iter().flat_map(|k| self.qualified_run(k, name)).map(Want::Names));
+            }
+        }
+        wants.extend(reads.nodes.iter().chain(&reads.code).map(|&id| Want::Nodes(self.page_of(id))));
+        let files = reads.code.iter().filter_map(|&id| self.index.graph.node(id).file);
+        wants.extend(files.map(|f| Want::File(f.0)));
+        wants.extend(self.adjacency(reads.edges.iter().copied()));
+        let wanted: Vec<Want> = wants.iter().copied().filter(|w| !self.have(*w)).collect();
+        let bytes: u64 = wanted.iter().map(|w| self.estimate(*w)).sum();
+        if bytes > allowed {
+            return Step::Ready(Ok(QueryAnswer::Asks { bytes, items: wanted.len() }));
+        }
+        match self.needs(wants) {
+            Some(needs) => Step::Needs(needs),
+            None => Step::Ready(answer.map(QueryAnswer::Rows)),
+        }
+    }
+
+    /// About how many bytes an item not in yet will take to fetch: its own
+    /// size where its reference says it, else its family's mean.
+    fn estimate(&self, want: Want) -> u64 {
+        let mean = |family: &super::Placed| family.bytes / u64::from(family.count.max(1));
+        match want {
+            Want::Postings(_) => mean(&self.root.postings),
+            Want::Names(_) => mean(&self.root.names),
+            Want::Nodes(_) => mean(&self.root.nodes),
+            Want::Edges(_) => mean(&self.root.edges),
+            Want::More(_) => mean(&self.root.more),
+            Want::Digest(_) | Want::File(_) => self.item_of(want).map_or(0, |(item, _)| u64::from(item.bytes)),
+        }
+    }
+
     /// A question over the graph around `symbol`: finds it as
     /// [`fathom_query::find_symbol`] does a whole graph, then asks `ask`
     /// over what is in, which answers and says what that answer read. Once
@@ -581,7 +652,7 @@ impl SplitReader {
                             start_byte: 0,
                             end_byte: 0,
                         },
-                        is_external: false,
+                        is_external: entry.external,
                         details: None,
                     });
                 }
@@ -728,11 +799,11 @@ impl SplitReader {
             return;
         }
         let nodes = self.held.len() as u32;
-        let edges = self
-            .edges
-            .values()
-            .filter(|(from, to, _)| *from < nodes && *to < nodes)
-            .map(|&(from, to, edge)| (NodeId::new(from as usize), NodeId::new(to as usize), edge));
+        let edges = self.edges.iter().filter(|(_, (from, to, _))| *from < nodes && *to < nodes).map(
+            |(&id, &(from, to, edge))| {
+                (fathom_graph::EdgeId::new(id as usize), NodeId::new(from as usize), NodeId::new(to as usize), edge)
+            },
+        );
         self.index.graph.set_edges(edges.collect::<Vec<_>>());
         self.index.retrieval.rebuild_names(&self.index.graph);
         self.dirty = false;

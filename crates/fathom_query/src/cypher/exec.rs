@@ -6,8 +6,9 @@
 //! counted against a budget, so a runaway query stops with an error and
 //! leaves the engine as it was.
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use fathom_graph::{CodeGraph, Edge, EdgeId, NodeId};
 use opencypher as oc;
@@ -40,15 +41,47 @@ pub struct QueryResult {
 
 type Row = HashMap<String, Value>;
 
+/// What a run read of the graph: a source that holds the graph in parts
+/// (a split bundle's reader) fetches these and runs the query again, until
+/// it read nothing it lacked; then its answer is the whole graph's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// Every node: a pattern matched against all of them, by no name.
+    pub all: bool,
+    /// Names a pattern matched nodes by, instead of all of them: `name` or
+    /// `qualified_name`, and the name. Every node of that name was read.
+    pub named: Vec<(String, String)>,
+    /// Nodes whose properties beyond their names and kind were read.
+    pub nodes: BTreeSet<NodeId>,
+    /// Nodes whose edges were read.
+    pub edges: BTreeSet<NodeId>,
+    /// Nodes whose code was read.
+    pub code: BTreeSet<NodeId>,
+}
+
 /// Parses, guards and runs a read-only query with its `$parameters`.
 pub fn run(source: &dyn Source, text: &str, params: &BTreeMap<String, Json>) -> Result<QueryResult, CypherError> {
-    let query = super::guard::parse(text)?;
+    run_reading(source, text, params).0
+}
+
+/// [`run`], saying what it read.
+pub fn run_reading(
+    source: &dyn Source,
+    text: &str,
+    params: &BTreeMap<String, Json>,
+) -> (Result<QueryResult, CypherError>, Reads) {
+    let query = match super::guard::parse(text) {
+        Ok(query) => query,
+        Err(e) => return (Err(e), Reads::default()),
+    };
     if !query.unions.is_empty() {
-        return Err(error(text, CypherErrorKind::Unsupported, "UNION is not supported yet".into(), query.span.start));
+        let refused = error(text, CypherErrorKind::Unsupported, "UNION is not supported yet".into(), query.span.start);
+        return (Err(refused), Reads::default());
     }
     let params = params.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect();
-    let mut exec = Exec { source, text, params, steps: 0, pushed: HashMap::new() };
-    exec.query(&query.initial.clauses)
+    let mut exec = Exec { source, text, params, steps: 0, pushed: HashMap::new(), reads: RefCell::default() };
+    let answer = exec.query(&query.initial.clauses);
+    (answer, exec.reads.into_inner())
 }
 
 fn error(text: &str, kind: CypherErrorKind, message: String, offset: usize) -> CypherError {
@@ -64,6 +97,7 @@ struct Exec<'a> {
     /// checked as soon as `var` is bound. Every WHERE still runs in full
     /// where it stands: this only prunes rows it would reject.
     pushed: HashMap<String, Vec<(String, Value)>>,
+    reads: RefCell<Reads>,
 }
 
 impl Exec<'_> {
@@ -335,6 +369,7 @@ impl Exec<'_> {
     }
 
     fn steps_from(&self, node: NodeId, direction: oc::Direction) -> Vec<(EdgeId, NodeId, Edge)> {
+        self.read(|r| &mut r.edges, node);
         let graph = self.graph();
         let mut steps = Vec::new();
         if !matches!(direction, oc::Direction::Incoming) {
@@ -370,7 +405,24 @@ impl Exec<'_> {
                 _ => Vec::new(),
             });
         }
-        let ids: Vec<NodeId> = self.graph().nodes().map(|(id, _)| id).collect();
+        // A pattern that names its node reads the nodes of that name; any
+        // other reads every node.
+        let named = self.named(pattern)?;
+        let ids: Vec<NodeId> = match &named {
+            Some((key, name)) => {
+                let graph = self.graph();
+                let of = |id: &NodeId| {
+                    let node = graph.node(*id);
+                    if key == "name" { node.name == *name } else { node.qualified_name == *name }
+                };
+                self.graph().nodes().map(|(id, _)| id).filter(of).collect()
+            }
+            None => self.graph().nodes().map(|(id, _)| id).collect(),
+        };
+        match named {
+            Some(named) => self.reads.borrow_mut().named.push(named),
+            None => self.reads.borrow_mut().all = true,
+        }
         let mut out = Vec::new();
         for id in ids {
             self.step(pattern.span.start)?;
@@ -379,6 +431,31 @@ impl Exec<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The name a node pattern requires, where it requires one: a `name`
+    /// or `qualified_name` property in the pattern, or an equality its
+    /// WHERE pushed down, with a string.
+    fn named(&mut self, pattern: &oc::NodePattern) -> Result<Option<(String, String)>, CypherError> {
+        let mut wanted = match &pattern.properties {
+            Some(props) => self.property_map(props)?,
+            None => Vec::new(),
+        };
+        if let Some(pushed) = pattern.variable.as_ref().and_then(|v| self.pushed.get(&v.0)) {
+            wanted.extend(pushed.iter().cloned());
+        }
+        Ok(wanted.into_iter().find_map(|(key, value)| match value {
+            Value::Str(name) if key == "name" || key == "qualified_name" => Some((key, name)),
+            _ => None,
+        }))
+    }
+
+    /// Notes that the run read a node's `what`.
+    fn read(&self, what: impl FnOnce(&mut Reads) -> &mut BTreeSet<NodeId>, id: NodeId) {
+        let mut reads = self.reads.borrow_mut();
+        if !reads.all {
+            what(&mut reads).insert(id);
+        }
     }
 
     fn node_fits(&mut self, row: &Row, id: NodeId, pattern: &oc::NodePattern) -> Result<bool, CypherError> {
@@ -741,7 +818,7 @@ impl Exec<'_> {
             },
             "id" => match first {
                 Value::Node(id) => Value::Int(id.index() as i64),
-                Value::Edge(id) => Value::Int(id.index() as i64),
+                Value::Edge(id) => Value::Int(self.graph().edge_number(id) as i64),
                 _ => Value::Null,
             },
             "tolower" => match first {
@@ -758,6 +835,12 @@ impl Exec<'_> {
     }
 
     fn node_property(&self, id: NodeId, key: &str) -> Value {
+        match key {
+            "name" | "qualified_name" | "kind" => {}
+            "code" => self.read(|r| &mut r.code, id),
+            "fan_in" | "fan_out" => self.read(|r| &mut r.edges, id),
+            _ => self.read(|r| &mut r.nodes, id),
+        }
         let graph = self.graph();
         let node = graph.node(id);
         let details = node.details.as_deref();
@@ -805,6 +888,7 @@ impl Exec<'_> {
         let graph = self.graph();
         match value {
             Value::Node(id) => {
+                self.read(|r| &mut r.nodes, *id);
                 let node = graph.node(*id);
                 json!({
                     "id": id.index(),
@@ -820,7 +904,7 @@ impl Exec<'_> {
             Value::Edge(id) => {
                 let (from, to, edge) = graph.edge(*id);
                 json!({
-                    "id": id.index(),
+                    "id": graph.edge_number(*id),
                     "type": edge.kind.label(),
                     "start": from.index(),
                     "end": to.index(),

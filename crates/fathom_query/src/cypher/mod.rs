@@ -17,5 +17,5 @@ mod exec;
 mod guard;
 mod value;
 
-pub use exec::{DEFAULT_LIMIT, QueryResult, ROW_CAP, STEP_BUDGET, Source, run};
+pub use exec::{DEFAULT_LIMIT, QueryResult, ROW_CAP, Reads, STEP_BUDGET, Source, run, run_reading};
 pub use guard::{CypherError, CypherErrorKind, parse};
