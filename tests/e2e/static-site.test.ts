@@ -144,7 +144,7 @@ describe('a static documentation site', () => {
       let seen: {
         cited: string[][]; answers: unknown[]; keywords: (string | null)[]; path: string | null; requests: string[]; first: string[];
         fetched: { items: number; bytes: number } | null | undefined; status: string | null;
-        panel: string; impact: string[];
+        panel: string; impact: string[]; cypher: unknown[]; costly: string | null;
       } | undefined;
       await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
         const explorer = page.getByTestId('explorer');
@@ -198,12 +198,30 @@ describe('a static documentation site', () => {
         const impactList = symbolPanel.getByTestId('impact-list');
         await impactList.waitFor({ state: 'visible', timeout: 30_000 });
         const impact = await impactList.locator('li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-symbol') ?? ''));
+        // Cypher through the client: named nodes and their neighbourhood read their items; one that
+        // matches every node, allowed less than the whole graph, is refused first, saying how much it needs.
+        const { cypher, costly } = await page.evaluate(async () => {
+          const client = document.querySelector('fathom-explorer')?.client;
+          if (!client) throw new Error('no client');
+          const cypher = [];
+          for (const text of [
+            "MATCH (f {name: 'url_for'})<-[:CALLS*1..2]-(c) RETURN DISTINCT c.qualified_name, c.file_path ORDER BY c.qualified_name",
+            "MATCH (c:CLASS {name: 'Flask'})-[r:HAS_METHOD]->(m) RETURN id(r), m.name, m.signature ORDER BY m.name LIMIT 8",
+          ]) {
+            cypher.push(await client.query(text));
+          }
+          const costly = await client.query('MATCH (n:FUNCTION) RETURN count(n)', {}, { allowBytes: 100_000 }).then(
+            (rows) => (rows.rows.length > 0 ? null : 'no rows'),
+            (error: Error) => `${error.name}: ${error.message}`,
+          );
+          return { cypher, costly };
+        });
         if (html === 'split.html') {
           await screenshot(page, 'static-site-split');
           await page.setViewportSize({ width: 390, height: 844 });
           await screenshot(page, 'static-site-split-narrow');
         }
-        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent(), panel, impact };
+        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent(), panel, impact, cypher, costly };
       });
       if (!seen) throw new Error(`${html} was not visited`);
       return seen;
@@ -222,6 +240,11 @@ describe('a static documentation site', () => {
     expect(split.panel).toBe(whole.panel);
     expect(split.impact).toEqual(whole.impact);
     expect(split.impact.length).toBeGreaterThan(0);
+    expect(split.cypher).toEqual(whole.cypher);
+    expect(JSON.stringify(split.cypher)).toContain('flask.helpers.url_for');
+    // A whole bundle holds the graph already: nothing to ask.
+    expect(whole.costly).toBeNull();
+    expect(split.costly).toMatch(/^CostlyQuery: this query would fetch about [\d.]+ MB more of the bundle \(\d+ items\), past the 0\.1 MB/);
     expect(split.status).toContain('search by words');
     // The site's own files only; the root once, and no item twice.
     const read = split.requests.filter((r) => r.includes('/flask-split/'));

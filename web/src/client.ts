@@ -54,6 +54,14 @@ export class EngineCrashed extends Error {
   }
 }
 
+/** A query over a split bundle that would fetch more than it was allowed: about `bytes` more, in `items` items. Ask again with a larger `allowBytes` to fetch them. */
+export class CostlyQuery extends Error {
+  constructor(message: string, readonly bytes: number, readonly items: number) {
+    super(message);
+    this.name = 'CostlyQuery';
+  }
+}
+
 export class FathomClient {
   #worker: Worker;
   readonly #pending = new Map<number, Pending>();
@@ -281,9 +289,15 @@ export class FathomClient {
     return this.#request({ op: 'symbol', symbol });
   }
 
-  /** Runs a read-only Cypher query; rejects with the cause, line and column when refused. */
-  query(text: string, params: Record<string, unknown> = {}): Promise<QueryResult> {
-    return this.#request({ op: 'query', text, params });
+  /**
+   * Runs a read-only Cypher query; rejects with the cause, line and column
+   * when refused. Over a split bundle it fetches what it reads, up to
+   * `allowBytes` (5 MB unless given); a query that would fetch more (one
+   * that matches nodes by no name reads the whole graph) rejects first with
+   * a {@link CostlyQuery} saying how much, for the reader to allow.
+   */
+  query(text: string, params: Record<string, unknown> = {}, options: { allowBytes?: number } = {}): Promise<QueryResult> {
+    return this.#request({ op: 'query', text, params, ...options });
   }
 
   /** Every indexed file with its language, lines and definitions, in path order. */
@@ -406,7 +420,7 @@ export class FathomClient {
       case 'error':
         if (reply.crashed) return this.#restart(new EngineCrashed(reply.message));
         this.#pending.delete(reply.id);
-        pending.reject(new Error(reply.message));
+        pending.reject(reply.asks ? new CostlyQuery(reply.message, reply.asks.bytes, reply.asks.items) : new Error(reply.message));
         return;
     }
   }

@@ -1,4 +1,4 @@
-export { EngineCrashed, FathomClient } from './client';
+export { CostlyQuery, EngineCrashed, FathomClient } from './client';
 export { STAGES } from './protocol';
 export type {
   Direction,

@@ -260,7 +260,7 @@ export type WorkerRequest =
   | { id: number; op: 'path'; from: string; to: string; depth: number }
   | { id: number; op: 'neighbors'; symbol: string; types: string[]; direction: Direction }
   | { id: number; op: 'symbol'; symbol: string }
-  | { id: number; op: 'query'; text: string; params: Record<string, unknown> }
+  | { id: number; op: 'query'; text: string; params: Record<string, unknown>; allowBytes?: number }
   | { id: number; op: 'call'; method: CallMethod; args: unknown[] };
 
 export type Op = WorkerRequest['op'];
@@ -299,6 +299,8 @@ export interface ErrorReply {
   message: string;
   /** The engine trapped (a Rust panic): its instance is unusable, and the worker is replaced. */
   crashed?: boolean;
+  /** A query over a split bundle stopped before fetching more than it was allowed: about this much more. */
+  asks?: { bytes: number; items: number };
 }
 
 export interface ProgressReply {

@@ -827,16 +827,25 @@ async function fetchChecked(url: string, what: string): Promise<Uint8Array> {
  * it is ready. An item is fetched once however many questions wait for it,
  * and one that fails may be fetched again by the next question.
  */
-async function stepped<T>(step: (ws: Workspace) => SplitStep<T>): Promise<T> {
+async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAVES): Promise<T> {
   const open = split;
   if (!open) throw new Error('no split bundle is open');
-  for (let wave = 0; wave <= MAX_WAVES; wave++) {
+  for (let wave = 0; wave <= waves; wave++) {
     const next = await inQueue(async () => step(await getWorkspace()));
     if ('ready' in next) return next.ready;
-    if (wave === MAX_WAVES) break;
+    if (wave === waves) break;
     await eachLimited(next.needs, IN_FLIGHT, (need) => fetchItem(open, need));
   }
-  throw new Error(`a question needed more than ${MAX_WAVES} waves of fetches`);
+  throw new Error(`a question needed more than ${waves} waves of fetches`);
+}
+
+/** A Cypher query walks a wave for each hop of each pattern: more than a search's. */
+const QUERY_WAVES = 24;
+
+/** What a query that would fetch past its allowance says, to the reader who may allow it. */
+function costlyQuery(bytes: number, items: number, allowed: number): string {
+  const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+  return `this query would fetch about ${mb(bytes)} more of the bundle (${items} items), past the ${mb(allowed)} it may fetch without asking: name the nodes it starts from ({name: '…'}), or allow it (allowBytes)`;
 }
 
 /** Runs `task` over `items`, at most `limit` at once; fails as the first failure does, once all have settled. */
@@ -873,10 +882,13 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
 
 /** What a split bundle answers: searches, files and their colours, a symbol, its callers, callees and impact. */
 type SplitRequest =
-  | Extract<WorkerRequest, { op: 'search' | 'file' | 'symbol' | 'callers' | 'callees' | 'impact' }>
+  | Extract<WorkerRequest, { op: 'search' | 'file' | 'symbol' | 'callers' | 'callees' | 'impact' | 'query' }>
   | Extract<WorkerRequest, { op: 'call' }>;
 
-const SPLIT_OPS: ReadonlySet<WorkerRequest['op']> = new Set(['search', 'file', 'symbol', 'callers', 'callees', 'impact']);
+const SPLIT_OPS: ReadonlySet<WorkerRequest['op']> = new Set(['search', 'file', 'symbol', 'callers', 'callees', 'impact', 'query']);
+
+/** What a Cypher query over a split bundle fetches before it asks (issue 63: 5 MB). */
+const QUERY_ALLOWANCE = 5_000_000;
 
 function splitAnswers(request: WorkerRequest): boolean {
   return SPLIT_OPS.has(request.op) || (request.op === 'call' && request.method === 'highlight');
@@ -904,6 +916,19 @@ async function answerSplit(request: SplitRequest): Promise<void> {
     } else if (request.op === 'symbol') {
       const context = await stepped((ws) => ws.symbolStep(request.symbol));
       scope.postMessage({ id, type: 'result', op: 'symbol', value: context });
+    } else if (request.op === 'query') {
+      // The allowance is the query's: what its earlier waves fetched counts against it.
+      const { text, params } = request;
+      const allowed = request.allowBytes ?? QUERY_ALLOWANCE;
+      const fetched = (ws: Workspace): number => ws.splitFetched()?.bytes ?? 0;
+      const start = await inQueue(async () => fetched(await getWorkspace()));
+      const answer = await stepped((ws) => ws.queryStep(text, params, Math.max(0, allowed - (fetched(ws) - start))), QUERY_WAVES);
+      if ('asks' in answer) {
+        const { bytes, items } = answer.asks;
+        scope.postMessage({ id, type: 'error', message: costlyQuery(bytes, items, allowed), asks: { bytes, items } });
+      } else {
+        scope.postMessage({ id, type: 'result', op: 'query', value: answer.rows });
+      }
     } else if (request.op === 'callers' || request.op === 'callees' || request.op === 'impact') {
       const { op, symbol, depth } = request;
       const walk = { callers: 'callersStep', callees: 'calleesStep', impact: 'impactStep' } as const;

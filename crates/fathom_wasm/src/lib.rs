@@ -363,6 +363,8 @@ export interface TestsFor {
 }
 /** A Cypher query's answer. `truncated` says the default LIMIT or the row cap cut it. */
 export interface QueryResult { columns: string[]; rows: unknown[][]; truncated: boolean; }
+/** A query over a split bundle: its rows, or what the items it needs next would cost, past what it was allowed. */
+export type QueryAnswer = { rows: QueryResult } | { asks: { bytes: number; items: number } };
 
 /** The graph's labels, properties, edge types and edge reasons: `schema()`. */
 export interface GraphSchema {
@@ -734,12 +736,7 @@ impl Workspace {
         text: &str,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
     ) -> Result<JsValue, JsError> {
-        let params: std::collections::BTreeMap<String, serde_json::Value> = if params.is_undefined() || params.is_null()
-        {
-            Default::default()
-        } else {
-            serde_wasm_bindgen::from_value(params).map_err(|e| JsError::new(&format!("bad query parameters: {e}")))?
-        };
+        let params = query_params(params)?;
         self.read(|index| to_js(&index.query(text, &params)?))
     }
 
@@ -955,6 +952,20 @@ impl Workspace {
         self.split(|reader| answer_js(reader.impact_step(symbol, depth)))
     }
 
+    /// A Cypher query over the split bundle, as `query`, or the items to
+    /// fetch first; or, where those would take it past `allowed` bytes,
+    /// what they would cost (`asks`), fetching nothing.
+    #[wasm_bindgen(js_name = queryStep, unchecked_return_type = "SplitStep<QueryAnswer>")]
+    pub fn query_step(
+        &self,
+        text: &str,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
+        allowed: f64,
+    ) -> Result<JsValue, JsError> {
+        let params = query_params(params)?;
+        self.split(|reader| answer_js(reader.query_step(text, &params, allowed.max(0.0) as u64)))
+    }
+
     /// Hands the split bundle's reader an item a step asked for, which it
     /// checks (length, hash, decoding) before it keeps any of it.
     pub fn supply(
@@ -1086,6 +1097,14 @@ impl NeedJs {
 /// A step as the page reads it: `{needs}` or `{ready}`.
 /// A step whose answer may be refused (an unknown or ambiguous symbol, a
 /// depth out of range): refused as the whole index's question is.
+/// A query's `$parameters`, from JS (none where not given).
+fn query_params(params: JsValue) -> Result<std::collections::BTreeMap<String, serde_json::Value>, JsError> {
+    if params.is_undefined() || params.is_null() {
+        return Ok(Default::default());
+    }
+    serde_wasm_bindgen::from_value(params).map_err(|e| JsError::new(&format!("bad query parameters: {e}")))
+}
+
 fn answer_js<T: Serialize, E: std::error::Error>(step: Step<Result<T, E>>) -> Result<JsValue, JsError> {
     match step {
         Step::Ready(Err(error)) => Err(JsError::new(&error.to_string())),
