@@ -67,6 +67,8 @@ describe('a static documentation site', () => {
     fathom(['index', FLASK, '--split', '--vectors', 'none', '-o', join(site, 'flask-split')]);
     writeFileSync(join(site, 'flask.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask.fathom" query="url_for"').replaceAll('mini-py-js', 'Flask'));
     writeFileSync(join(site, 'split.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="url_for"').replaceAll('mini-py-js', 'Flask'));
+    // The same, asking before an impact reads more than 1 KB (a site's hub reads megabytes).
+    writeFileSync(join(site, 'split-ask.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="Flask" ask-above="0.001"').replaceAll('mini-py-js', 'Flask'));
     // The same with no query: nothing is read for meaning until the reader asks.
     writeFileSync(join(site, 'semantic-idle.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="mini-static.fathom" model="model/"'));
     server = await serveDir(site);
@@ -244,7 +246,7 @@ describe('a static documentation site', () => {
     expect(JSON.stringify(split.cypher)).toContain('flask.helpers.url_for');
     // A whole bundle holds the graph already: nothing to ask.
     expect(whole.costly).toBeNull();
-    expect(split.costly).toMatch(/^CostlyQuery: this query would fetch about [\d.]+ MB more of the bundle \(\d+ items\), past the 0\.1 MB/);
+    expect(split.costly).toMatch(/^CostlyQuery: this would fetch about [\d.]+ MB more of the bundle \(\d+ items\), past the 0\.1 MB/);
     expect(split.status).toContain('search by words');
     // The site's own files only; the root once, and no item twice.
     const read = split.requests.filter((r) => r.includes('/flask-split/'));
@@ -272,6 +274,46 @@ describe('a static documentation site', () => {
     expect(whole.requests.filter((r) => r.includes('/assets/xz-decompress'))).toEqual([]);
     expect(split.requests.filter((r) => /\/assets\/fathom_wasm_bg/.test(r))).toEqual([]);
     expect(whole.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toEqual([]);
+  });
+
+  test('a split bundle\'s impact that would read past what the page allows asks first, and fetches it once allowed', async () => {
+    await withApp(browser(), `${url}split-ask.html`, async ({ page, requests }) => {
+      const explorer = page.getByTestId('explorer');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      await expect.poll(() => explorer.getByTestId('search-results').getAttribute('data-query'), { timeout: 30_000 }).toBe('Flask');
+      await explorer.getByTestId('search-result').first().click();
+      const panel = explorer.getByTestId('symbol-panel');
+      await panel.waitFor({ state: 'visible', timeout: 30_000 });
+      const symbol = await panel.locator('.symbol-name').textContent();
+      // Through the client as well: refused with what it would cost, and nothing fetched for it.
+      const refused = await page.evaluate(async () => {
+        const client = document.querySelector('fathom-explorer')?.client;
+        if (!client) throw new Error('no client');
+        const before = (await client.splitFetched())?.bytes;
+        const error = await client.impact('flask.app.Flask', 4, { allowBytes: 1000 }).then(() => null, (e: Error & { bytes?: number }) => ({ name: e.name, bytes: e.bytes }));
+        return { error, fetched: (await client.splitFetched())?.bytes === before };
+      });
+      expect(refused.error?.name).toBe('CostlyQuery');
+      expect(refused.error?.bytes).toBeGreaterThan(1000);
+      expect(refused.fetched).toBe(true);
+      const read = requests.length;
+      await panel.getByTestId('impact-button').click();
+      const costly = panel.getByTestId('impact-costly');
+      await costly.waitFor({ state: 'visible', timeout: 30_000 });
+      expect(await costly.textContent()).toMatch(/walking them reads about [\d.]+ MB more of the bundle/);
+      expect(requests.length).toBe(read);
+      await costly.scrollIntoViewIfNeeded();
+      await screenshot(page, 'static-site-split-impact-asks');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await costly.scrollIntoViewIfNeeded();
+      await screenshot(page, 'static-site-split-impact-asks-narrow');
+      await panel.getByTestId('impact-fetch').click();
+      const list = panel.getByTestId('impact-list');
+      await list.waitFor({ state: 'visible', timeout: 30_000 });
+      expect(await list.locator('li').count()).toBeGreaterThan(0);
+      expect(requests.length).toBeGreaterThan(read);
+      expect(symbol).toBeTruthy();
+    });
   });
 
   test('a split bundle\'s missing or altered item fails that question by name; the next question reads it again', async () => {

@@ -54,7 +54,12 @@ export class EngineCrashed extends Error {
   }
 }
 
-/** A query over a split bundle that would fetch more than it was allowed: about `bytes` more, in `items` items. Ask again with a larger `allowBytes` to fetch them. */
+/**
+ * A question over a split bundle (a Cypher query, callers, callees or
+ * impact) that would fetch more than it was allowed (5 MB unless
+ * `allowBytes` says otherwise): about `bytes` more, in `items` items. Ask
+ * again with a larger `allowBytes` to fetch them.
+ */
 export class CostlyQuery extends Error {
   constructor(message: string, readonly bytes: number, readonly items: number) {
     super(message);
@@ -260,18 +265,18 @@ export class FathomClient {
   }
 
   /** Who calls a symbol (a qualified or unique name), up to `depth` hops (1 to 4). */
-  callers(symbol: string, depth = 1): Promise<Reached[]> {
-    return this.#request({ op: 'callers', symbol, depth });
+  callers(symbol: string, depth = 1, options: { allowBytes?: number } = {}): Promise<Reached[]> {
+    return this.#request({ op: 'callers', symbol, depth, ...options });
   }
 
   /** What a symbol calls, up to `depth` hops (1 to 4). */
-  callees(symbol: string, depth = 1): Promise<Reached[]> {
-    return this.#request({ op: 'callees', symbol, depth });
+  callees(symbol: string, depth = 1, options: { allowBytes?: number } = {}): Promise<Reached[]> {
+    return this.#request({ op: 'callees', symbol, depth, ...options });
   }
 
   /** What depends on a symbol or anything it contains, with paths. */
-  impact(symbol: string, depth = 2): Promise<Reached[]> {
-    return this.#request({ op: 'impact', symbol, depth });
+  impact(symbol: string, depth = 2, options: { allowBytes?: number } = {}): Promise<Reached[]> {
+    return this.#request({ op: 'impact', symbol, depth, ...options });
   }
 
   /** The shortest chain of dependency edges between two symbols, or null. */

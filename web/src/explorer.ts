@@ -13,6 +13,9 @@
 //            search and file fetches the parts it needs, each once;
 //   archive  or URL of a `.zip`, `.tar.gz` or `.tar`, indexed in the browser;
 //   query    a search to show once the index is open;
+//   ask-above  over a split bundle, the MB a symbol's impact may fetch
+//            before the reader is asked (default 5: a hub's walk reads
+//            much of the graph);
 //   theme    `dark` or `light` (default: the reader's system setting);
 //   model    URL of the embedding model folder: adds semantic search with
 //            the static table (a few MB; without it search is lexical, and
@@ -42,15 +45,15 @@ const COMPONENT_CSS = `
 :host { display: block; height: 560px; border: 1px solid var(--border); border-radius: 6px; overflow: clip;
   background: var(--bg); color: var(--fg); font: 13px/1.45 var(--sans); text-align: left; }
 :host([hidden]) { display: none; }
-.fx { display: grid; grid-template-rows: auto auto minmax(0, 1fr); height: 100%; overflow: clip; container-type: inline-size; }
+.fx { display: grid; grid-template-rows: auto auto minmax(0, 1fr); grid-template-columns: minmax(0, 1fr); height: 100%; overflow: clip; container-type: inline-size; }
 .fx-bar { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: var(--bg-bar); border-bottom: 1px solid var(--border); }
 .fx-title { font: 600 12px var(--mono); color: var(--fg-strong); white-space: nowrap; }
-.fx-bar .search-input { padding: 5px 8px; }
-.fx-status { min-width: 0; overflow: hidden; text-overflow: ellipsis; color: var(--fg-muted); font: 11px var(--mono); white-space: nowrap; }
+.fx-bar .search-input { padding: 5px 8px; flex: 1 1 16ch; min-width: 12ch; }
+.fx-status { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; color: var(--fg-muted); font: 11px var(--mono); white-space: nowrap; }
 .fx-error { margin: 0; padding: 8px 12px; background: var(--danger-bg); color: var(--danger-fg); font: 12px var(--mono); white-space: pre-wrap; }
 .fx-error[hidden] { display: none; }
 .fx-body { display: grid; grid-template-columns: minmax(200px, 38%) minmax(0, 1fr); grid-template-rows: minmax(0, 1fr); min-height: 0; }
-.fx-results { display: flex; flex-direction: column; min-height: 0; border-right: 1px solid var(--border); background: var(--bg-panel); }
+.fx-results { display: flex; flex-direction: column; min-width: 0; min-height: 0; border-right: 1px solid var(--border); background: var(--bg-panel); }
 .fx-results .search-status { padding-top: 6px; }
 .fx-code { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
 .fx-filters { padding: 6px 10px 0; }
@@ -167,7 +170,11 @@ export class FathomExplorer extends HTMLElement {
     const code = new CodeView(codeRoot, (path, line, column) => void opener?.goToDefinition(path, line, column));
     const panel = new SymbolPanel(panelRoot, {
       open: (node) => void opener?.openNode(node),
-      impact: (symbol, depth) => this.#need().impact(symbol, depth),
+      impact: (symbol, depth, allowBytes) => {
+        const askAbove = Number(this.getAttribute('ask-above') ?? NaN);
+        const allowed = allowBytes ?? (Number.isFinite(askAbove) && askAbove >= 0 ? askAbove * 1e6 : undefined);
+        return this.#need().impact(symbol, depth, allowed === undefined ? {} : { allowBytes: allowed });
+      },
       references: (symbol) => this.#need().references(symbol),
       openAt: (file, line, detail) => void opener?.open(file, { start: line, end: line }, detail),
     });

@@ -254,9 +254,9 @@ export type WorkerRequest =
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string; workers?: number | undefined }
   | { id: number; op: 'memory' }
   | { id: number; op: 'file'; path: string }
-  | { id: number; op: 'callers'; symbol: string; depth: number }
-  | { id: number; op: 'callees'; symbol: string; depth: number }
-  | { id: number; op: 'impact'; symbol: string; depth: number }
+  | { id: number; op: 'callers'; symbol: string; depth: number; allowBytes?: number }
+  | { id: number; op: 'callees'; symbol: string; depth: number; allowBytes?: number }
+  | { id: number; op: 'impact'; symbol: string; depth: number; allowBytes?: number }
   | { id: number; op: 'path'; from: string; to: string; depth: number }
   | { id: number; op: 'neighbors'; symbol: string; types: string[]; direction: Direction }
   | { id: number; op: 'symbol'; symbol: string }

@@ -827,11 +827,21 @@ async function fetchChecked(url: string, what: string): Promise<Uint8Array> {
  * it is ready. An item is fetched once however many questions wait for it,
  * and one that fails may be fetched again by the next question.
  */
-async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAVES): Promise<T> {
+async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAVES, allowed = Infinity): Promise<T> {
   const open = split;
   if (!open) throw new Error('no split bundle is open');
+  const start = await inQueue(async () => fetchedBytes(await getWorkspace()));
   for (let wave = 0; wave <= waves; wave++) {
-    const next = await inQueue(async () => step(await getWorkspace()));
+    const next = await inQueue(async () => {
+      const ws = await getWorkspace();
+      const next = step(ws);
+      // Priced before it is fetched: a wave past what the question may fetch is asked for.
+      if ('needs' in next && Number.isFinite(allowed)) {
+        const cost = ws.splitCost(next.needs);
+        if (fetchedBytes(ws) - start + cost > allowed) throw new Costly(cost, next.needs.length, allowed);
+      }
+      return next;
+    });
     if ('ready' in next) return next.ready;
     if (wave === waves) break;
     await eachLimited(next.needs, IN_FLIGHT, (need) => fetchItem(open, need));
@@ -839,13 +849,20 @@ async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAV
   throw new Error(`a question needed more than ${waves} waves of fetches`);
 }
 
+/** What the split bundle's reader has fetched, in bytes. */
+function fetchedBytes(ws: Workspace): number {
+  return ws.splitFetched()?.bytes ?? 0;
+}
+
 /** A Cypher query walks a wave for each hop of each pattern: more than a search's. */
 const QUERY_WAVES = 24;
 
-/** What a query that would fetch past its allowance says, to the reader who may allow it. */
-function costlyQuery(bytes: number, items: number, allowed: number): string {
-  const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
-  return `this query would fetch about ${mb(bytes)} more of the bundle (${items} items), past the ${mb(allowed)} it may fetch without asking: name the nodes it starts from ({name: '…'}), or allow it (allowBytes)`;
+/** A question over a split bundle that would fetch past its allowance, said to the reader who may allow it. */
+class Costly extends Error {
+  constructor(readonly bytes: number, readonly items: number, allowed: number) {
+    const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+    super(`this would fetch about ${mb(bytes)} more of the bundle (${items} items), past the ${mb(allowed)} a question may fetch without asking: name the nodes it starts from, or allow it (allowBytes)`);
+  }
 }
 
 /** Runs `task` over `items`, at most `limit` at once; fails as the first failure does, once all have settled. */
@@ -920,19 +937,15 @@ async function answerSplit(request: SplitRequest): Promise<void> {
       // The allowance is the query's: what its earlier waves fetched counts against it.
       const { text, params } = request;
       const allowed = request.allowBytes ?? QUERY_ALLOWANCE;
-      const fetched = (ws: Workspace): number => ws.splitFetched()?.bytes ?? 0;
-      const start = await inQueue(async () => fetched(await getWorkspace()));
-      const answer = await stepped((ws) => ws.queryStep(text, params, Math.max(0, allowed - (fetched(ws) - start))), QUERY_WAVES);
-      if ('asks' in answer) {
-        const { bytes, items } = answer.asks;
-        scope.postMessage({ id, type: 'error', message: costlyQuery(bytes, items, allowed), asks: { bytes, items } });
-      } else {
-        scope.postMessage({ id, type: 'result', op: 'query', value: answer.rows });
-      }
+      const start = await inQueue(async () => fetchedBytes(await getWorkspace()));
+      const answer = await stepped((ws) => ws.queryStep(text, params, Math.max(0, allowed - (fetchedBytes(ws) - start))), QUERY_WAVES);
+      if ('asks' in answer) throw new Costly(answer.asks.bytes, answer.asks.items, allowed);
+      scope.postMessage({ id, type: 'result', op: 'query', value: answer.rows });
     } else if (request.op === 'callers' || request.op === 'callees' || request.op === 'impact') {
+      // A hub's walk reads most of the graph: a wave past the allowance is asked for first.
       const { op, symbol, depth } = request;
       const walk = { callers: 'callersStep', callees: 'calleesStep', impact: 'impactStep' } as const;
-      const reached = await stepped((ws) => ws[walk[op]](symbol, depth));
+      const reached = await stepped((ws) => ws[walk[op]](symbol, depth), MAX_WAVES, request.allowBytes ?? QUERY_ALLOWANCE);
       scope.postMessage({ id, type: 'result', op, value: reached });
     } else {
       // The viewer has no grammars: a split bundle stores each file's colours.
@@ -941,7 +954,8 @@ async function answerSplit(request: SplitRequest): Promise<void> {
       scope.postMessage({ id, type: 'result', op: 'call', value: colours ?? undefined });
     }
   } catch (error) {
-    scope.postMessage({ id, type: 'error', message: errorMessage(error), crashed: error instanceof WebAssembly.RuntimeError });
+    const asks = error instanceof Costly ? { asks: { bytes: error.bytes, items: error.items } } : {};
+    scope.postMessage({ id, type: 'error', message: errorMessage(error), crashed: error instanceof WebAssembly.RuntimeError, ...asks });
   }
 }
 

@@ -966,6 +966,19 @@ impl Workspace {
         self.split(|reader| answer_js(reader.query_step(text, &params, allowed.max(0.0) as u64)))
     }
 
+    /// About how many bytes fetching `needs` (a step's wave) will take.
+    #[wasm_bindgen(js_name = splitCost)]
+    pub fn split_cost(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SplitNeed[]")] needs: JsValue,
+    ) -> Result<f64, JsError> {
+        let needs: Vec<NeedJs> =
+            serde_wasm_bindgen::from_value(needs).map_err(|e| JsError::new(&format!("bad items: {e}")))?;
+        let items = needs.iter().filter_map(|n| ItemRef::from_hex(&n.hash, n.bytes, n.plain));
+        let items: Vec<ItemRef> = items.collect();
+        self.split(|reader| Ok(reader.cost(&items) as f64))
+    }
+
     /// Hands the split bundle's reader an item a step asked for, which it
     /// checks (length, hash, decoding) before it keeps any of it.
     pub fn supply(
@@ -1094,9 +1107,6 @@ impl NeedJs {
     }
 }
 
-/// A step as the page reads it: `{needs}` or `{ready}`.
-/// A step whose answer may be refused (an unknown or ambiguous symbol, a
-/// depth out of range): refused as the whole index's question is.
 /// A query's `$parameters`, from JS (none where not given).
 fn query_params(params: JsValue) -> Result<std::collections::BTreeMap<String, serde_json::Value>, JsError> {
     if params.is_undefined() || params.is_null() {
@@ -1105,6 +1115,9 @@ fn query_params(params: JsValue) -> Result<std::collections::BTreeMap<String, se
     serde_wasm_bindgen::from_value(params).map_err(|e| JsError::new(&format!("bad query parameters: {e}")))
 }
 
+/// A step as the page reads it: `{needs}` or `{ready}`.
+/// A step whose answer may be refused (an unknown or ambiguous symbol, a
+/// depth out of range): refused as the whole index's question is.
 fn answer_js<T: Serialize, E: std::error::Error>(step: Step<Result<T, E>>) -> Result<JsValue, JsError> {
     match step {
         Step::Ready(Err(error)) => Err(JsError::new(&error.to_string())),

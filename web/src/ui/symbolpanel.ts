@@ -2,14 +2,15 @@
 // callees with the confidence and reason of each edge, the tests that reach
 // it, and on request its impact (what depends on it, up to 4 hops). The graph
 // work is Rust's: this only shows what the worker returns.
-import type { Hop, NodeRef, Reached, Reference, SymbolContext } from '../index';
+import { CostlyQuery, type Hop, type NodeRef, type Reached, type Reference, type SymbolContext } from '../index';
 import { h, symbolLabel, whereOf } from './dom';
 
 export interface SymbolPanelActions {
   open(node: NodeRef): void;
   /** Shows the symbol's neighbourhood on the map (no button where there is no map). */
   showInMap?(symbol: string): void;
-  impact(symbol: string, depth: number): Promise<Reached[]>;
+  /** Rejects with a `CostlyQuery` where it would fetch more than `allowBytes` (a split bundle's hub). */
+  impact(symbol: string, depth: number, allowBytes?: number): Promise<Reached[]>;
   references(symbol: string): Promise<Reference[]>;
   /** Opens a file at a line (a reference's place). */
   openAt(file: string, line: number, detail: string): void;
@@ -115,13 +116,23 @@ export class SymbolPanel {
       button, precise(r.reason), h('span', { class: 'edge-meta' }, `${r.type.toLowerCase()} · ${r.confidence.toFixed(2)} ${r.reason}`));
   }
 
-  async #impact(symbol: string, box: HTMLElement): Promise<void> {
+  async #impact(symbol: string, box: HTMLElement, allowBytes?: number): Promise<void> {
     box.replaceChildren(h('p', { class: 'muted' }, 'Walking dependents…'));
     try {
-      const reached = await this.#actions.impact(symbol, IMPACT_DEPTH);
+      const reached = await this.#actions.impact(symbol, IMPACT_DEPTH, allowBytes);
       if (this.#shown !== symbol) return;
       box.replaceChildren(this.#reached('impact-list', `Impact: ${reached.length} dependents`, reached));
     } catch (error) {
+      if (this.#shown !== symbol) return;
+      if (error instanceof CostlyQuery) {
+        // A hub of a split bundle: the reader says whether to fetch that much.
+        const megabytes = (error.bytes / 1e6).toFixed(1);
+        const fetch = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'impact-fetch' }, `Fetch about ${megabytes} MB`);
+        fetch.addEventListener('click', () => void this.#impact(symbol, box, Number.MAX_SAFE_INTEGER));
+        box.replaceChildren(h('p', { class: 'muted', 'data-testid': 'impact-costly' },
+          `Its dependents reach across much of the project: walking them reads about ${megabytes} MB more of the bundle. `, fetch));
+        return;
+      }
       box.replaceChildren(h('p', { class: 'query-error' }, error instanceof Error ? error.message : String(error)));
     }
   }

@@ -469,6 +469,17 @@ impl SplitReader {
         }
     }
 
+    /// About how many bytes fetching `items` (a step's wave) will take: the
+    /// caller of a question whose walk may read most of the graph (a hub's
+    /// impact) asks its reader before a costly wave.
+    pub fn cost(&self, items: &[ItemRef]) -> u64 {
+        let each = |item: &ItemRef| match self.answers.get(item).and_then(|wants| wants.first()) {
+            Some(&want) if item.is_placed() => self.estimate(want),
+            _ => u64::from(item.bytes),
+        };
+        items.iter().map(each).sum()
+    }
+
     /// About how many bytes an item not in yet will take to fetch: its own
     /// size where its reference says it, else its family's mean.
     fn estimate(&self, want: Want) -> u64 {
