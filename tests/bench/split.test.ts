@@ -130,9 +130,11 @@ interface Visit {
   /**
    * For each query's top hit, asked through the client in turn: its panel
    * (`symbol`: context, callers, callees, tests) and then its impact (4 hops,
-   * the panel's button), with the index bytes each fetched and its time.
+   * the panel's button), with the index bytes each fetched and its time;
+   * asked: where the impact would fetch past 5 MB, the estimate it was
+   * refused with before it was allowed (the time and bytes include both).
    */
-  graph: { symbol: string; panel: { ms: number; wire: number }; impact: { ms: number; wire: number; reached: number } }[];
+  graph: { symbol: string; panel: { ms: number; wire: number }; impact: { ms: number; wire: number; reached: number; asked: number | null } }[];
   graph_panel_wire_median: number;
   graph_impact_wire_median: number;
   /** The tab's peak memory once it has answered the queries and opened a file; and after the graph questions too. */
@@ -207,18 +209,25 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       const symbol = ranked[query]?.[0]?.split(' ')[1];
       if (!symbol) continue;
       host.take();
+      // An impact past the 5 MB a question fetches unasked is refused with its estimate, then allowed, as the panel's button does.
       const ask = (what: 'panel' | 'impact') => app.page.evaluate(async ([symbol, what]) => {
         const client = document.querySelector('fathom-explorer')?.client;
         if (!client) throw new Error('the explorer has no client');
         const asked = performance.now();
-        const reached = what === 'panel' ? (await client.symbol(symbol), 0) : (await client.impact(symbol, 4)).length;
-        return { ms: Math.round(performance.now() - asked), reached };
+        let estimate: number | null = null;
+        const impact = () => client.impact(symbol, 4).catch((error: Error & { bytes?: number }) => {
+          if (error.name !== 'CostlyQuery') throw error;
+          estimate = error.bytes ?? null;
+          return client.impact(symbol, 4, { allowBytes: Number.MAX_SAFE_INTEGER });
+        });
+        const reached = what === 'panel' ? (await client.symbol(symbol), 0) : (await impact()).length;
+        return { ms: Math.round(performance.now() - asked), reached, estimate };
       }, [symbol, what] as const);
       const panel = await ask('panel');
       const panelWire = bytes(host.take().filter(isIndex)).wire;
       const impact = await ask('impact');
       const impactWire = bytes(host.take().filter(isIndex)).wire;
-      graph.push({ symbol, panel: { ms: panel.ms, wire: panelWire }, impact: { ms: impact.ms, wire: impactWire, reached: impact.reached } });
+      graph.push({ symbol, panel: { ms: panel.ms, wire: panelWire }, impact: { ms: impact.ms, wire: impactWire, reached: impact.reached, asked: impact.estimate } });
     }
     return {
       first_answer_ms,

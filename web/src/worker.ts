@@ -861,7 +861,7 @@ const QUERY_WAVES = 24;
 class Costly extends Error {
   constructor(readonly bytes: number, readonly items: number, allowed: number) {
     const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
-    super(`this would fetch about ${mb(bytes)} more of the bundle (${items} items), past the ${mb(allowed)} a question may fetch without asking: name the nodes it starts from, or allow it (allowBytes)`);
+    super(`this would fetch at least ${mb(bytes)} more of the bundle (${items} items in its next step), past the ${mb(allowed)} a question may fetch without asking: name the nodes it starts from, or allow it (allowBytes)`);
   }
 }
 

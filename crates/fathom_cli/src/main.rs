@@ -480,7 +480,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 match answer {
                     fathom_engine::split::QueryAnswer::Rows(rows) => rows,
                     fathom_engine::split::QueryAnswer::Asks { bytes, items } => anyhow::bail!(
-                        "this query would fetch about {} more of the split bundle ({items} items), past --fetch-limit {fetch_limit} MB: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
+                        "this query would fetch at least {} more of the split bundle ({items} items in its next step), past --fetch-limit {fetch_limit} MB: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
                         human_bytes(bytes)
                     ),
                 }

@@ -127,10 +127,10 @@ export class SymbolPanel {
       if (error instanceof CostlyQuery) {
         // A hub of a split bundle: the reader says whether to fetch that much.
         const megabytes = (error.bytes / 1e6).toFixed(1);
-        const fetch = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'impact-fetch' }, `Fetch about ${megabytes} MB`);
+        const fetch = h('button', { type: 'button', class: 'chip-button', 'data-testid': 'impact-fetch' }, `Fetch it (${megabytes} MB or more)`);
         fetch.addEventListener('click', () => void this.#impact(symbol, box, Number.MAX_SAFE_INTEGER));
         box.replaceChildren(h('p', { class: 'muted', 'data-testid': 'impact-costly' },
-          `Its dependents reach across much of the project: walking them reads about ${megabytes} MB more of the bundle. `, fetch));
+          `Its dependents reach across much of the project: walking them reads at least ${megabytes} MB more of the bundle. `, fetch));
         return;
       }
       box.replaceChildren(h('p', { class: 'query-error' }, error instanceof Error ? error.message : String(error)));

@@ -42,7 +42,8 @@ use crate::{Index, SearchResults};
 #[serde(rename_all = "snake_case")]
 pub enum QueryAnswer {
     Rows(fathom_query::cypher::QueryResult),
-    /// About `bytes` more, in `items` items.
+    /// About `bytes` more in its next wave of `items` items: at least
+    /// that, since what those items hold may lead further.
     Asks {
         bytes: u64,
         items: usize,
