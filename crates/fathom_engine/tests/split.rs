@@ -299,9 +299,7 @@ fn a_shared_name_reads_its_digest_and_answers_as_the_whole_index_does() {
 /// a search after them still answers as the whole index does.
 #[test]
 fn graph_questions_answer_as_the_whole_index_does() {
-    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
-    let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
-    let split = index.to_split();
+    let (index, split) = flask();
     let fetch = |need: &Need| Ok(split.items[&need.item].clone());
     let graph = index.graph();
     // Every symbol is found among the names its qualified name reads.
@@ -353,6 +351,32 @@ fn graph_questions_answer_as_the_whole_index_does() {
     }
 }
 
+/// Flask indexed whole, and split.
+fn flask() -> (Index, Split) {
+    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
+    let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
+    let split = index.to_split();
+    (index, split)
+}
+
+/// A Cypher query's answer, or its error, from a split reader, as JSON.
+fn split_query(
+    split: &Split,
+    reader: &mut SplitReader,
+    text: &str,
+    params: &Params,
+    allowed: u64,
+) -> serde_json::Value {
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    match drive(reader, fetch, |r| r.query_step(text, params, allowed)).unwrap().0.map_err(|e| e.to_string()) {
+        Ok(QueryAnswer::Rows(rows)) => serde_json::to_value(Ok::<_, String>(rows)).unwrap(),
+        Ok(asks) => panic!("{text}: {asks:?}"),
+        Err(e) => serde_json::to_value(Err::<(), _>(e)).unwrap(),
+    }
+}
+
+type Params = std::collections::BTreeMap<String, serde_json::Value>;
+
 /// Cypher over a split bundle answers as over the whole graph: queries
 /// that name the nodes they start from read those names' pages and the
 /// neighbourhood they walk; one that matches every node reads the whole
@@ -360,13 +384,10 @@ fn graph_questions_answer_as_the_whole_index_does() {
 /// fetches nothing; a query refused is refused alike.
 #[test]
 fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
-    let bytes = zip_folder(&common::corpus("flask-3.0.3"), "flask-3.0.3");
-    let index = index_zip("flask", &bytes, &Options::default(), &mut Recorder::new()).unwrap();
-    let split = index.to_split();
+    let (index, split) = flask();
     let fetch = |need: &Need| Ok(split.items[&need.item].clone());
     let everything: u64 = split.items.values().map(|b| b.len() as u64).sum();
-    let params: std::collections::BTreeMap<String, serde_json::Value> =
-        [("name".to_owned(), serde_json::json!("url_for"))].into();
+    let params: Params = [("name".to_owned(), serde_json::json!("url_for"))].into();
     let named = [
         "MATCH (f {name: 'url_for'})<-[:CALLS]-(c) RETURN c.qualified_name, c.file_path, c.start_line ORDER BY c.qualified_name",
         "MATCH (c:CLASS {name: 'Flask'})-[:HAS_METHOD]->(m) RETURN m.name, m.signature, m.docstring, m.is_test ORDER BY m.name",
@@ -379,14 +400,7 @@ fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
         "MATCH (a {name: 'url_for'}) DELETE a",
     ];
     let whole = |text: &str| serde_json::to_value(index.query(text, &params).map_err(|e| e.to_string())).unwrap();
-    let ask = |reader: &mut SplitReader, text: &str, allowed: u64| {
-        let answer = drive(reader, fetch, |r| r.query_step(text, &params, allowed)).unwrap().0;
-        match answer.map_err(|e| e.to_string()) {
-            Ok(QueryAnswer::Rows(rows)) => serde_json::to_value(Ok::<_, String>(rows)).unwrap(),
-            Ok(asks) => panic!("{text}: {asks:?}"),
-            Err(e) => serde_json::to_value(Err::<(), _>(e)).unwrap(),
-        }
-    };
+    let ask = |reader: &mut SplitReader, text: &str, allowed: u64| split_query(&split, reader, text, &params, allowed);
     let mut kept = SplitReader::open("root", &split.root).unwrap();
     for text in named {
         let mut fresh = SplitReader::open("root", &split.root).unwrap();
@@ -406,6 +420,30 @@ fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
         other => panic!("{other:?}"),
     }
     assert_eq!(ask(&mut fresh, scan, u64::MAX), whole(scan));
+}
+
+/// A type found by its name reads as the whole graph has it: its own kind
+/// (an interface, a struct, an enum) is on its page, not its name page.
+#[test]
+fn cypher_reads_a_named_type_s_own_kind() {
+    for language in ["lang-go", "lang-typescript", "lang-rust", "lang-java"] {
+        let index = common::index_dir(&common::fixture(language));
+        let split = index.to_split();
+        let typed: Vec<String> = index
+            .graph()
+            .nodes()
+            .filter(|(_, n)| n.class_kind.is_some_and(|k| k != fathom_model::ClassKind::Class) && !n.is_external)
+            .map(|(_, n)| n.name.clone())
+            .collect();
+        assert!(!typed.is_empty(), "{language} has an interface, a struct or an enum");
+        for name in typed {
+            let text = "MATCH (n {name: $name}) RETURN n.qualified_name, n.kind, labels(n) ORDER BY n.qualified_name";
+            let params: Params = [("name".to_owned(), serde_json::json!(name))].into();
+            let whole = serde_json::to_value(index.query(text, &params).map_err(|e| e.to_string())).unwrap();
+            let mut reader = SplitReader::open("root", &split.root).unwrap();
+            assert_eq!(split_query(&split, &mut reader, text, &params, u64::MAX), whole, "{language}: {name}");
+        }
+    }
 }
 
 /// Answers as JSON, whatever their type, for comparing whole and split.

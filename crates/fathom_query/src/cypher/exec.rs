@@ -51,7 +51,7 @@ pub struct Reads {
     /// Names a pattern matched nodes by, instead of all of them: `name` or
     /// `qualified_name`, and the name. Every node of that name was read.
     pub named: Vec<(String, String)>,
-    /// Nodes whose properties beyond their names and kind were read.
+    /// Nodes whose properties beyond their names (and labels) were read.
     pub nodes: BTreeSet<NodeId>,
     /// Nodes whose edges were read.
     pub edges: BTreeSet<NodeId>,
@@ -835,8 +835,11 @@ impl Exec<'_> {
     }
 
     fn node_property(&self, id: NodeId, key: &str) -> Value {
+        // Names and labels are known of every node a query reaches; the
+        // rest (`kind` too: a class's own kind, an interface or a struct)
+        // of a node read whole.
         match key {
-            "name" | "qualified_name" | "kind" => {}
+            "name" | "qualified_name" => {}
             "code" => self.read(|r| &mut r.code, id),
             "fan_in" | "fan_out" => self.read(|r| &mut r.edges, id),
             _ => self.read(|r| &mut r.nodes, id),
