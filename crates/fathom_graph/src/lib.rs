@@ -155,7 +155,7 @@ pub struct CodeGraph {
 struct Sparse {
     /// By the whole graph's id: [`HELD`] with its place in `graph` for a
     /// node put in; one more than its file's id for a node known only to be
-    /// in that file ([`CodeGraph::place`]); 0 for a node not known.
+    /// in that file ([`CodeGraph::place_in_file`]); 0 for a node not known.
     slots: Vec<u32>,
     /// Each place's id in the whole graph.
     ids: Vec<NodeId>,
@@ -301,7 +301,7 @@ impl CodeGraph {
 
     /// A graph of `nodes` ids over `files`, every id where the whole graph
     /// has it, holding none of them yet: a split bundle's, whose parts are
-    /// put in as they arrive ([`CodeGraph::put_node`], [`CodeGraph::place`],
+    /// put in as they arrive ([`CodeGraph::put_node`], [`CodeGraph::place_in_file`],
     /// [`CodeGraph::set_edges`]). A node not put in reads as a placeholder:
     /// a node of no name, in no file or the one it was placed in, which no
     /// name, path or edge reaches. It costs four bytes, where a node put in
