@@ -830,7 +830,8 @@ async function fetchChecked(url: string, what: string): Promise<Uint8Array> {
 async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAVES, allowed = Infinity): Promise<T> {
   const open = split;
   if (!open) throw new Error('no split bundle is open');
-  const start = await inQueue(async () => fetchedBytes(await getWorkspace()));
+  // Counted from here only where the question has an allowance: a search pays no extra turn of the queue.
+  const start = Number.isFinite(allowed) ? await inQueue(async () => fetchedBytes(await getWorkspace())) : 0;
   for (let wave = 0; wave <= waves; wave++) {
     const next = await inQueue(async () => {
       const ws = await getWorkspace();
