@@ -60,6 +60,11 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&embed_throughput(&index_flask(&corpora)).1).unwrap());
         return;
     }
+    if std::env::args().nth(1).as_deref() == Some("ivf") {
+        let bundles: Vec<String> = std::env::args().skip(2).collect();
+        println!("{}", serde_json::to_string_pretty(&ivf_experiment(&bundles)).unwrap());
+        return;
+    }
     // `fathom-bench split`: split bundles read natively, alone.
     if std::env::args().nth(1).as_deref() == Some("split") {
         println!("{}", serde_json::to_string_pretty(&split_bench(&corpora)).unwrap());
@@ -982,4 +987,102 @@ print(len(texts) / (time.perf_counter() - start))
             .map_or(serde_json::Value::Null, |rate| json!(round(rate))),
         _ => serde_json::Value::Null,
     }
+}
+
+/// `fathom-bench ivf BUNDLE...`: the static lane's vectors in partitions,
+/// recall@10 against the exact scan and bytes a query reads (a development
+/// aid for split bundles' meaning).
+fn ivf_experiment(bundles: &[String]) -> serde_json::Value {
+    use fathom_search::partition::Partitions;
+    let model = fathom_engine::embed::load_static(&fathom_embed::asset::default_dir()).expect("the static table");
+    let cosqa: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(root::repo_root().join("../shared/data/cosqa/cosqa-retrieval-dev-500.json")).unwrap(),
+    )
+    .unwrap();
+    let mut queries: Vec<String> = cosqa.iter().filter_map(|q| q["doc"].as_str().map(str::to_owned)).collect();
+    if let Some(file) = std::env::var_os("FATHOM_IVF_QUERIES") {
+        queries = std::fs::read_to_string(file).unwrap().lines().map(str::to_owned).collect();
+    }
+    let mut out = serde_json::Map::new();
+    for path in bundles {
+        let mut index = Index::from_bundle(&std::fs::read(path).unwrap()).expect("bundle");
+        index.build_static(model.clone()).unwrap();
+        let lane = index.retrieval().static_lane().unwrap();
+        let vectors = lane.vectors();
+        let n = vectors.len();
+        let embedded: Vec<Vec<f32>> = queries.iter().filter_map(|q| lane.embed(q)).collect();
+        let exact: Vec<Vec<u32>> = embedded.iter().map(|q| vectors.search(q, 10).iter().map(|h| h.0).collect()).collect();
+        let mut rows = Vec::new();
+        for size in [100usize, 200, 400, 800] {
+            let started = Instant::now();
+            let parts = Partitions::build(vectors, size, std::env::var_os("FATHOM_IVF_PLAIN").is_none());
+            let build_s = started.elapsed().as_secs_f64();
+            let part_bytes: Vec<usize> = parts
+                .members
+                .iter()
+                .map(|m| {
+                    let mut raw = Vec::new();
+                    let mut last = 0u32;
+                    for &c in m {
+                        let mut d = c - last;
+                        last = c;
+                        loop {
+                            raw.push((d as u8 & 0x7f) | if d >= 0x80 { 0x80 } else { 0 });
+                            d >>= 7;
+                            if d == 0 {
+                                break;
+                            }
+                        }
+                    }
+                    for &c in m {
+                        let (row, scale) = vectors.row(c as usize);
+                        raw.extend(row.iter().map(|&r| r as u8));
+                        raw.extend(scale.to_le_bytes());
+                    }
+                    gzip_len(&raw)
+                })
+                .collect();
+            let centroid_bytes = {
+                let mut raw = Vec::new();
+                for c in parts.centroids.chunks_exact(parts.dim) {
+                    let (q, s) = fathom_static::quantise(c);
+                    raw.extend(q.iter().map(|&r| r as u8));
+                    raw.extend(s.to_le_bytes());
+                }
+                gzip_len(&raw)
+            };
+            let sizes: Vec<usize> = parts.members.iter().map(Vec::len).collect();
+            for probe in [1usize, 2, 4, 8, 16, 32] {
+                let mut recall = 0.0;
+                let mut bytes = Vec::new();
+                for (q, truth) in embedded.iter().zip(&exact) {
+                    let order = parts.nearest(q);
+                    let mut scanned: Vec<(u32, f32)> = Vec::new();
+                    let mut b = centroid_bytes;
+                    for &(p, _) in order.iter().take(probe) {
+                        b += part_bytes[p];
+                        for &c in &parts.members[p] {
+                            let (row, scale) = vectors.row(c as usize);
+                            let d: f32 = row.iter().zip(q).map(|(&r, x)| f32::from(r) * x).sum();
+                            scanned.push((c, d * scale));
+                        }
+                    }
+                    scanned.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                    let found: std::collections::HashSet<u32> = scanned.iter().take(10).map(|h| h.0).collect();
+                    recall += truth.iter().filter(|c| found.contains(c)).count() as f64 / truth.len().max(1) as f64;
+                    bytes.push(b);
+                }
+                bytes.sort_unstable();
+                rows.push(json!({
+                    "size": size, "partitions": parts.len(), "largest": sizes.iter().max(), "build_s": round(build_s),
+                    "probe": probe, "recall10": round(recall / embedded.len() as f64),
+                    "centroid_kb": kb(centroid_bytes as u64), "median_kb": kb(bytes[bytes.len() / 2] as u64),
+                    "p90_kb": kb(bytes[bytes.len() * 9 / 10] as u64),
+                }));
+                eprintln!("{path} {}", rows.last().unwrap());
+            }
+        }
+        out.insert(path.clone(), json!({ "chunks": n, "queries": embedded.len(), "rows": rows }));
+    }
+    serde_json::Value::Object(out)
 }

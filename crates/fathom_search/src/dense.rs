@@ -150,6 +150,11 @@ impl StaticVectors {
         self.dim
     }
 
+    /// Chunk `i`'s row and scale (0 for a chunk with no vector).
+    pub fn row(&self, i: usize) -> (&[i8], f32) {
+        (&self.rows[i * self.dim..(i + 1) * self.dim], self.scales[i])
+    }
+
     /// Chunks by cosine similarity to `query` (unit length), best first, at
     /// most `limit`; chunks without a vector are left out.
     pub fn search(&self, query: &[f32], limit: usize) -> Vec<(u32, f32)> {

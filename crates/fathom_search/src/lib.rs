@@ -21,6 +21,7 @@ pub mod issue;
 pub mod lexical;
 pub mod locate;
 pub mod parallel;
+pub mod partition;
 pub mod query;
 pub mod retrieval;
 pub mod roles;
