@@ -69,6 +69,8 @@ describe('a static documentation site', () => {
     writeFileSync(join(site, 'split.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="url_for"').replaceAll('mini-py-js', 'Flask'));
     // The same, asking before an impact reads more than 1 KB (a site's hub reads megabytes).
     writeFileSync(join(site, 'split-ask.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="Flask" ask-above="0.001"').replaceAll('mini-py-js', 'Flask'));
+    // The same, kept whole in the browser once open (an offline demo).
+    writeFileSync(join(site, 'split-offline.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="url_for" offline').replaceAll('mini-py-js', 'Flask'));
     // The same with no query: nothing is read for meaning until the reader asks.
     writeFileSync(join(site, 'semantic-idle.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="mini-static.fathom" model="model/"'));
     server = await serveDir(site);
@@ -351,6 +353,95 @@ describe('a static documentation site', () => {
       await ask('teardown appcontext');
       await expect.poll(status).not.toContain('failed');
       expect(await explorer.getByTestId('search-result').count()).toBeGreaterThan(0);
+    });
+  });
+
+  test('a split bundle kept offline answers with the network off; a later visit reads only its root from the host, and a kept copy altered since is read again', async () => {
+    await withApp(browser(), `${url}split-offline.html`, async ({ page, requests }) => {
+      const explorer = page.getByTestId('explorer');
+      const list = explorer.getByTestId('search-results');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      await expect.poll(() => explorer.getAttribute('data-offline'), { timeout: 120_000 }).toBe('kept');
+      expect(await explorer.getByTestId('index-status').textContent()).toMatch(/ · kept offline \([\d.]+ MB\)$/);
+      // Every item of the bundle but the summary of files left out (no question reads it), each fetched once.
+      const items = requests.filter((r) => /\/flask-split\/s\/[0-9a-f]{16}\.bin$/.test(r));
+      expect(new Set(items).size).toBe(items.length);
+      expect(items.length).toBe(readdirSync(join(site, 'flask-split/s')).length - 1);
+      // The network off: questions no one asked yet, a file, a symbol's impact.
+      await page.context().setOffline(true);
+      // Off for the explorer's worker too: the host cannot be reached from it.
+      const worker = page.workers().find((w) => w.url().includes('/assets/worker'));
+      expect(await worker?.evaluate(async (root) => fetch(`${root}?offline`).then(() => 'reached', () => 'unreachable'), `${url}flask-split/root.fathom`)).toBe('unreachable');
+      const before = requests.length;
+      for (const query of ['register a blueprint', 'how are sessions signed']) {
+        await explorer.getByTestId('search-input').fill(query);
+        await expect.poll(() => list.getAttribute('data-query'), { timeout: 30_000 }).toBe(query);
+        const said = await list.evaluate((l) => l.parentElement?.querySelector('.search-status')?.textContent ?? '');
+        expect(said).not.toContain('failed');
+        expect(await explorer.getByTestId('search-result').count()).toBeGreaterThan(0);
+      }
+      await explorer.getByTestId('search-result').first().click();
+      const code = explorer.getByTestId('code-view');
+      await expect.poll(() => code.getByTestId('code-path').getAttribute('data-path'), { timeout: 30_000 }).toMatch(/\.py$/);
+      await expect.poll(() => code.getByTestId('code-line-highlighted').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      const impact = await page.evaluate(async () => {
+        const client = document.querySelector('fathom-explorer')?.client;
+        if (!client) throw new Error('no client');
+        return (await client.impact('flask.helpers.url_for', 2)).length;
+      });
+      expect(impact).toBeGreaterThan(0);
+      // Nothing reached the host: each item came from what the browser kept.
+      expect(requests.slice(before).filter((r) => !r.includes('/flask-split/'))).toEqual([]);
+      await page.context().setOffline(false);
+      // A later visit in the same browser: the root from the host (a new build may have replaced it), every item kept.
+      const later = await page.context().newPage();
+      const visited = requests.length;
+      await later.goto(`${url}split.html`);
+      const again = later.getByTestId('explorer');
+      await expect.poll(() => again.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      await expect.poll(() => again.getByTestId('search-results').getAttribute('data-query'), { timeout: 30_000 }).toBe('url_for');
+      expect(await again.getByTestId('search-result').count()).toBe(10);
+      const laterCited = await again.getByTestId('search-result').evaluateAll((rows) => rows.map((r) => r.querySelector('.cite')?.textContent ?? ''));
+      const bundleReads = requests.slice(visited).filter((r) => r.includes('/flask-split/'));
+      expect(bundleReads.filter((r) => r.endsWith('/root.fathom'))).toHaveLength(1);
+      const fromCache = await later.evaluate(async () => (await document.querySelector('fathom-explorer')?.client?.splitFetched())?.items ?? 0);
+      expect(fromCache).toBeGreaterThan(0);
+      // (Served from the kept copies: a request the worker's cache answers never reaches the network.)
+      expect(bundleReads.filter((r) => r.includes('/flask-split/s/'))).toEqual([]);
+      await later.close();
+      // Every kept item altered (a byte flipped): a visit refuses each copy it reads, drops it, reads the host's, and keeps that.
+      const altered = await page.evaluate(async () => {
+        const store = await caches.open('fathom-split-v1');
+        let count = 0;
+        for (const request of await store.keys()) {
+          if (!request.url.includes('/s/')) continue;
+          const bytes = new Uint8Array(await (await store.match(request))!.arrayBuffer());
+          bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 1;
+          await store.put(request, new Response(bytes));
+          count += 1;
+        }
+        return count;
+      });
+      expect(altered).toBe(items.length);
+      const visit = async () => {
+        const at = requests.length;
+        const tab = await page.context().newPage();
+        await tab.goto(`${url}split.html`);
+        const explorer = tab.getByTestId('explorer');
+        await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+        await expect.poll(() => explorer.getByTestId('search-results').getAttribute('data-query'), { timeout: 30_000 }).toBe('url_for');
+        const cited = await explorer.getByTestId('search-result').evaluateAll((rows) => rows.map((r) => r.querySelector('.cite')?.textContent ?? ''));
+        await tab.close();
+        return { cited, items: requests.slice(at).filter((r) => r.includes('/flask-split/s/')).length };
+      };
+      const mended = await visit();
+      expect(mended.items).toBeGreaterThan(0);
+      expect(mended.cited).toEqual(laterCited);
+      const after = await visit();
+      expect(after).toEqual({ cited: mended.cited, items: 0 });
+      await screenshot(page, 'static-site-split-offline');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, 'static-site-split-offline-narrow');
     });
   });
 

@@ -15,6 +15,7 @@ import type {
   EmbeddingProgress,
   Hop,
   IndexSummary,
+  KeptOffline,
   LiveResults,
   MemoryReport,
   Plan,
@@ -364,6 +365,18 @@ export class FathomClient {
    */
   openSplit(base: string): Promise<IndexSummary> {
     return this.#request({ op: 'openSplit', base });
+  }
+
+  /**
+   * Keeps the open split bundle for offline use: fetches every item the
+   * browser does not keep yet (checked, not read into the engine), so that
+   * every question is answered with the network off. Items a question
+   * fetched are kept already; the page and its scripts are the site's to
+   * keep (its own service worker). Needs a secure context (https or
+   * localhost). `onProgress` counts items.
+   */
+  keepOffline(onProgress?: (progress: Progress) => void): Promise<KeptOffline> {
+    return this.#request({ op: 'keepOffline' }, [], onProgress);
   }
 
   /** What the open split bundle's reader has fetched so far; null without one. */

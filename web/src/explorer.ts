@@ -16,6 +16,10 @@
 //   ask-above  over a split bundle, the MB a symbol's impact may fetch
 //            before the reader is asked (default 5: a hub's walk reads
 //            much of the graph);
+//   offline  over a split bundle, keep all of it in the browser once it is
+//            open (an offline demo): every question is then answered with
+//            the network off; what questions fetched is kept either way
+//            (the page and its scripts are the site's to keep);
 //   theme    `dark` or `light` (default: the reader's system setting);
 //   model    URL of the embedding model folder: adds semantic search with
 //            the static table (a few MB; without it search is lexical, and
@@ -29,7 +33,8 @@
 //            candidates. Words answer first either way.
 // Events: `fathom-ready` (detail: the index summary), `fathom-error`
 // (detail: { message }). The element's `state` attribute is `loading`,
-// `ready` or `error`; `data-static-from` says whether the static lane's
+// `ready` or `error`; `data-offline` is `keeping`, `kept` or `failed`
+// with `offline`; `data-static-from` says whether the static lane's
 // vectors came with the bundle (`bundle`) or were made from its texts
 // (`texts`).
 import { FathomClient } from './client';
@@ -288,9 +293,36 @@ export class FathomExplorer extends HTMLElement {
       const query = this.getAttribute('query');
       if (query) this.search(query);
       this.dispatchEvent(new CustomEvent('fathom-ready', { detail: summary }));
+      if (inParts && this.hasAttribute('offline')) void this.#keepOffline(client, ui.status.textContent, generation);
     } catch (error) {
       if (generation !== this.#generation) return;
       this.#fail(`Could not open ${name}: ${messageOf(error)}`);
+    }
+  }
+
+  /** Keeps the split bundle for offline use, saying how far it is in the status line. */
+  async #keepOffline(client: FathomClient, said: string, generation: number): Promise<void> {
+    const ui = this.#ui;
+    if (!ui) return;
+    const current = () => generation === this.#generation;
+    this.dataset.offline = 'keeping';
+    try {
+      // Said at each tenth of the way, not at each part: the line is read aloud as it changes.
+      let tenth = -1;
+      const kept = await client.keepOffline((p) => {
+        const now = Math.floor((10 * p.done) / Math.max(p.total, 1));
+        if (!current() || now === tenth) return;
+        tenth = now;
+        ui.status.textContent = `${said} · keeping it offline: ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} parts`;
+      });
+      if (!current()) return;
+      ui.status.textContent = `${said} · kept offline (${(kept.bytes / 1e6).toFixed(1)} MB)`;
+      this.dataset.offline = 'kept';
+    } catch (error) {
+      if (!current()) return;
+      ui.status.textContent = said;
+      this.dataset.offline = 'failed';
+      ui.showError(`Could not keep ${this.getAttribute('bundle') ?? 'the bundle'} offline: ${messageOf(error)}`);
     }
   }
 

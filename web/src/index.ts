@@ -19,6 +19,7 @@ export type {
   SymbolContext,
   FileError,
   IndexSummary,
+  KeptOffline,
   MatchKind,
   MemoryReport,
   Plan,

@@ -250,6 +250,7 @@ export type WorkerRequest =
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
   | { id: number; op: 'openSplit'; base: string }
+  | { id: number; op: 'keepOffline' }
   | { id: number; op: 'startEmbedding'; options: MeaningOptions; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string; workers?: number | undefined }
   | { id: number; op: 'memory' }
@@ -274,6 +275,7 @@ export interface OpResults {
   indexFiles: IndexSummary;
   search: LiveResults;
   openSplit: IndexSummary;
+  keepOffline: KeptOffline;
   /** Where meaning stands once the static lane is built and MiniLM started, or not. */
   startEmbedding: EmbeddingProgress;
   embedTexts: Float32Array;
@@ -301,6 +303,14 @@ export interface ErrorReply {
   crashed?: boolean;
   /** A query over a split bundle stopped before fetching more than it was allowed: about this much more. */
   asks?: { bytes: number; items: number };
+}
+
+/** A split bundle kept for offline use: every item the browser now keeps, and those this call fetched. */
+export interface KeptOffline {
+  items: number;
+  bytes: number;
+  fetched: number;
+  fetchedBytes: number;
 }
 
 export interface ProgressReply {

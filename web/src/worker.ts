@@ -13,6 +13,7 @@ import type {
   Change,
   HeapStats,
   IndexSummary,
+  KeptOffline,
   MemoryReport,
   EmbeddingProgress,
   LiveResults,
@@ -796,7 +797,7 @@ async function openSplit(base: string): Promise<IndexSummary> {
   const url = new URL('root.fathom', base).href;
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
-  const root = await fetchChecked(url, "the split bundle's root");
+  const root = await fetchRoot(url);
   return inQueue(async () => {
     const ws = await getWorkspace();
     const summary = ws.openSplit(url, root);
@@ -806,13 +807,16 @@ async function openSplit(base: string): Promise<IndexSummary> {
   });
 }
 
+/** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
+class Unreachable extends Error {}
+
 /** A file a host serves, or an error that names it and what went wrong. */
-async function fetchChecked(url: string, what: string): Promise<Uint8Array> {
+async function fetchChecked(url: string, what: string, init?: RequestInit): Promise<Uint8Array> {
   let response: Response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, init);
   } catch (error) {
-    throw new Error(`could not fetch ${what} (${url}): ${errorMessage(error)}`);
+    throw new Unreachable(`could not fetch ${what} (${url}): ${errorMessage(error)}`);
   }
   if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
   if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
@@ -880,22 +884,130 @@ async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Prom
   if (failures.length > 0) throw failures[0];
 }
 
-/** Fetches an item and hands it to the reader, which checks it. */
+/**
+ * Fetches an item and hands it to the reader, which checks it: the copy
+ * kept offline where there is one, else the host's, kept once the reader
+ * took it. A kept copy the reader refuses is dropped, and the host's read.
+ */
 function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Uint8Array> {
   let fetching = open.fetching.get(need.hash);
   if (!fetching) {
     const url = new URL(need.path, open.base).href;
-    fetching = fetchChecked(url, need.what).then((bytes) =>
+    const supply = (bytes: Uint8Array) =>
       inQueue(async () => {
         (await getWorkspace()).supply(need, bytes);
         return bytes;
-      }),
-    );
+      });
+    fetching = (async () => {
+      const kept = await keptCopy(url);
+      if (kept) {
+        try {
+          return await supply(kept);
+        } catch {
+          void forget(url);
+        }
+      }
+      const bytes = await supply(await fetchChecked(url, need.what));
+      void keep(url, bytes);
+      return bytes;
+    })();
     open.fetching.set(need.hash, fetching);
     // Kept once in, so never asked for again; a failure is forgotten, for the next question to try.
     fetching.catch(() => open.fetching.delete(need.hash));
   }
   return fetching;
+}
+
+// ---- Split bundles kept offline -------------------------------------------------
+
+/**
+ * Where a split bundle's items are kept between visits, by URL: what was
+ * fetched, and all of it once the page asks (`keepOffline`). Items are
+ * named by their contents, so a kept copy is read before the host's; the
+ * root is the host's, and the kept one only when the host cannot be
+ * reached. Absent where the page may keep nothing (not a secure context).
+ */
+const KEPT = 'fathom-split-v1';
+let keptStore: Promise<Cache | undefined> | undefined;
+
+function kept(): Promise<Cache | undefined> {
+  keptStore ??= typeof caches === 'undefined' ? Promise.resolve(undefined) : caches.open(KEPT).catch(() => undefined);
+  return keptStore;
+}
+
+async function keptCopy(url: string): Promise<Uint8Array | undefined> {
+  const hit = await (await kept())?.match(url).catch(() => undefined);
+  return hit ? new Uint8Array(await hit.arrayBuffer()) : undefined;
+}
+
+/** Keeps a copy; a store that is full or gone keeps nothing, and the answer is not held up for it. */
+async function keep(url: string, bytes: Uint8Array): Promise<void> {
+  await (await kept())?.put(url, new Response(bytes as BlobPart)).catch(() => undefined);
+}
+
+async function forget(url: string): Promise<void> {
+  await (await kept())?.delete(url).catch(() => undefined);
+}
+
+/** A split bundle's root: the host's (and kept), or the kept one where the host cannot be reached. */
+async function fetchRoot(url: string): Promise<Uint8Array> {
+  try {
+    // Checked with the host each time (`no-cache`, which a service worker reads as network first): a new build replaces it.
+    const root = await fetchChecked(url, "the split bundle's root", { cache: 'no-cache' });
+    void keep(url, root);
+    return root;
+  } catch (error) {
+    const copy = error instanceof Unreachable ? await keptCopy(url) : undefined;
+    if (copy) return copy;
+    throw error;
+  }
+}
+
+/**
+ * Fetches every item of the open split bundle that is not kept yet, and
+ * keeps it: then every question is answered with the network off. Items
+ * are checked before they are kept and none is read into the engine (a
+ * large bundle does not fit in a tab). The files' items are named by the
+ * node pages, so they follow those.
+ */
+async function keepOffline(onProgress: (progress: Progress) => void): Promise<KeptOffline> {
+  const open = split;
+  if (!open) throw new Error('no split bundle is open');
+  const store = await kept();
+  if (!store) throw new Error('this page cannot keep anything offline: the browser keeps nothing for a page that is not served securely (https or localhost)');
+  const every = await inQueue(async () => (await getWorkspace()).splitEveryItem());
+  const files = new Map<string, SplitNeed>();
+  const done = { items: 0, bytes: 0, fetched: 0, fetchedBytes: 0 };
+  let total = every.length;
+  const one = async (need: SplitNeed): Promise<void> => {
+    const url = new URL(need.path, open.base).href;
+    let bytes = await keptCopy(url);
+    const fresh = !bytes;
+    bytes ??= await fetchChecked(url, need.what);
+    const named = await inQueue(async () => {
+      const ws = await getWorkspace();
+      if (need.what.startsWith('node page')) return ws.splitFilesNamed(need, bytes);
+      ws.splitCheck(need, bytes);
+      return [];
+    });
+    for (const file of named) {
+      if (!files.has(file.hash)) {
+        files.set(file.hash, file);
+        total += 1;
+      }
+    }
+    if (fresh) {
+      await keep(url, bytes);
+      done.fetched += 1;
+      done.fetchedBytes += bytes.length;
+    }
+    done.items += 1;
+    done.bytes += bytes.length;
+    onProgress({ stage: 'read', done: done.items, total });
+  };
+  await eachLimited(every, IN_FLIGHT, one);
+  await eachLimited([...files.values()], IN_FLIGHT, one);
+  return { items: done.items, bytes: done.bytes, fetched: done.fetched, fetchedBytes: done.fetchedBytes };
 }
 
 /** What a split bundle answers: searches, files and their colours, a symbol, its callers, callees and impact. */
@@ -1021,8 +1133,9 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
     case 'plan':
       return { id, type: 'result', op: 'plan', value: (bindings as Bindings).planZip(request.name, new Uint8Array(request.bytes)) };
     case 'openSplit':
-      // Answered outside the queue, where its root is fetched.
-      throw new Error('openSplit is not queued');
+    case 'keepOffline':
+      // Answered outside the queue: the root, or the items, are fetched there.
+      throw new Error(`${request.op} is not queued`);
     case 'search': {
       const refine = (refinement: Refinement) => scope.postMessage({ id, type: 'refined', refinement });
       return { id, type: 'result', op: 'search', value: search(ws, request.query, request.options, refine) };
@@ -1122,6 +1235,14 @@ scope.addEventListener('message', (event) => {
     opening = opened;
     opened.then(
       (value) => scope.postMessage({ id: request.id, type: 'result', op: 'openSplit', value }),
+      (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
+    );
+    return;
+  }
+  if (request.op === 'keepOffline') {
+    const onProgress = throttledProgress((progress) => scope.postMessage({ id: request.id, type: 'progress', progress }));
+    void opening.then(() => keepOffline(onProgress)).then(
+      (value) => scope.postMessage({ id: request.id, type: 'result', op: 'keepOffline', value }),
       (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
     );
     return;

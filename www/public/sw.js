@@ -35,14 +35,17 @@ self.addEventListener('fetch', (event) => {
   event.respondWith(
     (async () => {
       const cache = await caches.open(VERSION);
-      // Pages: the network first (to pick up a new build), the cache offline.
-      if (request.mode === 'navigate') {
+      // Pages, and what a request asks to check with the host (a split
+      // bundle's root, which a new build replaces): the network first, the
+      // cache offline.
+      if (request.mode === 'navigate' || ['no-cache', 'reload', 'no-store'].includes(request.cache)) {
+        const key = request.mode === 'navigate' ? './' : request;
         try {
           const fresh = await fetch(request);
-          if (fresh.ok) await cache.put('./', fresh.clone());
+          if (fresh.ok) await cache.put(key, fresh.clone());
           return fresh;
         } catch {
-          return (await cache.match('./', { ignoreVary: true })) ?? Response.error();
+          return (await cache.match(key, { ignoreVary: true })) ?? Response.error();
         }
       }
       // Everything else is content-hashed or pinned (the model): the cache first.

@@ -1011,7 +1011,8 @@ fn ivf_experiment(bundles: &[String]) -> serde_json::Value {
         let vectors = lane.vectors();
         let n = vectors.len();
         let embedded: Vec<Vec<f32>> = queries.iter().filter_map(|q| lane.embed(q)).collect();
-        let exact: Vec<Vec<u32>> = embedded.iter().map(|q| vectors.search(q, 10).iter().map(|h| h.0).collect()).collect();
+        let exact: Vec<Vec<u32>> =
+            embedded.iter().map(|q| vectors.search(q, 10).iter().map(|h| h.0).collect()).collect();
         let mut rows = Vec::new();
         for size in [100usize, 200, 400, 800] {
             let started = Instant::now();

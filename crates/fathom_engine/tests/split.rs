@@ -494,3 +494,55 @@ fn a_qualified_name_reads_its_own_name_page() {
         }
     }
 }
+
+/// A reader fetches every item ahead (an offline demo): the root's items
+/// and the files its node pages name are every item the bundle has, and a
+/// reader that may read only those answers any question as the whole
+/// index does; an altered node page is refused by name.
+#[test]
+fn every_item_fetched_ahead_answers_every_question() {
+    let (index, split) = flask();
+    let reader = SplitReader::open("root", &split.root).unwrap();
+    let ahead = reader.every_item();
+    let mut kept: std::collections::HashMap<ItemRef, Vec<u8>> =
+        ahead.iter().map(|n| (n.item, split.items[&n.item].clone())).collect();
+    let mut named = std::collections::HashSet::new();
+    for need in ahead.iter().filter(|n| n.what.starts_with("node page")) {
+        for file in reader.files_named(&need.item, &split.items[&need.item]).unwrap() {
+            assert!(file.what.starts_with("the text of `"), "{}", file.what);
+            named.insert(file.what.clone());
+            kept.insert(file.item, split.items[&file.item].clone());
+        }
+    }
+    assert_eq!(ahead.len(), ahead.iter().map(|n| n.item).collect::<std::collections::HashSet<_>>().len(), "each once");
+    assert_eq!(named.len(), index.summary().files, "every file's item");
+    // Every item the bundle has (files alike share one) but the summary of
+    // files left out, which no question reads.
+    let left: Vec<&ItemRef> = split.items.keys().filter(|item| !kept.contains_key(item)).collect();
+    assert_eq!(left, [&reader.root().summary]);
+    // Offline: only what was fetched ahead.
+    let offline = |need: &Need| {
+        kept.get(&need.item)
+            .cloned()
+            .ok_or_else(|| StoreError::Missing { what: need.what.clone(), path: need.item.path() })
+    };
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    for query in ["url_for", "register a blueprint", "how are sessions signed"] {
+        let answer = drive(&mut reader, offline, |r| r.search_step(query, &lexical(10))).unwrap().0;
+        assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, query, &lexical(10)), "{query:?}");
+    }
+    let impact = drive(&mut reader, offline, |r| r.impact_step("flask.app.Flask", 2)).unwrap().0.unwrap();
+    assert_eq!(
+        serde_json::to_value(impact).unwrap(),
+        serde_json::to_value(index.impact("flask.app.Flask", 2).unwrap()).unwrap()
+    );
+    let text = drive(&mut reader, offline, |r| r.file_step("src/flask/app.py")).unwrap().0;
+    assert_eq!(text.as_deref(), index.file_text("src/flask/app.py"));
+    // A page altered on its way is refused by name, and names no files.
+    let page = ahead.iter().find(|n| n.what.starts_with("node page")).unwrap();
+    let mut altered = split.items[&page.item].clone();
+    let last = altered.len() - 1;
+    altered[last] ^= 1;
+    let refused = reader.files_named(&page.item, &altered).unwrap_err().to_string();
+    assert!(refused.contains(&page.item.path()), "{refused}");
+}

@@ -992,6 +992,43 @@ impl Workspace {
         self.split(|reader| Ok(reader.supply(&item, bytes)?))
     }
 
+    /// Every item of the open split bundle but its files', for a page that
+    /// fetches it all ahead (to answer offline); the reader keeps none.
+    #[wasm_bindgen(js_name = splitEveryItem, unchecked_return_type = "SplitNeed[]")]
+    pub fn split_every_item(&self) -> Result<JsValue, JsError> {
+        self.split(|reader| to_js(&reader.every_item().into_iter().map(NeedJs::of).collect::<Vec<_>>()))
+    }
+
+    /// Checks an item's bytes against its reference (length, hash or
+    /// checksum) without reading them: what a page keeps offline is
+    /// checked before it is kept.
+    #[wasm_bindgen(js_name = splitCheck)]
+    pub fn split_check(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SplitNeed")] need: JsValue,
+        bytes: &[u8],
+    ) -> Result<(), JsError> {
+        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
+        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
+            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        fathom_engine::store::check(&need.what, &item, bytes)?;
+        Ok(())
+    }
+
+    /// The file items a node page (`need`, its `bytes`) names, once the page
+    /// is checked; the reader keeps nothing of it.
+    #[wasm_bindgen(js_name = splitFilesNamed, unchecked_return_type = "SplitNeed[]")]
+    pub fn split_files_named(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SplitNeed")] need: JsValue,
+        bytes: &[u8],
+    ) -> Result<JsValue, JsError> {
+        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
+        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
+            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        self.split(|reader| to_js(&reader.files_named(&item, bytes)?.into_iter().map(NeedJs::of).collect::<Vec<_>>()))
+    }
+
     /// What the split bundle's reader has fetched so far; `null` without one.
     #[wasm_bindgen(js_name = splitFetched, unchecked_return_type = "SplitFetched | null")]
     pub fn split_fetched(&self) -> Result<JsValue, JsError> {

@@ -599,6 +599,36 @@ impl SplitReader {
         Ok(())
     }
 
+    /// Every item of the bundle a question could ask for but the files'
+    /// (a node page's heads name those: [`SplitReader::files_named`]), each
+    /// once: what a reader fetches ahead to answer offline. None is kept
+    /// here; a question asks for those it needs as ever.
+    pub fn every_item(&self) -> Vec<Need> {
+        let root = &self.root;
+        let count = |placed: &super::Placed| placed.count as usize;
+        let wants = (0..count(&root.postings)).map(Want::Postings);
+        let wants = wants.chain((0..count(&root.names)).map(Want::Names));
+        let wants = wants.chain((0..root.digests.len()).map(Want::Digest));
+        let wants = wants.chain((0..count(&root.nodes)).map(Want::Nodes));
+        let wants = wants.chain((0..count(&root.edges)).map(Want::Edges));
+        let wants = wants.chain((0..count(&root.more)).map(Want::More));
+        let mut seen: HashSet<ItemRef> = HashSet::new();
+        wants
+            .filter_map(|want| self.item_of(want))
+            .filter(|(item, _)| seen.insert(*item))
+            .map(|(item, what)| Need { item, what })
+            .collect()
+    }
+
+    /// The file items a node page names in its files' heads, once `bytes`
+    /// is checked as `item` (length, hash, decoding); the reader keeps
+    /// nothing of it.
+    pub fn files_named(&self, item: &ItemRef, bytes: &[u8]) -> Result<Vec<Need>, StoreError> {
+        let page: NodePage = open("a node page", item, bytes)?;
+        self.check_files(item, page.files.iter().map(|h| h.id))?;
+        Ok(page.files.into_iter().map(|h| Need { item: h.text, what: format!("the text of `{}`", h.path) }).collect())
+    }
+
     fn put(&mut self, want: Want, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
         match want {
             Want::Postings(at) => {

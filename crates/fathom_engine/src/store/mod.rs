@@ -131,13 +131,53 @@ pub fn seal_placed<T: Serialize + ?Sized>(value: &T) -> (Vec<u8>, u64, u32) {
 /// Decodes an item's `bytes`, checked against its reference first (a
 /// placed item, against its own header).
 pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
+    let gzipped = check(what, item, bytes)?;
     let path = item.path();
     let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
+    // Inflated no further than the reference says: a forged item cannot
+    // ask for more memory than its referrer allowed (a placed item's, than
+    // the most its family's items hold).
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(gzipped)
+        .take(u64::from(item.plain) + 1)
+        .read_to_end(&mut plain)
+        .map_err(|e| err(format!("it does not inflate: {e}")))?;
+    if item.is_placed() && plain.len() > item.plain as usize {
+        return Err(err(format!("it inflates past the {} bytes its family's items hold at most", item.plain)));
+    }
+    if !item.is_placed() && plain.len() != item.plain as usize {
+        return Err(err(format!("it inflates to {} bytes, not {}", plain.len(), item.plain)));
+    }
+    postcard::from_bytes(&plain).map_err(|e| err(e.to_string()))
+}
+
+/// Checks an item's `bytes` against its reference (a placed item, against
+/// its own header) without inflating them: what is kept for later (an
+/// offline copy) is checked as what is read now. Returns the gzipped body.
+pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8], StoreError> {
+    let path = item.path();
     if looks_like_html(bytes) {
         return Err(StoreError::Html { what: what.to_owned(), path });
     }
     if item.is_placed() {
-        return open_placed(what, item, bytes);
+        let Some((header, gzipped)) = bytes.split_at_checked(PLACED_HEADER) else {
+            return Err(StoreError::Truncated {
+                what: what.to_owned(),
+                path,
+                got: bytes.len(),
+                expected: PLACED_HEADER,
+            });
+        };
+        let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
+        let checksum = u64::from_le_bytes(header[4..].try_into().expect("8 bytes"));
+        if gzipped.len() < length {
+            let (got, expected) = (bytes.len(), PLACED_HEADER + length);
+            return Err(StoreError::Truncated { what: what.to_owned(), path, got, expected });
+        }
+        if gzipped.len() > length || xxhash_rust::xxh3::xxh3_64(gzipped) != checksum {
+            return Err(StoreError::Altered { what: what.to_owned(), path });
+        }
+        return Ok(gzipped);
     }
     if bytes.len() < item.bytes as usize {
         return Err(StoreError::Truncated {
@@ -150,43 +190,7 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
     if bytes.len() > item.bytes as usize || Sha256::digest(bytes)[..HASH] != item.hash {
         return Err(StoreError::Altered { what: what.to_owned(), path });
     }
-    // Inflated no further than the reference says: a forged item cannot
-    // ask for more memory than its referrer allowed.
-    let mut plain = Vec::with_capacity(item.plain as usize);
-    flate2::read::GzDecoder::new(bytes)
-        .take(u64::from(item.plain) + 1)
-        .read_to_end(&mut plain)
-        .map_err(|e| err(format!("it does not inflate: {e}")))?;
-    if plain.len() != item.plain as usize {
-        return Err(err(format!("it inflates to {} bytes, not {}", plain.len(), item.plain)));
-    }
-    postcard::from_bytes(&plain).map_err(|e| err(e.to_string()))
-}
-
-fn open_placed<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
-    let path = item.path();
-    let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
-    let Some((header, gzipped)) = bytes.split_at_checked(PLACED_HEADER) else {
-        return Err(StoreError::Truncated { what: what.to_owned(), path, got: bytes.len(), expected: PLACED_HEADER });
-    };
-    let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
-    let checksum = u64::from_le_bytes(header[4..].try_into().expect("8 bytes"));
-    if gzipped.len() < length {
-        let (got, expected) = (bytes.len(), PLACED_HEADER + length);
-        return Err(StoreError::Truncated { what: what.to_owned(), path, got, expected });
-    }
-    if gzipped.len() > length || xxhash_rust::xxh3::xxh3_64(gzipped) != checksum {
-        return Err(StoreError::Altered { what: what.to_owned(), path });
-    }
-    let mut plain = Vec::new();
-    flate2::read::GzDecoder::new(gzipped)
-        .take(u64::from(item.plain) + 1)
-        .read_to_end(&mut plain)
-        .map_err(|e| err(format!("it does not inflate: {e}")))?;
-    if plain.len() > item.plain as usize {
-        return Err(err(format!("it inflates past the {} bytes its family's items hold at most", item.plain)));
-    }
-    postcard::from_bytes(&plain).map_err(|e| err(e.to_string()))
+    Ok(bytes)
 }
 
 /// What a static host sends for a path it does not have, often with 200.
