@@ -445,6 +445,37 @@ describe('a static documentation site', () => {
     });
   });
 
+  test('the app opens a split bundle\'s folder picked from disk, reads each item from its file, and answers as the CLI does', async () => {
+    const cli = JSON.parse(spawnSync(fathomBinary(), ['search', join(site, 'flask-split/'), 'url_for', '--json', '-k', '3'], { encoding: 'utf8' }).stdout);
+    const expected = cli.hits.map((h: { file: string; start_line: number; end_line: number }) => `${h.file}:${h.start_line}-${h.end_line}`);
+    await withApp(browser(), appUrl, async ({ page, requests }) => {
+      await page.getByTestId('folder-input').setInputFiles(join(site, 'flask-split'));
+      await expect.poll(() => page.locator('#status-line').textContent(), { timeout: 60_000 }).toBe('Opened flask-split, a split bundle read in parts (search by words) · ready');
+      expect(await page.locator('#status-line').getAttribute('data-source')).toBe('split');
+      await page.getByTestId('search-input').fill('url_for');
+      await page.locator('[data-testid="search-results"][data-query="url_for"]').waitFor({ state: 'attached', timeout: 30_000 });
+      const cited = await page.getByTestId('search-result').locator('.cite').allTextContents();
+      const said = await page.locator('[data-testid="search-results"]').evaluate((l) => l.parentElement?.querySelector('.search-status')?.textContent ?? '');
+      expect(said).toMatch(/ · lexical · /);
+      expect(said).not.toContain('embeddings');
+      // (The app groups hits by file: the CLI's best first, and its next two among them.)
+      expect(cited[0]).toBe(expected[0]);
+      for (const hit of expected) expect(cited).toContain(hit);
+      // A file from its item on disk, and a symbol's callers.
+      await page.getByTestId('search-result').first().click();
+      await expect.poll(() => page.getByTestId('code-path').getAttribute('data-path'), { timeout: 30_000 }).toBe(cli.hits[0].file);
+      await expect.poll(() => page.getByTestId('code-line-highlighted').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      // What reads the whole index waits for one: no card, no tests for a change, no export to the library.
+      expect(await page.getByTestId('card-button').isDisabled()).toBe(true);
+      expect(await page.getByTestId('export-bundle').isDisabled()).toBe(true);
+      // Nothing came over the network: the folder's files only.
+      expect(requests.filter((r) => r.includes('flask-split'))).toEqual([]);
+      await screenshot(page, 'app-split-folder');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, 'app-split-folder-narrow');
+    });
+  });
+
   test('a bundle exported by the page is read by the CLI, with the same answers', async () => {
     await withApp(browser(), appUrl, async ({ page }) => {
       await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));

@@ -368,6 +368,17 @@ export class FathomClient {
   }
 
   /**
+   * Opens a split bundle from a folder on this computer (dropped or
+   * picked): `files` are its files, each `path` relative to the folder
+   * (`root.fathom`, `s/….bin`). Only the root is read now; each question
+   * reads the items it needs from the files, as over HTTP. A refused root
+   * leaves the current index.
+   */
+  openSplitFiles(name: string, files: { path: string; file: Blob }[]): Promise<IndexSummary> {
+    return this.#request({ op: 'openSplitFiles', name, files });
+  }
+
+  /**
    * Keeps the open split bundle for offline use: fetches every item the
    * browser does not keep yet (checked, not read into the engine), so that
    * every question is answered with the network off. Items a question

@@ -251,6 +251,7 @@ export type WorkerRequest =
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
   | { id: number; op: 'openSplit'; base: string }
   | { id: number; op: 'keepOffline' }
+  | { id: number; op: 'openSplitFiles'; name: string; files: { path: string; file: Blob }[] }
   | { id: number; op: 'startEmbedding'; options: MeaningOptions; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string; workers?: number | undefined }
   | { id: number; op: 'memory' }
@@ -276,6 +277,7 @@ export interface OpResults {
   search: LiveResults;
   openSplit: IndexSummary;
   keepOffline: KeptOffline;
+  openSplitFiles: IndexSummary;
   /** Where meaning stands once the static lane is built and MiniLM started, or not. */
   startEmbedding: EmbeddingProgress;
   embedTexts: Float32Array;

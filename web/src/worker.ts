@@ -775,7 +775,7 @@ async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, m
  * and the items being fetched, by hash, so two questions that need one item
  * fetch it once.
  */
-let split: { base: string; fetching: Map<string, Promise<Uint8Array>> } | undefined;
+let split: { base: string; fetching: Map<string, Promise<Uint8Array>>; local?: Map<string, Blob> } | undefined;
 /** The last `openSplit` under way: a question asked meanwhile waits for it. */
 let opening: Promise<unknown> = Promise.resolve();
 
@@ -803,6 +803,25 @@ async function openSplit(base: string): Promise<IndexSummary> {
     const summary = ws.openSplit(url, root);
     newSession();
     split = { base, fetching: new Map() };
+    return summary;
+  });
+}
+
+/**
+ * Opens a split bundle from a folder's files (paths relative to it): its
+ * root now, each item from its file when a question needs it.
+ */
+async function openSplitFiles(name: string, files: { path: string; file: Blob }[]): Promise<IndexSummary> {
+  const local = new Map(files.map((f) => [f.path, f.file]));
+  const rootFile = local.get('root.fathom');
+  if (!rootFile) throw new Error(`${name} holds no root.fathom: it is not a split bundle's folder`);
+  void getWorkspace().catch(() => undefined);
+  const root = new Uint8Array(await rootFile.arrayBuffer());
+  return inQueue(async () => {
+    const ws = await getWorkspace();
+    const summary = ws.openSplit(`${name}/root.fathom`, root);
+    newSession();
+    split = { base: `${name}/`, fetching: new Map(), local };
     return summary;
   });
 }
@@ -885,20 +904,26 @@ async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Prom
 }
 
 /**
- * Fetches an item and hands it to the reader, which checks it: the copy
- * kept offline where there is one, else the host's, kept once the reader
- * took it. A kept copy the reader refuses is dropped, and the host's read.
+ * Fetches an item and hands it to the reader, which checks it. From a
+ * host: the copy kept offline where there is one, else the host's, kept
+ * once the reader took it (a kept copy the reader refuses is dropped, and
+ * the host's read). From a folder on this computer: its file.
  */
 function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Uint8Array> {
   let fetching = open.fetching.get(need.hash);
   if (!fetching) {
-    const url = new URL(need.path, open.base).href;
     const supply = (bytes: Uint8Array) =>
       inQueue(async () => {
         (await getWorkspace()).supply(need, bytes);
         return bytes;
       });
-    fetching = (async () => {
+    const fromFolder = async (local: Map<string, Blob>): Promise<Uint8Array> => {
+      const file = local.get(need.path);
+      if (!file) throw new Error(`${need.what} is missing from the folder: ${open.base}${need.path}`);
+      return supply(new Uint8Array(await file.arrayBuffer()));
+    };
+    const fromHost = async (): Promise<Uint8Array> => {
+      const url = new URL(need.path, open.base).href;
       const kept = await keptCopy(url);
       if (kept) {
         try {
@@ -910,7 +935,8 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
       const bytes = await supply(await fetchChecked(url, need.what));
       void keep(url, bytes);
       return bytes;
-    })();
+    };
+    fetching = open.local ? fromFolder(open.local) : fromHost();
     open.fetching.set(need.hash, fetching);
     // Kept once in, so never asked for again; a failure is forgotten, for the next question to try.
     fetching.catch(() => open.fetching.delete(need.hash));
@@ -973,6 +999,7 @@ async function fetchRoot(url: string): Promise<Uint8Array> {
 async function keepOffline(onProgress: (progress: Progress) => void): Promise<KeptOffline> {
   const open = split;
   if (!open) throw new Error('no split bundle is open');
+  if (open.local) throw new Error('this split bundle is a folder on this computer: it is offline already');
   const store = await kept();
   if (!store) throw new Error('this page cannot keep anything offline: the browser keeps nothing for a page that is not served securely (https or localhost)');
   const every = await inQueue(async () => (await getWorkspace()).splitEveryItem());
@@ -1133,6 +1160,7 @@ async function handle(request: WorkerRequest, prelude: Prelude): Promise<WorkerR
     case 'plan':
       return { id, type: 'result', op: 'plan', value: (bindings as Bindings).planZip(request.name, new Uint8Array(request.bytes)) };
     case 'openSplit':
+    case 'openSplitFiles':
     case 'keepOffline':
       // Answered outside the queue: the root, or the items, are fetched there.
       throw new Error(`${request.op} is not queued`);
@@ -1235,6 +1263,15 @@ scope.addEventListener('message', (event) => {
     opening = opened;
     opened.then(
       (value) => scope.postMessage({ id: request.id, type: 'result', op: 'openSplit', value }),
+      (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
+    );
+    return;
+  }
+  if (request.op === 'openSplitFiles') {
+    const opened = openSplitFiles(request.name, request.files);
+    opening = opened;
+    opened.then(
+      (value) => scope.postMessage({ id: request.id, type: 'result', op: 'openSplitFiles', value }),
       (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
     );
     return;

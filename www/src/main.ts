@@ -438,7 +438,7 @@ function indexArchive(name: string, load: () => Promise<Blob>, scip: File[] = []
 async function indexWith(
   name: string,
   run: (onProgress: (p: Progress) => void) => Promise<IndexSummary>,
-  how: { saved?: boolean } = {},
+  how: { saved?: boolean; split?: boolean } = {},
 ): Promise<void> {
   while (busy && indexing) {
     const previous = indexing;
@@ -453,7 +453,7 @@ async function indexWith(
 async function indexOnce(
   name: string,
   run: (onProgress: (p: Progress) => void) => Promise<IndexSummary>,
-  how: { saved?: boolean },
+  how: { saved?: boolean; split?: boolean },
 ): Promise<void> {
   setBusy(true);
   setState('indexing');
@@ -476,13 +476,20 @@ async function indexOnce(
     if (currentView() === 'map') void ensureMap().then(() => graphMap.resize());
     search.enable();
     queryConsole.enable();
-    cardButton.disabled = false;
-    testsFor.enable(true);
-    exportButton.disabled = false;
-    statusLine.dataset.source = how.saved ? 'library' : 'indexed';
-    if (!how.saved && currentKey) void save(currentKey, name, summary, false);
+    // A split bundle answers search, files, symbols, their callers, callees and impact, and Cypher;
+    // cards, tests for a change and the map read the whole index, and it is not the library's to keep.
+    // A split bundle carries no vectors: searched by words, as the page says once here (and hybrid again after it).
+    const modeSelect = byTestId<HTMLSelectElement>('search-mode');
+    if (how.split || modeSelect.dataset.split) modeSelect.value = how.split ? 'lexical' : 'hybrid';
+    if (how.split) modeSelect.dataset.split = 'true';
+    else delete modeSelect.dataset.split;
+    cardButton.disabled = Boolean(how.split);
+    testsFor.enable(!how.split);
+    exportButton.disabled = Boolean(how.split);
+    statusLine.dataset.source = how.split ? 'split' : how.saved ? 'library' : 'indexed';
+    if (!how.saved && !how.split && currentKey) void save(currentKey, name, summary, false);
     lastSummary = summary;
-    statusLine.textContent = `Indexed ${name} · ready`;
+    statusLine.textContent = how.split ? `Opened ${name}, a split bundle read in parts (search by words) · ready` : `Indexed ${name} · ready`;
     sidebarToggle.textContent = `${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols`;
     sidebarToggle.title = 'Show or hide the drop zone, library, progress and summary';
     sidebarToggle.hidden = false;
@@ -490,7 +497,7 @@ async function indexOnce(
     repoName = name;
     setState('ready');
     void followLink(parseLink(location.hash));
-    if (embeddingOn) {
+    if (embeddingOn && !how.split) {
       upgrades.reset();
       client.startEmbedding(backend, { minilm: minilmOn, wholeWithinSeconds }).catch((error: unknown) => embedding.fail(messageOf(error)));
     } else {
@@ -604,6 +611,13 @@ setupDropZone(dropZone, { archive: fileInput, folder: folderInput }, (dropped) =
   if (dropped.kind === 'folder' && dropped.files) {
     const files = dropped.files;
     currentKey = undefined;
+    // A split bundle's folder (`fathom index --split`): opened in place, read in parts as questions need them.
+    const top = `${dropped.name}/`;
+    if (files.some((f) => f.path === `${top}root.fathom`)) {
+      const inside = files.filter((f) => f.path.startsWith(top)).map((f) => ({ path: f.path.slice(top.length), file: f.file }));
+      void indexWith(dropped.name, () => client.openSplitFiles(dropped.name, inside), { split: true });
+      return;
+    }
     void indexWith(dropped.name, (onProgress) => client.indexFiles(dropped.name, files, onProgress));
   } else if (dropped.archive) {
     const archive = dropped.archive;
