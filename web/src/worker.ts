@@ -1044,7 +1044,7 @@ type SplitRequest =
 
 const SPLIT_OPS: ReadonlySet<WorkerRequest['op']> = new Set(['search', 'file', 'symbol', 'callers', 'callees', 'impact', 'query']);
 
-/** What a Cypher query over a split bundle fetches before it asks (issue 63: 5 MB). */
+/** What a question over a split bundle (a Cypher query, a walk) fetches before it asks (issue 63: 5 MB). */
 const QUERY_ALLOWANCE = 5_000_000;
 
 function splitAnswers(request: WorkerRequest): boolean {
@@ -1074,13 +1074,10 @@ async function answerSplit(request: SplitRequest): Promise<void> {
       const context = await stepped((ws) => ws.symbolStep(request.symbol));
       scope.postMessage({ id, type: 'result', op: 'symbol', value: context });
     } else if (request.op === 'query') {
-      // The allowance is the query's: what its earlier waves fetched counts against it.
+      // A query matching nodes by no name reads the whole graph: each wave is priced, as a walk's.
       const { text, params } = request;
-      const allowed = request.allowBytes ?? QUERY_ALLOWANCE;
-      const start = await inQueue(async () => fetchedBytes(await getWorkspace()));
-      const answer = await stepped((ws) => ws.queryStep(text, params, Math.max(0, allowed - (fetchedBytes(ws) - start))), QUERY_WAVES);
-      if ('asks' in answer) throw new Costly(answer.asks.bytes, answer.asks.items, allowed);
-      scope.postMessage({ id, type: 'result', op: 'query', value: answer.rows });
+      const rows = await stepped((ws) => ws.queryStep(text, params), QUERY_WAVES, request.allowBytes ?? QUERY_ALLOWANCE);
+      scope.postMessage({ id, type: 'result', op: 'query', value: rows });
     } else if (request.op === 'callers' || request.op === 'callees' || request.op === 'impact') {
       // A hub's walk reads most of the graph: a wave past the allowance is asked for first.
       const { op, symbol, depth } = request;

@@ -472,14 +472,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let params = params.into_iter().collect();
             let result = if is_split(&target) {
                 let limit = (fetch_limit.max(0.0) * 1e6) as u64;
-                let mut start = None;
-                let answer = split_ask(&target, |r| {
-                    let spent = r.fetched().bytes - *start.get_or_insert(r.fetched().bytes);
-                    r.query_step(&cypher, &params, limit.saturating_sub(spent))
-                })??;
-                match answer {
-                    fathom_engine::split::QueryAnswer::Rows(rows) => rows,
-                    fathom_engine::split::QueryAnswer::Asks { bytes, items } => anyhow::bail!(
+                match split_ask_within(&target, limit, |r| r.query_step(&cypher, &params))? {
+                    Ok(answer) => answer?,
+                    Err(fathom_engine::split::Costly { bytes, items }) => anyhow::bail!(
                         "this query would fetch at least {} more of the split bundle ({items} items in its next step), past --fetch-limit {fetch_limit} MB: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
                         human_bytes(bytes)
                     ),
@@ -624,6 +619,16 @@ fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
 /// Asks a split bundle on disk a question, reading only the items it
 /// needs, and says on stderr what it read.
 fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>) -> Result<T> {
+    Ok(split_ask_within(dir, u64::MAX, step)?.expect("nothing costs more than everything"))
+}
+
+/// [`split_ask`], fetching at most `allowed` bytes past the root: a wave
+/// past it is not fetched, and the answer is what it would cost.
+fn split_ask_within<T>(
+    dir: &Path,
+    allowed: u64,
+    step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>,
+) -> Result<std::result::Result<T, fathom_engine::split::Costly>> {
     let store = fathom_engine::store::DirStore::new(dir);
     let root = store.root()?;
     // Under FATHOM_MEMORY_TRACE, what the reader holds once open and once it answered.
@@ -636,7 +641,11 @@ fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine:
     };
     let mut reader = SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
     trace("the reader opened");
-    let (answer, waves) = fathom_engine::split::drive(&mut reader, |need| store.bytes(&need.what, &need.item), step)?;
+    let fetch = |need: &fathom_engine::split::Need| store.bytes(&need.what, &need.item);
+    let (answer, waves) = match fathom_engine::split::drive_within(&mut reader, fetch, step, allowed)? {
+        Ok(answered) => answered,
+        Err(costly) => return Ok(Err(costly)),
+    };
     let fetched = reader.fetched();
     eprintln!(
         "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}",
@@ -650,7 +659,7 @@ fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine:
         human_bytes(fetched.files)
     );
     trace("answered");
-    Ok(answer)
+    Ok(Ok(answer))
 }
 
 /// Whether the target is a split bundle's directory.

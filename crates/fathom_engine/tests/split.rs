@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Recorder, zip_folder};
-use fathom_engine::split::{Need, QueryAnswer, Split, SplitReader, Step, drive};
+use fathom_engine::split::{Costly, Need, Split, SplitReader, Step, drive, drive_within};
 use fathom_engine::store::{ItemRef, StoreError};
 use fathom_engine::{Index, Options, index_files, index_zip};
 use fathom_search::retrieval::{Filter, Mode as SearchMode, SearchOptions, TestFilter};
@@ -359,7 +359,8 @@ fn flask() -> (Index, Split) {
     (index, split)
 }
 
-/// A Cypher query's answer, or its error, from a split reader, as JSON.
+/// A Cypher query's answer, or its error, from a split reader, as JSON;
+/// fetching at most `allowed` bytes.
 fn split_query(
     split: &Split,
     reader: &mut SplitReader,
@@ -368,10 +369,9 @@ fn split_query(
     allowed: u64,
 ) -> serde_json::Value {
     let fetch = |need: &Need| Ok(split.items[&need.item].clone());
-    match drive(reader, fetch, |r| r.query_step(text, params, allowed)).unwrap().0.map_err(|e| e.to_string()) {
-        Ok(QueryAnswer::Rows(rows)) => serde_json::to_value(Ok::<_, String>(rows)).unwrap(),
-        Ok(asks) => panic!("{text}: {asks:?}"),
-        Err(e) => serde_json::to_value(Err::<(), _>(e)).unwrap(),
+    match drive_within(reader, fetch, |r| r.query_step(text, params), allowed).unwrap() {
+        Ok((answer, _)) => serde_json::to_value(answer.map_err(|e| e.to_string())).unwrap(),
+        Err(costly) => panic!("{text}: {costly:?}"),
     }
 }
 
@@ -411,13 +411,13 @@ fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
     // Every node, by no name: the whole graph, past a small allowance.
     let scan = "MATCH (c:CLASS) RETURN c.name, c.file_path ORDER BY c.name";
     let mut fresh = SplitReader::open("root", &split.root).unwrap();
-    match drive(&mut fresh, fetch, |r| r.query_step(scan, &params, 100_000)).unwrap().0 {
-        Ok(QueryAnswer::Asks { bytes, items }) => {
+    match drive_within(&mut fresh, fetch, |r| r.query_step(scan, &params), 100_000).unwrap() {
+        Err(Costly { bytes, items }) => {
             assert_eq!(fresh.fetched().bytes, 0, "nothing fetched before it asks");
             assert!(bytes > everything / 2 && bytes < everything * 2, "estimated {bytes} of {everything}");
             assert!(items > 100, "{items} items");
         }
-        other => panic!("{other:?}"),
+        Ok(_) => panic!("{scan} read the whole graph within 100 KB"),
     }
     assert_eq!(ask(&mut fresh, scan, u64::MAX), whole(scan));
 }

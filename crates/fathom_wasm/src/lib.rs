@@ -363,8 +363,6 @@ export interface TestsFor {
 }
 /** A Cypher query's answer. `truncated` says the default LIMIT or the row cap cut it. */
 export interface QueryResult { columns: string[]; rows: unknown[][]; truncated: boolean; }
-/** A query over a split bundle: its rows, or what the items it needs next would cost, past what it was allowed. */
-export type QueryAnswer = { rows: QueryResult } | { asks: { bytes: number; items: number } };
 
 /** The graph's labels, properties, edge types and edge reasons: `schema()`. */
 export interface GraphSchema {
@@ -953,17 +951,16 @@ impl Workspace {
     }
 
     /// A Cypher query over the split bundle, as `query`, or the items to
-    /// fetch first; or, where those would take it past `allowed` bytes,
-    /// what they would cost (`asks`), fetching nothing.
-    #[wasm_bindgen(js_name = queryStep, unchecked_return_type = "SplitStep<QueryAnswer>")]
+    /// fetch first (which the caller prices with `splitCost` before it
+    /// fetches them: a query matching every node reads the whole graph).
+    #[wasm_bindgen(js_name = queryStep, unchecked_return_type = "SplitStep<QueryResult>")]
     pub fn query_step(
         &self,
         text: &str,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
-        allowed: f64,
     ) -> Result<JsValue, JsError> {
         let params = query_params(params)?;
-        self.split(|reader| answer_js(reader.query_step(text, &params, allowed.max(0.0) as u64)))
+        self.split(|reader| answer_js(reader.query_step(text, &params)))
     }
 
     /// About how many bytes fetching `needs` (a step's wave) will take.

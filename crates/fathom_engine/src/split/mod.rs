@@ -49,7 +49,7 @@ use crate::Index;
 use crate::store::{ItemRef, StoreError, seal, seal_placed};
 
 mod reader;
-pub use reader::{Fetched, Need, QueryAnswer, SplitReader, Step, drive, name_keys};
+pub use reader::{Costly, Fetched, Need, SplitReader, Step, drive, drive_within, name_keys};
 
 /// The root's file name in a split bundle's directory.
 pub const ROOT: &str = "root.fathom";

@@ -36,18 +36,13 @@ use crate::store::{ItemRef, StoreError, open};
 use crate::summary::{IndexSummary, Timings};
 use crate::{Index, SearchResults};
 
-/// A Cypher query's answer over a split bundle: its rows, or what the
-/// next items it needs would cost, where that is more than it was allowed.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QueryAnswer {
-    Rows(fathom_query::cypher::QueryResult),
-    /// About `bytes` more in its next wave of `items` items: at least
-    /// that, since what those items hold may lead further.
-    Asks {
-        bytes: u64,
-        items: usize,
-    },
+/// A wave a question would fetch past what it may: about `bytes` more in
+/// `items` items, at least (what those items hold may lead further). The
+/// caller asks its reader before it allows more ([`drive_within`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Costly {
+    pub bytes: u64,
+    pub items: usize,
 }
 
 /// An item a step waits for, and why.
@@ -432,15 +427,13 @@ impl SplitReader {
     /// pattern gives, every page where a pattern names nothing, the page of
     /// each node whose properties it read, both edge runs of each node it
     /// walked from, the text of each node whose code it read), until it
-    /// read nothing it lacked. A wave that would take the query past
-    /// `allowed` bytes is not fetched: the answer says what it would cost
-    /// ([`QueryAnswer::Asks`]), and the caller asks the reader first.
+    /// read nothing it lacked. One that matches every node reads the whole
+    /// graph: its caller prices each wave ([`drive_within`]).
     pub fn query_step(
         &mut self,
         text: &str,
         params: &BTreeMap<String, serde_json::Value>,
-        allowed: u64,
-    ) -> Step<Result<QueryAnswer, fathom_query::cypher::CypherError>> {
+    ) -> Step<Result<fathom_query::cypher::QueryResult, fathom_query::cypher::CypherError>> {
         self.settle();
         let (answer, reads) = fathom_query::cypher::run_reading(&self.index, text, params);
         let mut wants: Vec<Want> = Vec::new();
@@ -459,14 +452,9 @@ impl SplitReader {
         let files = reads.code.iter().filter_map(|&id| self.index.graph.node(id).file);
         wants.extend(files.map(|f| Want::File(f.0)));
         wants.extend(self.adjacency(reads.edges.iter().copied()));
-        let wanted: Vec<Want> = wants.iter().copied().filter(|w| !self.have(*w)).collect();
-        let bytes: u64 = wanted.iter().map(|w| self.estimate(*w)).sum();
-        if bytes > allowed {
-            return Step::Ready(Ok(QueryAnswer::Asks { bytes, items: wanted.len() }));
-        }
         match self.needs(wants) {
             Some(needs) => Step::Needs(needs),
-            None => Step::Ready(answer.map(QueryAnswer::Rows)),
+            None => Step::Ready(answer),
         }
     }
 
@@ -968,14 +956,32 @@ impl SplitReader {
 /// Returns the answer and how many waves of fetches it took.
 pub fn drive<T>(
     reader: &mut SplitReader,
+    fetch: impl FnMut(&Need) -> Result<Vec<u8>, StoreError>,
+    step: impl FnMut(&mut SplitReader) -> Step<T>,
+) -> Result<(T, usize), StoreError> {
+    Ok(drive_within(reader, fetch, step, u64::MAX)?.expect("nothing costs more than everything"))
+}
+
+/// [`drive`], fetching no more than `allowed` bytes from here: a wave that
+/// would take the question past it is priced ([`SplitReader::cost`]) and
+/// not fetched, and the answer is what it would cost.
+pub fn drive_within<T>(
+    reader: &mut SplitReader,
     mut fetch: impl FnMut(&Need) -> Result<Vec<u8>, StoreError>,
     mut step: impl FnMut(&mut SplitReader) -> Step<T>,
-) -> Result<(T, usize), StoreError> {
+    allowed: u64,
+) -> Result<Result<(T, usize), Costly>, StoreError> {
+    let start = reader.fetched().bytes;
     let mut waves = 0;
     loop {
         match step(reader) {
-            Step::Ready(value) => return Ok((value, waves)),
+            Step::Ready(value) => return Ok(Ok((value, waves))),
             Step::Needs(needs) => {
+                let items: Vec<ItemRef> = needs.iter().map(|n| n.item).collect();
+                let bytes = reader.cost(&items);
+                if (reader.fetched().bytes - start).saturating_add(bytes) > allowed {
+                    return Ok(Err(Costly { bytes, items: items.len() }));
+                }
                 waves += 1;
                 for need in needs {
                     let bytes = fetch(&need)?;
