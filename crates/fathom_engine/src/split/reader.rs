@@ -349,9 +349,18 @@ impl SplitReader {
                 wants.push(Want::Edges(self.run_of(hit.node)));
             }
         }
-        let files = plan.files.iter().take(k).flat_map(|f| f.symbols.iter().copied());
-        for node in plan.hits.iter().take(k).map(|h| h.node).chain(files) {
-            wants.push(Want::Nodes(self.page_of(node)));
+        for hit in plan.hits.iter().take(k) {
+            wants.push(Want::Nodes(self.page_of(hit.node)));
+        }
+        // A file ranked cites its best symbols by name and lines: their
+        // briefs, which an edge run of theirs brings (this wave's, or one in
+        // already), do; a page only for one no run brings.
+        let runs: HashSet<usize> =
+            wants.iter().filter_map(|w| if let Want::Edges(at) = w { Some(*at) } else { None }).collect();
+        for node in plan.files.iter().take(k).flat_map(|f| f.symbols.iter().copied()) {
+            if !self.known(node) && !runs.contains(&self.run_of(node)) {
+                wants.push(Want::Nodes(self.page_of(node)));
+            }
         }
         if let Some(needs) = self.needs(wants) {
             return Step::Needs(needs);
