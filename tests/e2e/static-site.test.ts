@@ -148,7 +148,7 @@ describe('a static documentation site', () => {
       let seen: {
         cited: string[][]; answers: unknown[]; keywords: (string | null)[]; path: string | null; requests: string[]; first: string[];
         fetched: { items: number; bytes: number } | null | undefined; status: string | null;
-        panel: string; impact: string[]; cypher: unknown[]; costly: string | null;
+        panel: string; impact: string[]; references: string[]; cypher: unknown[]; costly: string | null;
       } | undefined;
       await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
         const explorer = page.getByTestId('explorer');
@@ -202,6 +202,11 @@ describe('a static documentation site', () => {
         const impactList = symbolPanel.getByTestId('impact-list');
         await impactList.waitFor({ state: 'visible', timeout: 30_000 });
         const impact = await impactList.locator('li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-symbol') ?? ''));
+        // Its references: over a split bundle, the files they are in are read for their lines.
+        await symbolPanel.getByTestId('references-button').click();
+        const referenceRows = symbolPanel.getByTestId('reference');
+        await expect.poll(() => referenceRows.count(), { timeout: 30_000 }).toBeGreaterThan(0);
+        const references = await referenceRows.evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-from')}@${r.getAttribute('data-line')}:${r.getAttribute('data-type')}`));
         // Cypher through the client: named nodes and their neighbourhood read their items; one that
         // matches every node, allowed less than the whole graph, is refused first, saying how much it needs.
         const { cypher, costly } = await page.evaluate(async () => {
@@ -225,7 +230,7 @@ describe('a static documentation site', () => {
           await page.setViewportSize({ width: 390, height: 844 });
           await screenshot(page, 'static-site-split-narrow');
         }
-        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent(), panel, impact, cypher, costly };
+        seen = { cited, answers, keywords, path, requests: [...requests], first, fetched, status: await explorer.getByTestId('index-status').textContent(), panel, impact, references, cypher, costly };
       });
       if (!seen) throw new Error(`${html} was not visited`);
       return seen;
@@ -244,6 +249,7 @@ describe('a static documentation site', () => {
     expect(split.panel).toBe(whole.panel);
     expect(split.impact).toEqual(whole.impact);
     expect(split.impact.length).toBeGreaterThan(0);
+    expect(split.references).toEqual(whole.references);
     expect(split.cypher).toEqual(whole.cypher);
     expect(JSON.stringify(split.cypher)).toContain('flask.helpers.url_for');
     // A whole bundle holds the graph already: nothing to ask.

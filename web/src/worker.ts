@@ -775,7 +775,7 @@ async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, m
  * and the items being fetched, by hash, so two questions that need one item
  * fetch it once.
  */
-let split: { base: string; fetching: Map<string, Promise<Uint8Array>>; local?: Map<string, Blob> } | undefined;
+let split: { base: string; fetching: Map<string, Promise<Uint8Array>>; warm?: boolean; local?: Map<string, Blob> } | undefined;
 /** The last `openSplit` under way: a question asked meanwhile waits for it. */
 let opening: Promise<unknown> = Promise.resolve();
 
@@ -797,12 +797,12 @@ async function openSplit(base: string): Promise<IndexSummary> {
   const url = new URL('root.fathom', base).href;
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
-  const root = await fetchRoot(url);
+  const { root, warm } = await fetchRoot(url);
   return inQueue(async () => {
     const ws = await getWorkspace();
     const summary = ws.openSplit(url, root);
     newSession();
-    split = { base, fetching: new Map() };
+    split = { base, fetching: new Map(), warm };
     return summary;
   });
 }
@@ -924,7 +924,7 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
     };
     const fromHost = async (): Promise<Uint8Array> => {
       const url = new URL(need.path, open.base).href;
-      const kept = await keptCopy(url);
+      const kept = open.warm ? await keptCopy(url) : undefined;
       if (kept) {
         try {
           return await supply(kept);
@@ -975,16 +975,23 @@ async function forget(url: string): Promise<void> {
   await (await kept())?.delete(url).catch(() => undefined);
 }
 
-/** A split bundle's root: the host's (and kept), or the kept one where the host cannot be reached. */
-async function fetchRoot(url: string): Promise<Uint8Array> {
+/**
+ * A split bundle's root: the host's (and kept), or the kept one where the
+ * host cannot be reached. `warm`: the one kept is this one, so its items
+ * may be kept too; a first visit (or a new build) looks none up.
+ */
+async function fetchRoot(url: string): Promise<{ root: Uint8Array; warm: boolean }> {
+  const before = keptCopy(url);
   try {
     // Checked with the host each time (`no-cache`, which a service worker reads as network first): a new build replaces it.
     const root = await fetchChecked(url, "the split bundle's root", { cache: 'no-cache' });
-    void keep(url, root);
-    return root;
+    const kept = await before;
+    const warm = kept !== undefined && kept.length === root.length && kept.every((b, i) => b === root[i]);
+    if (!warm) void keep(url, root);
+    return { root, warm };
   } catch (error) {
-    const copy = error instanceof Unreachable ? await keptCopy(url) : undefined;
-    if (copy) return copy;
+    const copy = error instanceof Unreachable ? await before : undefined;
+    if (copy) return { root: copy, warm: true };
     throw error;
   }
 }
@@ -1002,6 +1009,8 @@ async function keepOffline(onProgress: (progress: Progress) => void): Promise<Ke
   if (open.local) throw new Error('this split bundle is a folder on this computer: it is offline already');
   const store = await kept();
   if (!store) throw new Error('this page cannot keep anything offline: the browser keeps nothing for a page that is not served securely (https or localhost)');
+  // From here questions look up what is kept: this keeps it all.
+  open.warm = true;
   const every = await inQueue(async () => (await getWorkspace()).splitEveryItem());
   const files = new Map<string, SplitNeed>();
   const done = { items: 0, bytes: 0, fetched: 0, fetchedBytes: 0 };
@@ -1037,7 +1046,7 @@ async function keepOffline(onProgress: (progress: Progress) => void): Promise<Ke
   return { items: done.items, bytes: done.bytes, fetched: done.fetched, fetchedBytes: done.fetchedBytes };
 }
 
-/** What a split bundle answers: searches, files and their colours, a symbol, its callers, callees and impact. */
+/** What a split bundle answers: searches, files and their colours, a symbol, its callers, callees, impact and references, Cypher. */
 type SplitRequest =
   | Extract<WorkerRequest, { op: 'search' | 'file' | 'symbol' | 'callers' | 'callees' | 'impact' | 'query' }>
   | Extract<WorkerRequest, { op: 'call' }>;
@@ -1048,7 +1057,7 @@ const SPLIT_OPS: ReadonlySet<WorkerRequest['op']> = new Set(['search', 'file', '
 const QUERY_ALLOWANCE = 5_000_000;
 
 function splitAnswers(request: WorkerRequest): boolean {
-  return SPLIT_OPS.has(request.op) || (request.op === 'call' && request.method === 'highlight');
+  return SPLIT_OPS.has(request.op) || (request.op === 'call' && (request.method === 'highlight' || request.method === 'references'));
 }
 
 /** Whether a split bundle is open, once any opening under way is done. */
@@ -1084,6 +1093,11 @@ async function answerSplit(request: SplitRequest): Promise<void> {
       const walk = { callers: 'callersStep', callees: 'calleesStep', impact: 'impactStep' } as const;
       const reached = await stepped((ws) => ws[walk[op]](symbol, depth), MAX_WAVES, request.allowBytes ?? QUERY_ALLOWANCE);
       scope.postMessage({ id, type: 'result', op, value: reached });
+    } else if (request.method === 'references') {
+      // The files a reference is in are read for its line: a name used everywhere asks first, as a hub's walk does.
+      const symbol = request.args[0] as string;
+      const references = await stepped((ws) => ws.referencesStep(symbol), MAX_WAVES, QUERY_ALLOWANCE);
+      scope.postMessage({ id, type: 'result', op: 'call', value: references });
     } else {
       // The viewer has no grammars: a split bundle stores each file's colours.
       const path = request.args[0] as string;

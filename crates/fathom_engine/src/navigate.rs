@@ -31,7 +31,8 @@ const OUTGOING: [EdgeKind; 5] =
 /// The edges whose source refers to their target by name. `DECORATES` is
 /// not among them: it runs from the decorator to what it decorates, so a
 /// decorator's references are its outgoing `DECORATES` edges.
-const REFERRING: [EdgeKind; 6] =
+/// The edges a reference is: what refers to a symbol.
+pub(crate) const REFERRING: [EdgeKind; 6] =
     [EdgeKind::Calls, EdgeKind::Uses, EdgeKind::Inherits, EdgeKind::Implements, EdgeKind::Imports, EdgeKind::Overrides];
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

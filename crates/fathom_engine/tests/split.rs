@@ -293,8 +293,9 @@ fn a_shared_name_reads_its_digest_and_answers_as_the_whole_index_does() {
 
 /// Graph questions over Flask read a symbol's names and the edges around
 /// it, and answer as the whole index does: a symbol with its context
-/// (callers, callees, members, tests and code), callers and callees, and
-/// impact at every depth, an ambiguous name's error and an unknown one's;
+/// (callers, callees, members, tests and code), callers and callees,
+/// impact at every depth and references (their lines and columns read from
+/// the files they are in), an ambiguous name's error and an unknown one's;
 /// whether the reader is fresh or kept what earlier questions fetched, and
 /// a search after them still answers as the whole index does.
 #[test]
@@ -327,6 +328,7 @@ fn graph_questions_answer_as_the_whole_index_does() {
             json(&index.callers(symbol, depth).map_err(|e| e.to_string())),
             json(&index.callees(symbol, 2).map_err(|e| e.to_string())),
             json(&index.impact(symbol, 4).map_err(|e| e.to_string())),
+            json(&index.references(symbol).map_err(|e| e.to_string())),
         ];
         let ask = |reader: &mut SplitReader| {
             [
@@ -334,6 +336,7 @@ fn graph_questions_answer_as_the_whole_index_does() {
                 json(&drive(reader, fetch, |r| r.callers_step(symbol, depth)).unwrap().0.map_err(|e| e.to_string())),
                 json(&drive(reader, fetch, |r| r.callees_step(symbol, 2)).unwrap().0.map_err(|e| e.to_string())),
                 json(&drive(reader, fetch, |r| r.impact_step(symbol, 4)).unwrap().0.map_err(|e| e.to_string())),
+                json(&drive(reader, fetch, |r| r.references_step(symbol)).unwrap().0.map_err(|e| e.to_string())),
             ]
         };
         let mut fresh = SplitReader::open("root", &split.root).unwrap();

@@ -929,6 +929,13 @@ impl Workspace {
         self.split(|reader| answer_js(reader.symbol_step(symbol)))
     }
 
+    /// Where a symbol is referred to, from the split bundle, as
+    /// `references`, or the items to fetch first.
+    #[wasm_bindgen(js_name = referencesStep, unchecked_return_type = "SplitStep<Reference[]>")]
+    pub fn references_step(&self, symbol: &str) -> Result<JsValue, JsError> {
+        self.split(|reader| answer_js(reader.references_step(symbol)))
+    }
+
     /// Callers from the split bundle, as `callers`, or the items to fetch
     /// first.
     #[wasm_bindgen(js_name = callersStep, unchecked_return_type = "SplitStep<Reached[]>")]

@@ -397,6 +397,46 @@ impl SplitReader {
         .and_then(|| self.index.symbol(symbol))
     }
 
+    /// Where `symbol` is referred to, as [`Index::references`] gives it, or
+    /// the items it needs first: the edges of each symbol it names (and of
+    /// a class's constructors, which its members' pages tell), and the text
+    /// of each file a reference is in (its line and column are read there).
+    pub fn references_step(&mut self, symbol: &str) -> Step<Result<Vec<crate::Reference>, QueryError>> {
+        use fathom_graph::EdgeKind;
+        self.walk_step(symbol, |reader, found| {
+            let graph = &reader.index.graph;
+            let mut targets: Vec<NodeId> = found.to_vec();
+            let mut wants: Vec<Want> = Vec::new();
+            for &id in found {
+                if graph.node(id).kind != fathom_model::SymbolKind::Class {
+                    continue;
+                }
+                let members = graph.outgoing(id).filter(|(edge, _)| edge.kind == EdgeKind::HasMethod);
+                for (_, member) in members {
+                    wants.push(Want::Nodes(reader.page_of(member)));
+                    if graph.node(member).details.as_ref().is_some_and(|d| d.is_constructor) {
+                        targets.push(member);
+                    }
+                }
+            }
+            wants.extend(reader.adjacency(targets.iter().copied()));
+            for &target in &targets {
+                let referring = graph.incoming(target).filter(|(e, _)| crate::navigate::REFERRING.contains(&e.kind));
+                let decorated = graph.outgoing(target).filter(|(e, _)| e.kind == EdgeKind::Decorates);
+                for (_, from) in referring.chain(decorated) {
+                    let Some(file) = graph.node(from).file else { continue };
+                    // A file's item is named by its head: the page of a node in it brings that.
+                    match reader.file_items[file.0 as usize] {
+                        Some(_) => wants.push(Want::File(file.0)),
+                        None => wants.push(Want::Nodes(reader.page_of(from))),
+                    }
+                }
+            }
+            (Ok(()), wants)
+        })
+        .and_then(|| self.index.references(symbol))
+    }
+
     /// The functions and methods that call `symbol`, as [`Index::callers`]
     /// gives them, or the items they need first.
     pub fn callers_step(&mut self, symbol: &str, depth: u32) -> Step<Result<Vec<Reached>, QueryError>> {
