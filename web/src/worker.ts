@@ -15,6 +15,7 @@ import type {
   IndexSummary,
   KeptOffline,
   MemoryReport,
+  OpResults,
   EmbeddingProgress,
   LiveResults,
   MeaningOptions,
@@ -1267,32 +1268,25 @@ async function answer(request: WorkerRequest, prelude: Prelude): Promise<void> {
   }
 }
 
+/** Answers a request with what `work` settles to, outside the engine's queue (it fetches). */
+function answerOutside<K extends 'openSplit' | 'openSplitFiles' | 'keepOffline'>(id: number, op: K, work: Promise<OpResults[K]>): void {
+  work.then(
+    (value) => scope.postMessage({ id, type: 'result', op, value } as WorkerReply),
+    (error: unknown) => scope.postMessage({ id, type: 'error', message: errorMessage(error) }),
+  );
+}
+
 scope.addEventListener('message', (event) => {
   const request = event.data as WorkerRequest;
-  if (request.op === 'openSplit') {
-    const opened = openSplit(request.base);
+  if (request.op === 'openSplit' || request.op === 'openSplitFiles') {
+    const opened = request.op === 'openSplit' ? openSplit(request.base) : openSplitFiles(request.name, request.files);
     opening = opened;
-    opened.then(
-      (value) => scope.postMessage({ id: request.id, type: 'result', op: 'openSplit', value }),
-      (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
-    );
-    return;
-  }
-  if (request.op === 'openSplitFiles') {
-    const opened = openSplitFiles(request.name, request.files);
-    opening = opened;
-    opened.then(
-      (value) => scope.postMessage({ id: request.id, type: 'result', op: 'openSplitFiles', value }),
-      (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
-    );
+    answerOutside(request.id, request.op, opened);
     return;
   }
   if (request.op === 'keepOffline') {
     const onProgress = throttledProgress((progress) => scope.postMessage({ id: request.id, type: 'progress', progress }));
-    void opening.then(() => keepOffline(onProgress)).then(
-      (value) => scope.postMessage({ id: request.id, type: 'result', op: 'keepOffline', value }),
-      (error: unknown) => scope.postMessage({ id: request.id, type: 'error', message: errorMessage(error) }),
-    );
+    answerOutside(request.id, 'keepOffline', opening.then(() => keepOffline(onProgress)));
     return;
   }
   if (splitAnswers(request)) {

@@ -990,9 +990,7 @@ impl Workspace {
         #[wasm_bindgen(unchecked_param_type = "SplitNeed")] need: JsValue,
         bytes: &[u8],
     ) -> Result<(), JsError> {
-        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
-        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
-            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        let (_, item) = NeedJs::read(need)?;
         self.split(|reader| Ok(reader.supply(&item, bytes)?))
     }
 
@@ -1012,9 +1010,7 @@ impl Workspace {
         #[wasm_bindgen(unchecked_param_type = "SplitNeed")] need: JsValue,
         bytes: &[u8],
     ) -> Result<(), JsError> {
-        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
-        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
-            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        let (need, item) = NeedJs::read(need)?;
         fathom_engine::store::check(&need.what, &item, bytes)?;
         Ok(())
     }
@@ -1027,9 +1023,7 @@ impl Workspace {
         #[wasm_bindgen(unchecked_param_type = "SplitNeed")] need: JsValue,
         bytes: &[u8],
     ) -> Result<JsValue, JsError> {
-        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
-        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
-            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        let (_, item) = NeedJs::read(need)?;
         self.split(|reader| to_js(&reader.files_named(&item, bytes)?.into_iter().map(NeedJs::of).collect::<Vec<_>>()))
     }
 
@@ -1142,6 +1136,14 @@ struct NeedJs {
 }
 
 impl NeedJs {
+    /// An item as the page names it, and its reference.
+    fn read(need: JsValue) -> Result<(NeedJs, ItemRef), JsError> {
+        let need: NeedJs = serde_wasm_bindgen::from_value(need).map_err(|e| JsError::new(&format!("bad item: {e}")))?;
+        let item = ItemRef::from_hex(&need.hash, need.bytes, need.plain)
+            .ok_or_else(|| JsError::new(&format!("bad item hash `{}`", need.hash)))?;
+        Ok((need, item))
+    }
+
     fn of(need: Need) -> NeedJs {
         let item = need.item;
         NeedJs { path: item.path(), hash: item.hex(), bytes: item.bytes, plain: item.plain, what: need.what }
