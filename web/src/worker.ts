@@ -799,13 +799,7 @@ async function openSplit(base: string): Promise<IndexSummary> {
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
   const { root, warm } = await fetchRoot(url);
-  return inQueue(async () => {
-    const ws = await getWorkspace();
-    const summary = ws.openSplit(url, root);
-    newSession();
-    split = { base, fetching: new Map(), warm };
-    return summary;
-  });
+  return install(url, root, { base, fetching: new Map(), warm });
 }
 
 /**
@@ -818,11 +812,16 @@ async function openSplitFiles(name: string, files: { path: string; file: Blob }[
   if (!rootFile) throw new Error(`${name} holds no root.fathom: it is not a split bundle's folder`);
   void getWorkspace().catch(() => undefined);
   const root = new Uint8Array(await rootFile.arrayBuffer());
+  return install(`${name}/root.fathom`, root, { base: `${name}/`, fetching: new Map(), local });
+}
+
+/** Opens a split bundle's root (named `path` in errors) in the engine, in place of any index, and where its items come from. */
+function install(path: string, root: Uint8Array, source: NonNullable<typeof split>): Promise<IndexSummary> {
   return inQueue(async () => {
     const ws = await getWorkspace();
-    const summary = ws.openSplit(`${name}/root.fathom`, root);
+    const summary = ws.openSplit(path, root);
     newSession();
-    split = { base: `${name}/`, fetching: new Map(), local };
+    split = source;
     return summary;
   });
 }
@@ -925,16 +924,9 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
     };
     const fromHost = async (): Promise<Uint8Array> => {
       const url = new URL(need.path, open.base).href;
-      const kept = open.warm ? await keptCopy(url) : undefined;
-      if (kept) {
-        try {
-          return await supply(kept);
-        } catch {
-          void forget(url);
-        }
-      }
-      const bytes = await supply(await fetchChecked(url, need.what));
-      void keep(url, bytes);
+      const { bytes, fetched } = await keptOrFetched(url, need.what, Boolean(open.warm), supply);
+      // Kept in the background: the answer is not held up for it.
+      if (fetched) void keep(url, bytes);
       return bytes;
     };
     fetching = open.local ? fromFolder(open.local) : fromHost();
@@ -974,6 +966,29 @@ async function keep(url: string, bytes: Uint8Array): Promise<void> {
 
 async function forget(url: string): Promise<void> {
   await (await kept())?.delete(url).catch(() => undefined);
+}
+
+/**
+ * An item's bytes as `take` accepts them (it checks them): the kept copy
+ * where `look` and there is one (refused, it is dropped), else the host's.
+ * `fetched`: they came from the host, for the caller to keep.
+ */
+async function keptOrFetched<T>(
+  url: string,
+  what: string,
+  look: boolean,
+  take: (bytes: Uint8Array) => Promise<T>,
+): Promise<{ value: T; bytes: Uint8Array; fetched: boolean }> {
+  const kept = look ? await keptCopy(url) : undefined;
+  if (kept) {
+    try {
+      return { value: await take(kept), bytes: kept, fetched: false };
+    } catch {
+      void forget(url);
+    }
+  }
+  const bytes = await fetchChecked(url, what);
+  return { value: await take(bytes), bytes, fetched: true };
 }
 
 /**
@@ -1018,15 +1033,14 @@ async function keepOffline(onProgress: (progress: Progress) => void): Promise<Ke
   let total = every.length;
   const one = async (need: SplitNeed): Promise<void> => {
     const url = new URL(need.path, open.base).href;
-    let bytes = await keptCopy(url);
-    const fresh = !bytes;
-    bytes ??= await fetchChecked(url, need.what);
-    const named = await inQueue(async () => {
-      const ws = await getWorkspace();
-      if (need.what.startsWith('node page')) return ws.splitFilesNamed(need, bytes);
-      ws.splitCheck(need, bytes);
-      return [];
-    });
+    const check = (bytes: Uint8Array) =>
+      inQueue(async () => {
+        const ws = await getWorkspace();
+        if (need.what.startsWith('node page')) return ws.splitFilesNamed(need, bytes);
+        ws.splitCheck(need, bytes);
+        return [];
+      });
+    const { value: named, bytes, fetched: fresh } = await keptOrFetched(url, need.what, true, check);
     for (const file of named) {
       if (!files.has(file.hash)) {
         files.set(file.hash, file);

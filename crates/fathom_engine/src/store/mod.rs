@@ -136,8 +136,8 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
     let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
     // Inflated no further than the reference says: a forged item cannot
     // ask for more memory than its referrer allowed (a placed item's, than
-    // the most its family's items hold).
-    let mut plain = Vec::new();
+    // the most its family's items hold, so not reserved ahead).
+    let mut plain = Vec::with_capacity(if item.is_placed() { 0 } else { item.plain as usize });
     flate2::read::GzDecoder::new(gzipped)
         .take(u64::from(item.plain) + 1)
         .read_to_end(&mut plain)
