@@ -476,13 +476,13 @@ async function indexOnce(
     if (currentView() === 'map') void ensureMap().then(() => graphMap.resize());
     search.enable();
     queryConsole.enable();
-    // A split bundle answers search, files, symbols, their callers, callees and impact, and Cypher;
-    // cards, tests for a change and the map read the whole index, and it is not the library's to keep.
     // A split bundle carries no vectors: searched by words, as the page says once here (and hybrid again after it).
     const modeSelect = byTestId<HTMLSelectElement>('search-mode');
     if (how.split || modeSelect.dataset.split) modeSelect.value = how.split ? 'lexical' : 'hybrid';
     if (how.split) modeSelect.dataset.split = 'true';
     else delete modeSelect.dataset.split;
+    // It answers search, files, symbols, their callers, callees, impact and references, and Cypher;
+    // cards, tests for a change and the map read the whole index, and it is not the library's to keep.
     cardButton.disabled = Boolean(how.split);
     testsFor.enable(!how.split);
     exportButton.disabled = Boolean(how.split);
