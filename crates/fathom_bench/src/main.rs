@@ -60,9 +60,9 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&embed_throughput(&index_flask(&corpora)).1).unwrap());
         return;
     }
-    if std::env::args().nth(1).as_deref() == Some("ivf") {
+    if std::env::args().nth(1).as_deref() == Some("ivf-codes") {
         let bundles: Vec<String> = std::env::args().skip(2).collect();
-        println!("{}", serde_json::to_string_pretty(&ivf_experiment(&bundles)).unwrap());
+        println!("{}", serde_json::to_string_pretty(&ivf_codes_experiment(&bundles)).unwrap());
         return;
     }
     // `fathom-bench split`: split bundles read natively, alone.
@@ -989,11 +989,18 @@ print(len(texts) / (time.perf_counter() - start))
     }
 }
 
-/// `fathom-bench ivf BUNDLE...`: the static lane's vectors in partitions,
-/// recall@10 against the exact scan and bytes a query reads (a development
-/// aid for split bundles' meaning).
-fn ivf_experiment(bundles: &[String]) -> serde_json::Value {
-    use fathom_search::partition::Partitions;
+fn env_list(name: &str, default: &str) -> Vec<usize> {
+    std::env::var(name).unwrap_or_else(|_| default.into()).split(',').map(|x| x.trim().parse().unwrap()).collect()
+}
+
+/// `fathom-bench ivf-codes BUNDLE...`: the static lane coded as a split
+/// bundle codes it ([`fathom_search::partition::Coded`]): a query's nearest
+/// partitions by their coded centroids, each chunk in them by its code, the
+/// best `rescore` then scored exactly from their int8 rows fetched in pages
+/// of `FATHOM_IVF_PAGES`. Recall@10 against the exact scan and the bytes a
+/// query reads (a development aid for split bundles' meaning).
+fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
+    use fathom_search::partition::{Coded, rank_partitions};
     let model = fathom_engine::embed::load_static(&fathom_embed::asset::default_dir()).expect("the static table");
     let cosqa: Vec<serde_json::Value> = serde_json::from_str(
         &std::fs::read_to_string(root::repo_root().join("../shared/data/cosqa/cosqa-retrieval-dev-500.json")).unwrap(),
@@ -1003,87 +1010,124 @@ fn ivf_experiment(bundles: &[String]) -> serde_json::Value {
     if let Some(file) = std::env::var_os("FATHOM_IVF_QUERIES") {
         queries = std::fs::read_to_string(file).unwrap().lines().map(str::to_owned).collect();
     }
+    let sizes = env_list("FATHOM_IVF_SIZES", "100");
+    let probes = env_list("FATHOM_IVF_PROBES", "8,16,32,64");
+    let rescores = env_list("FATHOM_IVF_RESCORE", "0,50,100,200");
+    let pages = env_list("FATHOM_IVF_PAGES", "1,4");
     let mut out = serde_json::Map::new();
     for path in bundles {
         let mut index = Index::from_bundle(&std::fs::read(path).unwrap()).expect("bundle");
         index.build_static(model.clone()).unwrap();
         let lane = index.retrieval().static_lane().unwrap();
         let vectors = lane.vectors();
+        let dim = vectors.dim();
         let n = vectors.len();
         let embedded: Vec<Vec<f32>> = queries.iter().filter_map(|q| lane.embed(q)).collect();
         let exact: Vec<Vec<u32>> =
             embedded.iter().map(|q| vectors.search(q, 10).iter().map(|h| h.0).collect()).collect();
+        let exact_score = |chunk: u32, q: &[f32]| -> f32 {
+            let (row, scale) = vectors.row(chunk as usize);
+            row.iter().zip(q).map(|(&r, x)| f32::from(r) * x).sum::<f32>() * scale
+        };
         let mut rows = Vec::new();
-        for size in [100usize, 200, 400, 800] {
+        for &size in &sizes {
             let started = Instant::now();
-            let parts = Partitions::build(vectors, size, std::env::var_os("FATHOM_IVF_PLAIN").is_none());
+            let coded = Coded::build(vectors, size);
             let build_s = started.elapsed().as_secs_f64();
-            let part_bytes: Vec<usize> = parts
-                .members
-                .iter()
-                .map(|m| {
-                    let mut raw = Vec::new();
-                    let mut last = 0u32;
-                    for &c in m {
-                        let mut d = c - last;
-                        last = c;
-                        loop {
-                            raw.push((d as u8 & 0x7f) | if d >= 0x80 { 0x80 } else { 0 });
-                            d >>= 7;
-                            if d == 0 {
-                                break;
-                            }
-                        }
-                    }
-                    for &c in m {
-                        let (row, scale) = vectors.row(c as usize);
-                        raw.extend(row.iter().map(|&r| r as u8));
-                        raw.extend(scale.to_le_bytes());
-                    }
-                    gzip_len(&raw)
-                })
-                .collect();
-            let centroid_bytes = {
-                let mut raw = Vec::new();
-                for c in parts.centroids.chunks_exact(parts.dim) {
+            let parts = &coded.parts;
+            let head_bytes = {
+                let mut raw: Vec<u8> = Vec::new();
+                for c in parts.coarse.chunks_exact(dim) {
                     let (q, s) = fathom_static::quantise(c);
                     raw.extend(q.iter().map(|&r| r as u8));
                     raw.extend(s.to_le_bytes());
                 }
-                gzip_len(&raw)
+                raw.extend(&coded.centre_codes);
+                for q in [&coded.centres, &coded.residuals] {
+                    raw.extend(q.book_bytes().0.iter().map(|&b| b as u8));
+                }
+                gzip_len(&raw) + 2 * parts.len()
             };
-            let sizes: Vec<usize> = parts.members.iter().map(Vec::len).collect();
-            for probe in [1usize, 2, 4, 8, 16, 32] {
-                let mut recall = 0.0;
-                let mut bytes = Vec::new();
-                for (q, truth) in embedded.iter().zip(&exact) {
-                    let order = parts.nearest(q);
-                    let mut scanned: Vec<(u32, f32)> = Vec::new();
-                    let mut b = centroid_bytes;
-                    for &(p, _) in order.iter().take(probe) {
-                        b += part_bytes[p];
-                        for &c in &parts.members[p] {
-                            let (row, scale) = vectors.row(c as usize);
-                            let d: f32 = row.iter().zip(q).map(|(&r, x)| f32::from(r) * x).sum();
-                            scanned.push((c, d * scale));
+            let order: Vec<u32> = parts.members.iter().flatten().copied().collect();
+            let mut at = vec![0usize; n];
+            order.iter().enumerate().for_each(|(i, &c)| at[c as usize] = i);
+            let page_bytes: Vec<Vec<usize>> = pages
+                .iter()
+                .map(|&g| {
+                    order
+                        .chunks(g)
+                        .map(|page| {
+                            let mut raw = Vec::new();
+                            for &c in page {
+                                let (row, scale) = vectors.row(c as usize);
+                                raw.extend(row.iter().map(|&r| r as u8));
+                                raw.extend(scale.to_le_bytes());
+                                raw.extend(c.to_le_bytes());
+                            }
+                            gzip_len(&raw)
+                        })
+                        .collect()
+                })
+                .collect();
+            let part_bytes: Vec<usize> = coded.codes.iter().map(|c| gzip_len(c)).collect();
+            for &probe in &probes {
+                for &rescore in &rescores {
+                    let mut recall = 0.0;
+                    let mut bytes: Vec<Vec<usize>> = vec![Vec::new(); pages.len()];
+                    for (q, truth) in embedded.iter().zip(&exact) {
+                        let nearest = rank_partitions(
+                            dim,
+                            &parts.coarse,
+                            &parts.groups,
+                            &coded.centres,
+                            &coded.centre_codes,
+                            q,
+                            probe,
+                        );
+                        let table = coded.residuals.table(q);
+                        let runs = coded.residuals.parts;
+                        let mut scanned: Vec<(u32, f32)> = Vec::new();
+                        let mut b = 0;
+                        for &(p, centre) in &nearest {
+                            b += part_bytes[p];
+                            for (&c, code) in parts.members[p].iter().zip(coded.codes[p].chunks_exact(runs)) {
+                                scanned.push((c, centre + coded.residuals.score(&table, code)));
+                            }
+                        }
+                        scanned.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                        let mut best: Vec<(u32, f32)> = if rescore == 0 {
+                            scanned.iter().take(10).copied().collect()
+                        } else {
+                            scanned.iter().take(rescore).map(|&(c, _)| (c, exact_score(c, q))).collect()
+                        };
+                        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                        let found: std::collections::HashSet<u32> = best.iter().take(10).map(|h| h.0).collect();
+                        recall += truth.iter().filter(|c| found.contains(c)).count() as f64 / truth.len().max(1) as f64;
+                        for (gi, &g) in pages.iter().enumerate() {
+                            let mut touched: Vec<usize> =
+                                scanned.iter().take(rescore).map(|&(c, _)| at[c as usize] / g).collect();
+                            touched.sort_unstable();
+                            touched.dedup();
+                            bytes[gi].push(b + touched.iter().map(|&t| page_bytes[gi][t]).sum::<usize>());
                         }
                     }
-                    scanned.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                    let found: std::collections::HashSet<u32> = scanned.iter().take(10).map(|h| h.0).collect();
-                    recall += truth.iter().filter(|c| found.contains(c)).count() as f64 / truth.len().max(1) as f64;
-                    bytes.push(b);
+                    let medians: Vec<f64> = bytes
+                        .iter_mut()
+                        .map(|b| {
+                            b.sort_unstable();
+                            kb(b[b.len() / 2] as u64)
+                        })
+                        .collect();
+                    rows.push(json!({
+                        "size": size, "partitions": parts.len(), "groups": parts.groups.len() - 1,
+                        "probe": probe, "rescore": rescore, "recall10": round(recall / embedded.len() as f64),
+                        "head_kb": kb(head_bytes as u64), "median_kb_by_page": medians, "build_s": round(build_s),
+                    }));
+                    eprintln!("{path} {}", rows.last().unwrap());
                 }
-                bytes.sort_unstable();
-                rows.push(json!({
-                    "size": size, "partitions": parts.len(), "largest": sizes.iter().max(), "build_s": round(build_s),
-                    "probe": probe, "recall10": round(recall / embedded.len() as f64),
-                    "centroid_kb": kb(centroid_bytes as u64), "median_kb": kb(bytes[bytes.len() / 2] as u64),
-                    "p90_kb": kb(bytes[bytes.len() * 9 / 10] as u64),
-                }));
-                eprintln!("{path} {}", rows.last().unwrap());
             }
         }
-        out.insert(path.clone(), json!({ "chunks": n, "queries": embedded.len(), "rows": rows }));
+        out.insert(path.clone(), json!({ "chunks": n, "queries": embedded.len(), "pages": pages, "rows": rows }));
     }
     serde_json::Value::Object(out)
 }

@@ -472,7 +472,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let params = params.into_iter().collect();
             let result = if is_split(&target) {
                 let limit = (fetch_limit.max(0.0) * 1e6) as u64;
-                match split_ask_within(&target, limit, |r| r.query_step(&cypher, &params))? {
+                match split_ask_within(&target, limit, false, |r| r.query_step(&cypher, &params))? {
                     Ok(answer) => answer?,
                     Err(fathom_engine::split::Costly { bytes, items }) => anyhow::bail!(
                         "this query would fetch at least {} more of the split bundle ({items} items in its next step), past --fetch-limit {fetch_limit} MB: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
@@ -565,7 +565,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let options = SearchOptions { k, mode, ..SearchOptions::default() };
             if is_split(&target) {
                 let query = query.context("a split bundle is searched one query at a time: give the query")?;
-                let results = split_ask(&target, |r| r.search_step(&query, &options))?;
+                let meaning = mode != SearchMode::Lexical;
+                let results = split_ask_within(&target, u64::MAX, meaning, |r| r.search_step(&query, &options))?
+                    .expect("nothing costs more than everything");
                 output::search(&results, files, json)?;
                 return Ok(if results.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS });
             }
@@ -619,14 +621,17 @@ fn read_scip(paths: &[PathBuf]) -> Vec<fathom_engine::ScipIndex> {
 /// Asks a split bundle on disk a question, reading only the items it
 /// needs, and says on stderr what it read.
 fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>) -> Result<T> {
-    Ok(split_ask_within(dir, u64::MAX, step)?.expect("nothing costs more than everything"))
+    Ok(split_ask_within(dir, u64::MAX, false, step)?.expect("nothing costs more than everything"))
 }
 
 /// [`split_ask`], fetching at most `allowed` bytes past the root: a wave
-/// past it is not fetched, and the answer is what it would cost.
+/// past it is not fetched, and the answer is what it would cost. With
+/// `meaning`, a bundle with vectors is searched by meaning too, its queries
+/// embedded with the tokenizer of the installed model assets.
 fn split_ask_within<T>(
     dir: &Path,
     allowed: u64,
+    meaning: bool,
     step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>,
 ) -> Result<std::result::Result<T, fathom_engine::split::Costly>> {
     let store = fathom_engine::store::DirStore::new(dir);
@@ -641,6 +646,13 @@ fn split_ask_within<T>(
     };
     let mut reader = SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
     trace("the reader opened");
+    if meaning && reader.root().meaning.is_some() {
+        let path = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
+        let read = std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()));
+        if let Err(why) = read.and_then(|tokenizer| reader.read_meaning(&tokenizer)) {
+            eprintln!("fathom: searching by words alone: {why}");
+        }
+    }
     let fetch = |need: &fathom_engine::split::Need| store.bytes(&need.what, &need.item);
     let (answer, waves) = match fathom_engine::split::drive_within(&mut reader, fetch, step, allowed)? {
         Ok(answered) => answered,
@@ -648,7 +660,7 @@ fn split_ask_within<T>(
     };
     let fetched = reader.fetched();
     eprintln!(
-        "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}",
+        "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}, meaning {}",
         fetched.items + 1,
         human_bytes(fetched.bytes + root.len() as u64),
         human_bytes(fetched.postings),
@@ -656,7 +668,8 @@ fn split_ask_within<T>(
         human_bytes(fetched.nodes),
         human_bytes(fetched.edges),
         human_bytes(fetched.more),
-        human_bytes(fetched.files)
+        human_bytes(fetched.files),
+        human_bytes(fetched.meaning)
     );
     trace("answered");
     Ok(Ok(answer))

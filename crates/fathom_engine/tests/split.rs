@@ -549,3 +549,62 @@ fn every_item_fetched_ahead_answers_every_question() {
     let refused = reader.files_named(&page.item, &altered).unwrap_err().to_string();
     assert!(refused.contains(&page.item.path()), "{refused}");
 }
+
+/// Meaning over a split bundle: Flask indexed with the static table, its
+/// split bundle searched by meaning from its items (the query's pieces of
+/// the table, the head, the nearest partitions, the best chunks' rows)
+/// finds what the whole index's exact scan finds, and a search by words
+/// reads none of it.
+#[test]
+fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
+    use fathom_embed::asset;
+    let model = fathom_engine::embed::load_static(&asset::default_dir()).expect("the static table: run `make model`");
+    let tokenizer = std::fs::read(asset::default_dir().join(asset::TOKENIZER_FILE)).unwrap();
+    let (mut index, plain) = flask();
+    let refused = SplitReader::open("root", &plain.root).unwrap().read_meaning(&tokenizer).unwrap_err();
+    assert!(refused.contains("carries no vectors"), "{refused}");
+    index.build_static(model).unwrap();
+    let split = index.to_split();
+    assert!(split.report.meaning.items > 0);
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    let wrong = reader.read_meaning(b"{}").unwrap_err();
+    assert!(wrong.contains(asset::TOKENIZER_FILE), "{wrong}");
+    reader.read_meaning(&tokenizer).unwrap();
+
+    let questions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(common::fixture("../eval/flask-3.0.3.queries.json")).unwrap())
+            .unwrap();
+    let queries: Vec<String> =
+        questions["queries"].as_array().unwrap().iter().map(|q| q["q"].as_str().unwrap().to_owned()).collect();
+    let dense = SearchOptions { k: 10, mode: SearchMode::Dense, ..SearchOptions::default() };
+    let symbols = |v: &serde_json::Value| -> Vec<String> {
+        v["hits"].as_array().unwrap().iter().map(|h| h["symbol"].as_str().unwrap_or_default().to_owned()).collect()
+    };
+    let (mut found, mut wanted, mut same) = (0, 0, 0);
+    for query in &queries {
+        let before = reader.fetched().meaning;
+        let (answer, _) = split_search(&split, &mut reader, query, &dense);
+        let truth = whole(&index, query, &dense);
+        let (got, want) = (symbols(&answer), symbols(&truth));
+        wanted += want.len();
+        found += want.iter().filter(|s| got.contains(s)).count();
+        same += usize::from(answer == truth);
+        if answer != truth && std::env::var_os("SHOW_DIFF").is_some() {
+            eprintln!("{query}\nsplit {}\nwhole {}", answer["hits"], truth["hits"]);
+        }
+        assert!(reader.fetched().meaning - before < 400 << 10, "{query:?} read past 400 KB of meaning");
+    }
+    let recall = found as f64 / wanted as f64;
+    eprintln!(
+        "meaning over split: recall@10 {recall:.3}, {same} of {} answers whole, {:?}",
+        queries.len(),
+        reader.fetched()
+    );
+    assert!(recall >= 0.9, "recall@10 {recall}");
+    // By words: no item of the lane.
+    let mut words = SplitReader::open("root", &split.root).unwrap();
+    words.read_meaning(&tokenizer).unwrap();
+    let (answer, _) = split_search(&split, &mut words, "url_for", &lexical(10));
+    assert_eq!(answer, whole(&index, "url_for", &lexical(10)));
+    assert_eq!(words.fetched().meaning, 0);
+}

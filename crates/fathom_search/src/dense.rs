@@ -150,6 +150,21 @@ impl StaticVectors {
         self.dim
     }
 
+    /// `len` chunks with no vector yet, for [`Self::set`] to fill: a split
+    /// bundle's reader holds the rows it fetched, and a scan reads only
+    /// those.
+    pub fn sparse(len: usize, dim: usize) -> StaticVectors {
+        StaticVectors { dim, rows: vec![0; len * dim], scales: vec![0.0; len] }
+    }
+
+    /// Puts chunk `i`'s row in, as [`Self::row`] gave it.
+    pub fn set(&mut self, i: usize, row: &[i8], scale: f32) {
+        if i < self.scales.len() && row.len() == self.dim {
+            self.rows[i * self.dim..(i + 1) * self.dim].copy_from_slice(row);
+            self.scales[i] = if scale.is_finite() { scale } else { 0.0 };
+        }
+    }
+
     /// Chunk `i`'s row and scale (0 for a chunk with no vector).
     pub fn row(&self, i: usize) -> (&[i8], f32) {
         (&self.rows[i * self.dim..(i + 1) * self.dim], self.scales[i])

@@ -553,6 +553,15 @@ impl StaticLane {
         &self.vectors
     }
 
+    pub fn model(&self) -> &StaticModel {
+        &self.model
+    }
+
+    /// How often each word piece occurs in the chunks: the weights.
+    pub fn corpus(&self) -> &Frequencies {
+        &self.corpus
+    }
+
     /// The table the vectors were made with, as [`StaticModel::id`] names it.
     pub fn table(&self) -> &str {
         self.model.id()
@@ -843,6 +852,22 @@ impl Retrieval {
     /// [`Retrieval::rebuild_names`] once the graph has its new nodes.
     pub fn sparse_parts(&mut self) -> (&mut [Chunk], &mut Lexical, &mut crate::roles::FileRoles) {
         (&mut self.chunks, &mut self.lexical, &mut self.roles)
+    }
+
+    /// Gives a sparse index a static lane that knows nothing yet: the
+    /// table's rows, the pieces' counts and the chunks' vectors are put in
+    /// as they arrive ([`Retrieval::sparse_static`]), and a query's lane
+    /// scans the vectors in.
+    pub fn set_sparse_static(&mut self, model: StaticModel, documents: u32) {
+        let corpus = Frequencies::sparse(model.vocabulary(), documents);
+        let vectors = StaticVectors::sparse(self.chunks.len(), model.dim());
+        self.statics = Some(StaticLane { model: Arc::new(model), corpus, vectors });
+    }
+
+    /// A sparse static lane's parts, to put in what arrives.
+    pub fn sparse_static(&mut self) -> Option<(&mut StaticModel, &mut Frequencies, &mut StaticVectors)> {
+        let lane = self.statics.as_mut()?;
+        Some((Arc::get_mut(&mut lane.model)?, &mut lane.corpus, &mut lane.vectors))
     }
 
     /// Notes what ranking weighs of a symbol known in brief; `None` once

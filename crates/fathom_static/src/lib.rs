@@ -166,6 +166,45 @@ impl StaticModel {
         Ok(StaticModel { tokenizer, rows, scales, dim, id: format!("{TABLE_FILE} (sha256 {digest}…)") })
     }
 
+    /// The tokenizer alone, with every row of a table of `vocabulary` rows
+    /// of `dim` unknown until [`Self::fill`] puts it in: what a reader of a
+    /// split bundle holds, fetching only the rows its queries' pieces read.
+    /// `id` is the table's, as [`Self::id`] named it where the rows came
+    /// from.
+    pub fn sparse(tokenizer: &[u8], vocabulary: usize, dim: usize, id: String) -> Result<StaticModel, StaticError> {
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+        let pieces = tokenizer.get_vocab_size(true);
+        if pieces != vocabulary {
+            return Err(StaticError::Vocabulary { table: vocabulary, tokenizer: pieces });
+        }
+        Ok(StaticModel { tokenizer, rows: vec![0; vocabulary * dim], scales: vec![0.0; vocabulary], dim, id })
+    }
+
+    /// Puts piece `id`'s row in (a sparse model's), as [`Self::row`] gave it.
+    pub fn fill(&mut self, id: u32, row: &[i8], scale: f32) {
+        let at = id as usize;
+        if at < self.scales.len() && row.len() == self.dim {
+            self.rows[at * self.dim..(at + 1) * self.dim].copy_from_slice(row);
+            self.scales[at] = if scale.is_finite() { scale } else { 0.0 };
+        }
+    }
+
+    /// Piece `id`'s row and scale (a scale of 0: no row).
+    pub fn row(&self, id: u32) -> Option<(&[i8], f32)> {
+        let at = id as usize;
+        Some((self.rows.get(at * self.dim..(at + 1) * self.dim)?, *self.scales.get(at)?))
+    }
+
+    /// The pieces [`Self::embed_query`] reads of `text`.
+    pub fn query_pieces(&self, text: &str) -> Result<Vec<u32>, StaticError> {
+        let encoding = self.tokenizer.encode(text, false).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+        let mut ids = encoding.get_ids().to_vec();
+        ids.truncate(MAX_PIECES);
+        Ok(ids)
+    }
+
     /// Names the table, its hash included, so that two tables are told
     /// apart (`make eval` records it beside its figures).
     pub fn id(&self) -> &str {
@@ -311,6 +350,24 @@ impl Frequencies {
 
     pub fn documents(&self) -> u32 {
         self.documents
+    }
+
+    /// Counts of `documents` texts with none of their pieces counted yet,
+    /// for [`Self::set`] to fill: a split bundle's reader holds the counts
+    /// of its queries' pieces only.
+    pub fn sparse(vocabulary: usize, documents: u32) -> Frequencies {
+        Frequencies { documents, counts: vec![0; vocabulary] }
+    }
+
+    /// In how many texts piece `id` occurs.
+    pub fn count(&self, id: u32) -> u32 {
+        self.counts.get(id as usize).copied().unwrap_or(0)
+    }
+
+    pub fn set(&mut self, id: u32, count: u32) {
+        if let Some(c) = self.counts.get_mut(id as usize) {
+            *c = count;
+        }
     }
 
     /// `ln((N + 1) / (df + 1))`: a piece in every text weighs nothing, one

@@ -57,7 +57,7 @@ pub const ROOT: &str = "root.fathom";
 /// newline, so neither is read as the other.
 pub const SPLIT_MAGIC: [u8; 8] = *b"\x89FATHOM/";
 /// The layout of the root and its items this build writes and reads.
-pub const SPLIT_FORMAT: u32 = 4;
+pub const SPLIT_FORMAT: u32 = 5;
 /// What an item holds before it is gzipped, about. Small: a placed item
 /// costs the root nothing, and a question reads a few dozen items, so what
 /// it fetches is mostly what it reads (measured in `bench/PERFORMANCE.md`).
@@ -69,6 +69,14 @@ const EDGE_RUN_BYTES: usize = 1024;
 const DIGEST_SHARED: usize = 48;
 /// The most a root may inflate to.
 const ROOT_LIMIT: u64 = 64 << 20;
+/// The static lane's vectors in partitions of about this many chunks
+/// ([`fathom_search::partition::Coded`]); rows in pages of
+/// `ROWS_PER_PAGE` in partition order, and the table's rows in pages of
+/// `PIECES_PER_PAGE` pieces. Chosen by `fathom-bench ivf-codes`
+/// (bench/PERFORMANCE.md).
+const PARTITION_CHUNKS: usize = 100;
+pub const ROWS_PER_PAGE: usize = 2;
+pub const PIECES_PER_PAGE: usize = 16;
 
 /// The root: see the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +116,8 @@ pub struct Root {
     pub more: Placed,
     /// The index summary, as a bundle stores it.
     pub summary: ItemRef,
+    /// The static lane, where the index has one: see [`Meaning`].
+    pub meaning: Option<Meaning>,
     /// What the index holds, as [`IndexSummary`](crate::IndexSummary)'s
     /// JSON without the files skipped and the errors (those are in
     /// `summary`): counts by language and kind, for the page's first view.
@@ -128,12 +138,114 @@ pub struct Placed {
     pub first: Vec<u32>,
 }
 
+/// The static lane of a split bundle, read by a query's word pieces: the
+/// head ([`MeaningHead`]: centroids, the codes' points, the partitions'
+/// sizes), each partition's chunks and codes ([`PartItem`], placed by
+/// partition), the chunks' rows in partition order ([`RowPage`]), and the
+/// table's rows with the corpus's count of each piece ([`PiecePage`]). A
+/// query reads its pieces' pages, the head, its nearest partitions, and
+/// the rows of the best chunks by their codes, which it scores exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Meaning {
+    /// The table the vectors were made with, as
+    /// [`fathom_static::StaticModel::id`] names it: a reader embeds queries
+    /// with that table's tokenizer.
+    pub table: String,
+    pub dim: u32,
+    /// The table's pieces, and how many chunks the corpus counts pieces in.
+    pub vocabulary: u32,
+    pub documents: u32,
+    pub head: ItemRef,
+    pub parts: Placed,
+    pub rows: Placed,
+    pub pieces: Placed,
+}
+
+/// What a query reads of the static lane before any partition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeaningHead {
+    /// Each group's centroid (unit length), `dim` int8 with a scale, and
+    /// where its partitions start (group `g` holds partitions
+    /// `groups[g]..groups[g + 1]`).
+    pub coarse: Vec<i8>,
+    pub coarse_scales: Vec<f32>,
+    pub groups: Vec<u32>,
+    /// Each partition's centroid, as the code of its difference from its
+    /// group's.
+    pub centres: Book,
+    pub centre_codes: Vec<u8>,
+    /// Each partition's chunks, how many: the row pages hold the chunks of
+    /// partition 0, then 1, and so on.
+    pub sizes: Vec<u32>,
+    /// The points of the chunks' codes.
+    pub residuals: Book,
+}
+
+/// A quantiser's points as stored ([`fathom_search::partition::Quantiser::stored`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Book {
+    pub runs: u32,
+    pub points: u32,
+    pub books: Vec<i8>,
+    pub scale: f32,
+}
+
+impl Book {
+    fn of(quantiser: &fathom_search::partition::Quantiser) -> Book {
+        let (books, scale) = quantiser.book_bytes();
+        Book { runs: quantiser.parts as u32, points: quantiser.codes as u32, books, scale }
+    }
+
+    /// The quantiser, where its shape is whole for `dim`.
+    pub fn quantiser(&self, dim: usize) -> Option<fathom_search::partition::Quantiser> {
+        let (runs, points) = (self.runs as usize, self.points as usize);
+        let whole = runs > 0 && dim % runs == 0 && (1..=256).contains(&points) && self.books.len() == points * dim;
+        whole.then(|| fathom_search::partition::Quantiser::stored(dim, runs, points, &self.books, self.scale))
+    }
+}
+
+/// A partition: each of its chunks' codes, `code_parts` bytes each, in the
+/// order of its rows (the row pages say which chunk each is).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartItem {
+    pub codes: Vec<u8>,
+}
+
+/// Chunks' vectors, exactly as the whole index scans them, with what
+/// ranking weighs of each chunk's symbol (as a posting holds it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowPage {
+    pub rows: Vec<Row>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub chunk: u32,
+    pub of: Chunk,
+    pub file: u32,
+    pub flags: u8,
+    pub row: Vec<i8>,
+    pub scale: f32,
+}
+
+/// The table's rows of `PIECES_PER_PAGE` pieces from the page's first,
+/// each with its scale and in how many chunks the corpus has it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PiecePage {
+    pub rows: Vec<i8>,
+    pub scales: Vec<f32>,
+    pub counts: Vec<u32>,
+}
+
 /// The families of placed items, as their names are made.
 pub const POSTINGS: u8 = b'p';
 pub const NAMES: u8 = b'm';
 pub const NODES: u8 = b'n';
 pub const EDGES: u8 = b'e';
 pub const MORE: u8 = b'r';
+pub const PARTS: u8 = b'v';
+pub const ROWS: u8 = b'w';
+pub const PIECES: u8 = b't';
 
 impl Placed {
     /// The reference of item `at`.
@@ -405,11 +517,12 @@ pub struct SplitReport {
     pub more: Family,
     pub files: Family,
     pub summary: Family,
+    pub meaning: Family,
 }
 
 impl SplitReport {
     /// Each family of items, by name.
-    pub fn families(&self) -> [(&'static str, Family); 7] {
+    pub fn families(&self) -> [(&'static str, Family); 8] {
         [
             ("postings", self.postings),
             ("names", self.names),
@@ -418,6 +531,7 @@ impl SplitReport {
             ("more edges", self.more),
             ("files", self.files),
             ("summary", self.summary),
+            ("meaning", self.meaning),
         ]
     }
 
@@ -633,6 +747,15 @@ impl Index {
             let run = edge_run(graph, &heads, &more_at, &edges, range, false);
             place(&mut report.more, MORE, seal_placed(&run));
         }
+        // The static lane: partitions, their codes, rows, the table's pages.
+        let meaning_head = self.retrieval.static_lane().map(|lane| {
+            let (head, parts, rows, pieces) = meaning_items(lane, chunks, graph, &flags);
+            parts.iter().for_each(|part| place(&mut report.meaning, PARTS, seal_placed(part)));
+            rows.iter().for_each(|page| place(&mut report.meaning, ROWS, seal_placed(page)));
+            pieces.iter().for_each(|page| place(&mut report.meaning, PIECES, seal_placed(page)));
+            let figures = (lane.vectors().dim() as u32, lane.model().vocabulary() as u32, lane.corpus().documents());
+            (lane.table().to_owned(), figures, head)
+        });
         // The tag names the placed items: of all their checksums, so a
         // bundle's placed names change whenever any of them does.
         let mut tag = <sha2::Sha256 as sha2::Digest>::new();
@@ -656,6 +779,16 @@ impl Index {
             family(MORE, more_first),
         );
         let summary = keep(&mut report.summary, seal(&self.stored_summary()));
+        let meaning = meaning_head.map(|(table, (dim, vocabulary, documents), head)| Meaning {
+            table,
+            dim,
+            vocabulary,
+            documents,
+            head: keep(&mut report.meaning, seal(&head)),
+            parts: family(PARTS, Vec::new()),
+            rows: family(ROWS, Vec::new()),
+            pieces: family(PIECES, Vec::new()),
+        });
         let mut counts: HashMap<u8, u32> = HashMap::new();
         for (kind, bytes, _, _) in placed {
             let at = counts.entry(kind).or_default();
@@ -664,7 +797,10 @@ impl Index {
                 NAMES => names.max,
                 NODES => nodes.max,
                 EDGES => edges_placed.max,
-                _ => more.max,
+                MORE => more.max,
+                PARTS => meaning.as_ref().map_or(0, |m| m.parts.max),
+                ROWS => meaning.as_ref().map_or(0, |m| m.rows.max),
+                _ => meaning.as_ref().map_or(0, |m| m.pieces.max),
             };
             items.insert(ItemRef::placed(&tag, kind, *at, max), bytes);
             *at += 1;
@@ -687,12 +823,82 @@ impl Index {
             edges: edges_placed,
             more,
             summary,
+            meaning,
             brief,
         };
         let root = encode_root(&root);
         report.root_bytes = root.len() as u64;
         Split { root, items, report }
     }
+}
+
+/// The static lane's items (see [`Meaning`]): the head, each partition's,
+/// the row pages and the table's pages.
+fn meaning_items(
+    lane: &fathom_search::retrieval::StaticLane,
+    chunks: &[Chunk],
+    graph: &fathom_graph::CodeGraph,
+    flags: &[u8],
+) -> (MeaningHead, Vec<PartItem>, Vec<RowPage>, Vec<PiecePage>) {
+    let vectors = lane.vectors();
+    let coded = fathom_search::partition::Coded::build(vectors, PARTITION_CHUNKS);
+    let parts = &coded.parts;
+    let items = coded.codes.iter().map(|codes| PartItem { codes: codes.clone() }).collect();
+    let held: Vec<u32> = parts.members.iter().flatten().copied().collect();
+    let rows: Vec<RowPage> = held
+        .chunks(ROWS_PER_PAGE)
+        .map(|page| RowPage {
+            rows: page
+                .iter()
+                .map(|&chunk| {
+                    let (row, scale) = vectors.row(chunk as usize);
+                    let of = chunks[chunk as usize].clone();
+                    let node = of.node;
+                    Row {
+                        chunk,
+                        file: graph.node(node).file.map_or(u32::MAX, |f| f.0),
+                        flags: flags[node.index()],
+                        of,
+                        row: row.to_vec(),
+                        scale,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let model = lane.model();
+    let corpus = lane.corpus();
+    let pieces = (0..model.vocabulary() as u32)
+        .collect::<Vec<u32>>()
+        .chunks(PIECES_PER_PAGE)
+        .map(|ids| {
+            let mut page = PiecePage { rows: Vec::new(), scales: Vec::new(), counts: Vec::new() };
+            for &id in ids {
+                let (row, scale) = model.row(id).expect("a piece of the table");
+                page.rows.extend_from_slice(row);
+                page.scales.push(scale);
+                page.counts.push(corpus.count(id));
+            }
+            page
+        })
+        .collect();
+    let mut coarse = Vec::with_capacity(parts.coarse.len());
+    let mut coarse_scales = Vec::new();
+    for c in parts.coarse.chunks_exact(parts.dim.max(1)) {
+        let (q, scale) = fathom_static::quantise(c);
+        coarse.extend(q);
+        coarse_scales.push(scale);
+    }
+    let head = MeaningHead {
+        coarse,
+        coarse_scales,
+        groups: parts.groups.clone(),
+        centres: Book::of(&coded.centres),
+        centre_codes: coded.centre_codes.clone(),
+        sizes: parts.members.iter().map(|m| m.len() as u32).collect(),
+        residuals: Book::of(&coded.residuals),
+    };
+    (head, items, rows, pieces)
 }
 
 /// Whether a search reads the edge: containment (what holds a symbol, a

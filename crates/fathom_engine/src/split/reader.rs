@@ -31,6 +31,8 @@ use fathom_search::chunks::{Chunk, Part};
 use fathom_search::lexical::Lexical;
 use fathom_search::retrieval::{Facts, Retrieval, SearchOptions};
 
+mod meaning;
+
 use super::{EdgeRun, FileHead, FileItem, NameEntry, NodePage, PostingsItem, Root, term_range};
 use crate::store::{ItemRef, StoreError, open};
 use crate::summary::{IndexSummary, Timings};
@@ -81,6 +83,12 @@ enum Want {
     More(usize),
     /// A file's text and colours, once a head names its item.
     File(u32),
+    /// The static lane's head, a partition, a page of rows, a page of the
+    /// table.
+    Meaning,
+    Part(usize),
+    Rows(usize),
+    Pieces(usize),
 }
 
 /// How much of a node a reader holds, from least to most.
@@ -108,6 +116,7 @@ pub struct Fetched {
     pub edges: u64,
     pub more: u64,
     pub files: u64,
+    pub meaning: u64,
 }
 
 pub struct SplitReader {
@@ -139,6 +148,8 @@ pub struct SplitReader {
     /// Edges or names arrived since the graph last listed them.
     dirty: bool,
     fetched: Fetched,
+    /// The static lane, once [`SplitReader::read_meaning`] is asked to.
+    meaning: Option<meaning::MeaningIn>,
 }
 
 impl SplitReader {
@@ -217,6 +228,9 @@ impl SplitReader {
         for (at, (_, item)) in root.digests.iter().enumerate() {
             answers.entry(*item).or_default().push(Want::Digest(at));
         }
+        if let Some(meaning) = &root.meaning {
+            answers.entry(meaning.head).or_default().push(Want::Meaning);
+        }
         Ok(SplitReader {
             file_items: vec![None; files],
             files_in: vec![false; files],
@@ -235,6 +249,7 @@ impl SplitReader {
             held: vec![Held::Nothing; nodes],
             dirty: false,
             fetched: Fetched::default(),
+            meaning: None,
         })
     }
 
@@ -289,6 +304,9 @@ impl SplitReader {
         if reads.locations || !options.filter.is_empty() {
             wants.extend(self.everything());
         }
+        // Meaning: the query's pieces and the head, then its partitions,
+        // then its best chunks' rows.
+        wants.extend(self.meaning_wants(query, options));
         // A bug report is read by the localiser, over every file's text and
         // every term the report holds: all of it.
         if options.read_report && fathom_search::issue::Issue::is_report(query) {
@@ -528,7 +546,17 @@ impl SplitReader {
             Want::Nodes(_) => mean(&self.root.nodes),
             Want::Edges(_) => mean(&self.root.edges),
             Want::More(_) => mean(&self.root.more),
-            Want::Digest(_) | Want::File(_) => self.item_of(want).map_or(0, |(item, _)| u64::from(item.bytes)),
+            Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => {
+                let meaning = self.root.meaning.as_ref();
+                meaning.map_or(0, |m| match want {
+                    Want::Part(_) => mean(&m.parts),
+                    Want::Rows(_) => mean(&m.rows),
+                    _ => mean(&m.pieces),
+                })
+            }
+            Want::Digest(_) | Want::File(_) | Want::Meaning => {
+                self.item_of(want).map_or(0, |(item, _)| u64::from(item.bytes))
+            }
         }
     }
 
@@ -626,6 +654,7 @@ impl SplitReader {
             Want::Edges(_) => &mut self.fetched.edges,
             Want::More(_) => &mut self.fetched.more,
             Want::File(_) => &mut self.fetched.files,
+            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => &mut self.fetched.meaning,
         };
         *family += bytes.len() as u64;
         for want in wants {
@@ -649,6 +678,7 @@ impl SplitReader {
         let wants = wants.chain((0..count(&root.nodes)).map(Want::Nodes));
         let wants = wants.chain((0..count(&root.edges)).map(Want::Edges));
         let wants = wants.chain((0..count(&root.more)).map(Want::More));
+        let wants = wants.chain(self.every_meaning_want());
         let mut seen: HashSet<ItemRef> = HashSet::new();
         wants
             .filter_map(|want| self.item_of(want))
@@ -786,6 +816,7 @@ impl SplitReader {
                 self.lines.remove(&file);
                 self.files_in[file as usize] = true;
             }
+            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.put_meaning(want, item, bytes)?,
             Want::Edges(at) | Want::More(at) => {
                 let run: EdgeRun = open("an edge run", item, bytes)?;
                 self.check_nodes(item, run.nodes.iter().chain(&run.far).map(|(id, _)| *id))?;
@@ -961,6 +992,7 @@ impl SplitReader {
                 let item = (*self.file_items.get(file as usize)?)?;
                 (item, format!("the text of `{}`", self.index.graph.files()[file as usize].path))
             }
+            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => return self.meaning_item(want),
         })
     }
 
@@ -973,6 +1005,7 @@ impl SplitReader {
             Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
             Want::More(at) => self.more_in.get(at).copied().unwrap_or(true),
             Want::File(file) => self.files_in.get(file as usize).copied().unwrap_or(true),
+            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.have_meaning(want),
         }
     }
 
