@@ -71,6 +71,12 @@ describe('a static documentation site', () => {
     writeFileSync(join(site, 'split-ask.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="Flask" ask-above="0.001"').replaceAll('mini-py-js', 'Flask'));
     // The same, kept whole in the browser once open (an offline demo).
     writeFileSync(join(site, 'split-offline.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="flask-split/" query="url_for" offline').replaceAll('mini-py-js', 'Flask'));
+    // Flask with the static lane, whole and split: the split page reads meaning in parts (the tokenizer, never the table).
+    fathom(['index', FLASK, '--vectors', 'static', '-o', join(site, 'flask-static.fathom')]);
+    fathom(['index', FLASK, '--split', '--vectors', 'static', '-o', join(site, 'flask-split-static')]);
+    for (const [html, bundle] of [['flask-meaning.html', 'flask-static.fathom'], ['split-meaning.html', 'flask-split-static/']] as const) {
+      writeFileSync(join(site, html), PAGE.replace('bundle="mini.fathom" query="compute_total"', `bundle="${bundle}" model="model/" query="how are errors handled"`).replaceAll('mini-py-js', 'Flask'));
+    }
     // The same with no query: nothing is read for meaning until the reader asks.
     writeFileSync(join(site, 'semantic-idle.html'), PAGE.replace('bundle="mini.fathom" query="compute_total"', 'bundle="mini-static.fathom" model="model/"'));
     server = await serveDir(site);
@@ -282,6 +288,55 @@ describe('a static documentation site', () => {
     expect(whole.requests.filter((r) => r.includes('/assets/xz-decompress'))).toEqual([]);
     expect(split.requests.filter((r) => /\/assets\/fathom_wasm_bg/.test(r))).toEqual([]);
     expect(whole.requests.filter((r) => r.includes('/assets/fathom_wasm_viewer_bg'))).toEqual([]);
+  });
+
+  test('a split bundle with the static lane reads meaning in parts: the tokenizer, never the table; its answers are the whole bundle\'s', async () => {
+    const queries = ['how are errors handled', 'register a blueprint', 'render a template with context', 'session cookie'];
+    const answers = async (html: string) => {
+      const seen: { symbols: string[][]; meaning: (string | null)[]; requests: string[]; status: string; fetched?: { meaning: number } | null | undefined } = {
+        symbols: [], meaning: [], requests: [], status: '',
+      };
+      await withApp(browser(), `${url}${html}`, async ({ page, requests }) => {
+        const explorer = page.getByTestId('explorer');
+        await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+        const list = explorer.getByTestId('search-results');
+        await expect.poll(() => list.getAttribute('data-query'), { timeout: 30_000 }).toBe(queries[0]);
+        for (const query of queries) {
+          await explorer.getByTestId('search-input').fill(query);
+          await expect.poll(() => list.getAttribute('data-query'), { timeout: 30_000 }).toBe(query);
+          await expect.poll(() => list.getAttribute('data-meaning'), { timeout: 30_000 }).toBe('static');
+          // The engine's answer through the page's client, as the explorer asks it (hybrid, ten).
+          const answer = await page.evaluate(
+            (q) => document.querySelector('fathom-explorer')?.client?.search(q, { k: 10, mode: 'hybrid' }),
+            query,
+          );
+          seen.meaning.push(answer?.params.meaning ?? null);
+          seen.symbols.push((answer?.hits ?? []).map((h) => h.symbol));
+        }
+        seen.status = (await explorer.getByTestId('index-status').textContent()) ?? '';
+        seen.fetched = await page.evaluate(() => document.querySelector('fathom-explorer')?.client?.splitFetched());
+        seen.requests = [...requests];
+        if (html === 'split-meaning.html') {
+          await screenshot(page, 'static-site-split-meaning');
+          await page.setViewportSize({ width: 390, height: 844 });
+          await screenshot(page, 'static-site-split-meaning-narrow');
+        }
+      });
+      return seen;
+    };
+    const whole = await answers('flask-meaning.html');
+    const split = await answers('split-meaning.html');
+    // By meaning on both: the split page's lane is the chunks its codes rank best, scored exactly.
+    expect(split.meaning).toEqual(queries.map(() => 'static'));
+    // On Flask every partition is near enough to read, and the answers are the whole bundle's.
+    expect(split.symbols).toEqual(whole.symbols);
+    expect(split.symbols.every((top) => top.length === 10)).toBe(true);
+    expect(split.status).not.toContain('search by words');
+    // The tokenizer once, from the model folder; never the table or MiniLM; the lane's items from the bundle.
+    expect(split.requests.filter((r) => r.endsWith('/model/minilm-l6-v2.tokenizer.json'))).toHaveLength(1);
+    expect(split.requests.filter((r) => r.includes('static-v1') || r.includes('minilm-l6-v2.f16'))).toEqual([]);
+    expect(split.fetched?.meaning).toBeGreaterThan(0);
+    expect(split.requests.some((r) => r.endsWith('/flask-static.fathom'))).toBe(false);
   });
 
   test('a split bundle\'s impact that would read past what the page allows asks first, and fetches it once allowed', async () => {

@@ -27,6 +27,7 @@ import type {
   Refinement,
   SearchOptions,
   SplitFetched,
+  SplitOpened,
   SymbolContext,
   TestsFor,
   WorkerReply,
@@ -363,8 +364,8 @@ export class FathomClient {
    * ending in `/`: its root only. Searches and files then fetch the items
    * they need from it, each once. A refused root leaves the current index.
    */
-  openSplit(base: string): Promise<IndexSummary> {
-    return this.#request({ op: 'openSplit', base });
+  openSplit(base: string): Promise<SplitOpened> {
+    return this.#request({ op: 'openSplit', base, modelBase: this.#modelBase });
   }
 
   /**
@@ -374,8 +375,8 @@ export class FathomClient {
    * reads the items it needs from the files, as over HTTP. A refused root
    * leaves the current index.
    */
-  openSplitFiles(name: string, files: { path: string; file: Blob }[]): Promise<IndexSummary> {
-    return this.#request({ op: 'openSplitFiles', name, files });
+  openSplitFiles(name: string, files: { path: string; file: Blob }[]): Promise<SplitOpened> {
+    return this.#request({ op: 'openSplitFiles', name, files, modelBase: this.#modelBase });
   }
 
   /**

@@ -264,16 +264,18 @@ export class FathomExplorer extends HTMLElement {
       ui.search.setLanguages(Object.keys(summary.languages));
       ui.search.enable();
       // Without a model nothing can read a query's meaning, whatever the
-      // bundle holds, nor is meaning read from a split bundle yet: search
-      // reads words, and says so once, here, rather than under every answer.
-      const meaning = Boolean(model) && !inParts;
+      // bundle holds, nor without vectors in a split bundle: search reads
+      // words, and says so once, here, rather than under every answer. A
+      // split bundle's meaning needs only the model's tokenizer; its lane
+      // comes in parts with the questions.
+      const meaning = Boolean(model) && (!inParts || ('meaning' in summary && summary.meaning));
       ui.mode.value = meaning ? 'hybrid' : 'lexical';
       const reads = meaning ? '' : model ? ' · search by words (a split bundle)' : ' · search by words (no model on this page)';
       ui.status.textContent = `${name} · ${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols${reads} · ready`;
       this.dataset.search = meaning ? 'hybrid' : 'lexical';
       this.setAttribute('state', 'ready');
       this.#startMeaning = undefined;
-      if (meaning) {
+      if (meaning && !inParts) {
         const upgrades = new MeaningUpgrades();
         client.onEmbedding((progress) => {
           if (progress.staticFrom) this.dataset.staticFrom = progress.staticFrom;

@@ -20,6 +20,7 @@ export type {
   FileError,
   IndexSummary,
   KeptOffline,
+  SplitOpened,
   MatchKind,
   MemoryReport,
   Plan,

@@ -243,15 +243,22 @@ export interface MemoryReport {
   minilmHeapBytes: number[];
 }
 
+/**
+ * A split bundle opened: what its root says the index holds, and whether it
+ * carries the static lane, which a search not by words alone then reads
+ * (the tokenizer from the client's model folder, the rest from the bundle).
+ */
+export type SplitOpened = IndexSummary & { meaning: boolean };
+
 export type WorkerRequest =
   | { id: number; op: 'indexZip'; name: string; bytes: ArrayBuffer; exclude: string[]; scip: { name: string; bytes: ArrayBuffer }[]; heapBudget?: number | undefined }
   | { id: number; op: 'plan'; name: string; bytes: ArrayBuffer }
   | { id: number; op: 'prepare' }
   | { id: number; op: 'indexFiles'; name: string; paths: string[]; data: ArrayBuffer; ends: Uint32Array }
   | { id: number; op: 'search'; query: string; options: Partial<SearchOptions> }
-  | { id: number; op: 'openSplit'; base: string }
+  | { id: number; op: 'openSplit'; base: string; modelBase: string }
   | { id: number; op: 'keepOffline' }
-  | { id: number; op: 'openSplitFiles'; name: string; files: { path: string; file: Blob }[] }
+  | { id: number; op: 'openSplitFiles'; name: string; files: { path: string; file: Blob }[]; modelBase: string }
   | { id: number; op: 'startEmbedding'; options: MeaningOptions; modelBase: string }
   | { id: number; op: 'embedTexts'; texts: string[]; backend: Backend; modelBase: string; workers?: number | undefined }
   | { id: number; op: 'memory' }
@@ -275,9 +282,9 @@ export interface OpResults {
   prepare: number;
   indexFiles: IndexSummary;
   search: LiveResults;
-  openSplit: IndexSummary;
+  openSplit: SplitOpened;
   keepOffline: KeptOffline;
-  openSplitFiles: IndexSummary;
+  openSplitFiles: SplitOpened;
   /** Where meaning stands once the static lane is built and MiniLM started, or not. */
   startEmbedding: EmbeddingProgress;
   embedTexts: Float32Array;

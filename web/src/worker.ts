@@ -13,6 +13,7 @@ import type {
   Change,
   HeapStats,
   IndexSummary,
+  SplitOpened,
   KeptOffline,
   MemoryReport,
   OpResults,
@@ -776,7 +777,18 @@ async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, m
  * and the items being fetched, by hash, so two questions that need one item
  * fetch it once.
  */
-let split: { base: string; fetching: Map<string, Promise<Uint8Array>>; warm?: boolean; local?: Map<string, Blob> } | undefined;
+let split:
+  | {
+      base: string;
+      fetching: Map<string, Promise<Uint8Array>>;
+      warm?: boolean;
+      local?: Map<string, Blob>;
+      /** Where the tokenizer is fetched from, for the static lane. */
+      modelBase: string;
+      /** The static lane read, once a search asked for meaning: `true`, or why not. */
+      meaning?: Promise<true | string>;
+    }
+  | undefined;
 /** The last `openSplit` under way: a question asked meanwhile waits for it. */
 let opening: Promise<unknown> = Promise.resolve();
 
@@ -794,36 +806,55 @@ const MAX_WAVES = 8;
 const IN_FLIGHT = 48;
 
 /** Fetches a split bundle's root from `base` (a folder's URL) and opens it. */
-async function openSplit(base: string): Promise<IndexSummary> {
+async function openSplit(base: string, modelBase: string): Promise<SplitOpened> {
   const url = new URL('root.fathom', base).href;
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
   const { root, warm } = await fetchRoot(url);
-  return install(url, root, { base, fetching: new Map(), warm });
+  return install(url, root, { base, fetching: new Map(), warm, modelBase });
 }
 
 /**
  * Opens a split bundle from a folder's files (paths relative to it): its
  * root now, each item from its file when a question needs it.
  */
-async function openSplitFiles(name: string, files: { path: string; file: Blob }[]): Promise<IndexSummary> {
+async function openSplitFiles(name: string, files: { path: string; file: Blob }[], modelBase: string): Promise<SplitOpened> {
   const local = new Map(files.map((f) => [f.path, f.file]));
   const rootFile = local.get('root.fathom');
   if (!rootFile) throw new Error(`${name} holds no root.fathom: it is not a split bundle's folder`);
   void getWorkspace().catch(() => undefined);
   const root = new Uint8Array(await rootFile.arrayBuffer());
-  return install(`${name}/root.fathom`, root, { base: `${name}/`, fetching: new Map(), local });
+  return install(`${name}/root.fathom`, root, { base: `${name}/`, fetching: new Map(), local, modelBase });
 }
 
 /** Opens a split bundle's root (named `path` in errors) in the engine, in place of any index, and where its items come from. */
-function install(path: string, root: Uint8Array, source: NonNullable<typeof split>): Promise<IndexSummary> {
+function install(path: string, root: Uint8Array, source: NonNullable<typeof split>): Promise<SplitOpened> {
   return inQueue(async () => {
     const ws = await getWorkspace();
     const summary = ws.openSplit(path, root);
     newSession();
     split = source;
-    return summary;
+    return { ...summary, meaning: ws.splitHasMeaning() };
   });
+}
+
+/**
+ * Reads the open split bundle's static lane, once: the tokenizer from the
+ * model folder (cached as the indexing engine's is); the lane's items come
+ * with the questions that need them. `true`, or why meaning is unavailable.
+ */
+function splitMeaning(open: NonNullable<typeof split>): Promise<true | string> {
+  open.meaning ??= (async (): Promise<true | string> => {
+    if (!(await inQueue(async () => (await getWorkspace()).splitHasMeaning()))) return 'the split bundle carries no vectors';
+    try {
+      const words = await tokenizerBytes(open.modelBase);
+      await inQueue(async () => (await getWorkspace()).readMeaning(words));
+      return true;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  })();
+  return open.meaning;
 }
 
 /** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
@@ -1086,11 +1117,15 @@ async function answerSplit(request: SplitRequest): Promise<void> {
   const { id } = request;
   try {
     if (request.op === 'search') {
-      const { query, options } = request;
+      const { query } = request;
+      // Meaning where the bundle carries it and the tokenizer came; else words, saying why.
+      const open = split;
+      const meaning = open && request.options.mode !== 'lexical' ? await splitMeaning(open) : true;
+      const options = meaning === true ? request.options : { ...request.options, mode: 'lexical' as const };
       const results = await stepped((ws) => ws.searchStep(query, options));
-      // The page says once that a split bundle is searched by words; no answer repeats it.
+      const note = meaning === true ? results.note : `meaning is unavailable (${meaning}); ran as lexical`;
       const reading: Reading = { state: 'none', detail: null };
-      scope.postMessage({ id, type: 'result', op: 'search', value: { ...results, reading } });
+      scope.postMessage({ id, type: 'result', op: 'search', value: { ...results, note, reading } });
     } else if (request.op === 'file') {
       const text = await stepped((ws) => ws.fileStep(request.path));
       scope.postMessage({ id, type: 'result', op: 'file', value: text ?? undefined });
@@ -1293,7 +1328,8 @@ function answerOutside<K extends 'openSplit' | 'openSplitFiles' | 'keepOffline'>
 scope.addEventListener('message', (event) => {
   const request = event.data as WorkerRequest;
   if (request.op === 'openSplit' || request.op === 'openSplitFiles') {
-    const opened = request.op === 'openSplit' ? openSplit(request.base) : openSplitFiles(request.name, request.files);
+    const opened =
+      request.op === 'openSplit' ? openSplit(request.base, request.modelBase) : openSplitFiles(request.name, request.files, request.modelBase);
     opening = opened;
     answerOutside(request.id, request.op, opened);
     return;

@@ -476,10 +476,12 @@ async function indexOnce(
     if (currentView() === 'map') void ensureMap().then(() => graphMap.resize());
     search.enable();
     queryConsole.enable();
-    // A split bundle carries no vectors: searched by words, as the page says once here (and hybrid again after it).
+    // A split bundle without vectors is searched by words, as the page says once here (and hybrid again after it);
+    // one with the static lane by meaning too, its lane read in parts with the questions.
+    const byWords = Boolean(how.split) && !('meaning' in summary && summary.meaning);
     const modeSelect = byTestId<HTMLSelectElement>('search-mode');
-    if (how.split || modeSelect.dataset.split) modeSelect.value = how.split ? 'lexical' : 'hybrid';
-    if (how.split) modeSelect.dataset.split = 'true';
+    if (byWords || modeSelect.dataset.split) modeSelect.value = byWords ? 'lexical' : 'hybrid';
+    if (byWords) modeSelect.dataset.split = 'true';
     else delete modeSelect.dataset.split;
     // It answers search, files, symbols, their callers, callees, impact and references, and Cypher;
     // cards, tests for a change and the map read the whole index, and it is not the library's to keep.
@@ -489,7 +491,8 @@ async function indexOnce(
     statusLine.dataset.source = how.split ? 'split' : how.saved ? 'library' : 'indexed';
     if (!how.saved && !how.split && currentKey) void save(currentKey, name, summary, false);
     lastSummary = summary;
-    statusLine.textContent = how.split ? `Opened ${name}, a split bundle read in parts (search by words) · ready` : `Indexed ${name} · ready`;
+    const reads = byWords ? ' (search by words)' : '';
+    statusLine.textContent = how.split ? `Opened ${name}, a split bundle read in parts${reads} · ready` : `Indexed ${name} · ready`;
     sidebarToggle.textContent = `${summary.files.toLocaleString('en-US')} files · ${summary.symbols.toLocaleString('en-US')} symbols`;
     sidebarToggle.title = 'Show or hide the drop zone, library, progress and summary';
     sidebarToggle.hidden = false;

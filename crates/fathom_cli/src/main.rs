@@ -67,7 +67,9 @@ enum Command {
         no_embed: bool,
         /// Write a split bundle: `-o` names a directory that a static host
         /// serves as it is (`root.fathom` and content-addressed items under
-        /// `s/`), read in parts, on demand. It carries no vectors yet.
+        /// `s/`), read in parts, on demand. It carries the static table's
+        /// vectors (`--vectors static`, or `both`), read by a query's word
+        /// pieces, or none; not MiniLM's.
         #[arg(long, requires = "output")]
         split: bool,
         /// Leave out paths matching a glob (repeatable): `docs/**`, `*.min.js`, `tests`.
@@ -338,14 +340,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
     MEMORY.get_or_init(|| cli.memory);
     match cli.command {
         Command::Index { target, output, vectors, no_embed, split, exclude, scip, json } => {
-            if split && !no_embed && vectors != Vectors::None {
-                anyhow::bail!("a split bundle carries no vectors yet: add `--vectors none`");
+            let vectors = if no_embed { Vectors::None } else { vectors };
+            if split && vectors == Vectors::Minilm {
+                anyhow::bail!(
+                    "a split bundle carries the static table's vectors only: use `--vectors static` or `none`"
+                );
             }
             let exclude = fathom_engine::Exclude::new(&exclude)?;
             let scip = read_scip(&scip);
             let mut index = open_with(&target, &Options { exclude, ..Options::default() }, scip)?;
             if let Some(dir) = output.as_ref().filter(|_| split) {
-                index.clear_static();
+                // The static lane, read by a query's word pieces; MiniLM's
+                // vectors are not split (`both` splits the static lane).
+                if vectors == Vectors::None {
+                    index.clear_static();
+                } else {
+                    drop(embedding::prepare(&mut index, false)?);
+                }
                 let split = index.to_split();
                 split.write(dir).with_context(|| format!("cannot write the split bundle `{}`", dir.display()))?;
                 let r = &split.report;
@@ -365,7 +376,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     );
                 }
             } else if let Some(path) = output {
-                match if no_embed { Vectors::None } else { vectors } {
+                match vectors {
                     Vectors::Both => drop(embedding::prepare(&mut index, true)?),
                     Vectors::Static => drop(embedding::prepare(&mut index, false)?),
                     Vectors::Minilm => {

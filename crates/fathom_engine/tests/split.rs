@@ -594,6 +594,13 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
         }
         assert!(reader.fetched().meaning - before < 400 << 10, "{query:?} read past 400 KB of meaning");
     }
+    if std::env::var_os("SHOW_HYBRID").is_some() {
+        let hybrid = SearchOptions { k: 10, ..SearchOptions::default() };
+        for query in ["how are errors handled", "register a blueprint", "session cookie"] {
+            let (answer, _) = split_search(&split, &mut reader, query, &hybrid);
+            eprintln!("{query}\nsplit {:?}\nwhole {:?}", symbols(&answer), symbols(&whole(&index, query, &hybrid)));
+        }
+    }
     let recall = found as f64 / wanted as f64;
     eprintln!(
         "meaning over split: recall@10 {recall:.3}, {same} of {} answers whole, {:?}",

@@ -115,9 +115,9 @@ pub struct Coded {
     pub codes: Vec<Vec<u8>>,
 }
 
-/// The codes' shapes: a centroid in 64 runs of 16 points, a chunk in 32
+/// The codes' shapes: a centroid in 128 runs of 16 points, a chunk in 32
 /// runs of 256 (`fathom-bench ivf-codes`).
-pub const CENTRE_RUNS: usize = 64;
+pub const CENTRE_RUNS: usize = 128;
 pub const CENTRE_POINTS: usize = 16;
 pub const RESIDUAL_RUNS: usize = 32;
 pub const RESIDUAL_POINTS: usize = 256;
@@ -126,6 +126,11 @@ const RESIDUAL_SAMPLE: usize = 20_000;
 
 impl Coded {
     pub fn build(vectors: &StaticVectors, size: usize) -> Coded {
+        Coded::shaped(vectors, size, (CENTRE_RUNS, CENTRE_POINTS), (RESIDUAL_RUNS, RESIDUAL_POINTS))
+    }
+
+    /// [`Coded::build`] with other shapes of code (runs, points), to measure.
+    pub fn shaped(vectors: &StaticVectors, size: usize, centre: (usize, usize), chunk: (usize, usize)) -> Coded {
         let parts = Partitions::build(vectors, size);
         let dim = parts.dim.max(1);
         let runs = |most: usize| (1..=most.min(dim)).rev().find(|r| dim % r == 0).unwrap_or(1);
@@ -136,7 +141,7 @@ impl Coded {
         let offsets: Vec<Vec<f32>> = (0..parts.len())
             .map(|p| parts.centroids[p * dim..(p + 1) * dim].iter().zip(coarse(p)).map(|(f, c)| f - c).collect())
             .collect();
-        let centres = Quantiser::train(&offsets, dim, runs(CENTRE_RUNS), CENTRE_POINTS);
+        let centres = Quantiser::train(&offsets, dim, runs(centre.0), centre.1);
         let centre_codes: Vec<u8> = offsets.iter().flat_map(|o| centres.encode(o)).collect();
         // Each partition's centroid as a reader decodes it.
         let decoded: Vec<Vec<f32>> = (0..parts.len())
@@ -155,7 +160,7 @@ impl Coded {
             |&(p, c): &(usize, u32)| -> Vec<f32> { plain(c).iter().zip(&decoded[p]).map(|(x, m)| x - m).collect() };
         let step = held.len().div_ceil(RESIDUAL_SAMPLE).max(1);
         let sample: Vec<Vec<f32>> = held.iter().step_by(step).map(residual).collect();
-        let residuals = Quantiser::train(&sample, dim, runs(RESIDUAL_RUNS), RESIDUAL_POINTS);
+        let residuals = Quantiser::train(&sample, dim, runs(chunk.0), chunk.1);
         let mut flat = crate::parallel::map(&held, |at| residuals.encode(&residual(at))).into_iter();
         let codes = parts.members.iter().map(|m| flat.by_ref().take(m.len()).flatten().collect()).collect();
         Coded { parts, centres, centre_codes, residuals, codes }

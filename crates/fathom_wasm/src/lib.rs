@@ -77,7 +77,7 @@ export interface SplitNeed { path: string; hash: string; bytes: number; plain: n
 /** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
 export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
 /** What a split bundle's reader has fetched: items and bytes, in all and by family. */
-export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; more: number; files: number; }
+export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; more: number; files: number; meaning: number; }
 
 export interface IndexSummary {
   archive: string;
@@ -895,8 +895,24 @@ impl Workspace {
         Ok(summary)
     }
 
-    /// A search of the split bundle, as `search` (words alone): its results,
-    /// or the items it needs first.
+    /// Whether the open split bundle carries the static lane: a search not
+    /// by words alone reads its meaning once `readMeaning` is given the
+    /// tokenizer.
+    #[wasm_bindgen(js_name = splitHasMeaning)]
+    pub fn split_has_meaning(&self) -> bool {
+        self.state.borrow().split.as_ref().is_some_and(|reader| reader.root().meaning.is_some())
+    }
+
+    /// Reads the open split bundle's static lane from here on, queries
+    /// embedded with `tokenizer` (MiniLM's `tokenizer.json`, checked against
+    /// its pinned hash).
+    #[wasm_bindgen(js_name = readMeaning)]
+    pub fn read_meaning(&self, tokenizer: &[u8]) -> Result<(), JsError> {
+        self.split(|reader| reader.read_meaning(tokenizer).map_err(|e| JsError::new(&e)))
+    }
+
+    /// A search of the split bundle, as `search`: its results, or the items
+    /// it needs first. By meaning too once `readMeaning` was given.
     #[wasm_bindgen(js_name = searchStep, unchecked_return_type = "SplitStep<SearchResults>")]
     pub fn search_step(
         &self,
