@@ -76,7 +76,7 @@ const ROOT_LIMIT: u64 = 64 << 20;
 /// (bench/PERFORMANCE.md).
 const PARTITION_CHUNKS: usize = 100;
 pub const ROWS_PER_PAGE: usize = 2;
-pub const PIECES_PER_PAGE: usize = 16;
+pub const PIECES_PER_PAGE: usize = 4;
 
 /// The root: see the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -282,8 +282,9 @@ impl SplitReader {
         }
     }
 
-    /// Searches as [`Index::search`] does a whole index (words alone: a split
-    /// bundle carries no vectors yet), or says what it needs first.
+    /// Searches as [`Index::search`] does a whole index (by meaning too once
+    /// [`SplitReader::read_meaning`] was given the tokenizer), or says what
+    /// it needs first.
     pub fn search_step(&mut self, query: &str, options: &SearchOptions) -> Step<SearchResults> {
         self.settle();
         let mut wants: Vec<Want> = Vec::new();
