@@ -564,7 +564,8 @@ fn a_split_bundle_is_written_and_searched_in_parts() {
     let said = String::from_utf8_lossy(&damaged.stderr);
     assert!(said.contains("was altered") && said.contains("s/"), "{said}");
 
-    let refused = fathom(&["index", target.to_str().unwrap(), "--split", "--vectors", "minilm", "-o", dir.to_str().unwrap()]);
+    let refused =
+        fathom(&["index", target.to_str().unwrap(), "--split", "--vectors", "minilm", "-o", dir.to_str().unwrap()]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("the static table's vectors only"));
     let _ = std::fs::remove_dir_all(&dir);
