@@ -133,7 +133,7 @@ impl Coded {
     pub fn shaped(vectors: &StaticVectors, size: usize, centre: (usize, usize), chunk: (usize, usize)) -> Coded {
         let parts = Partitions::build(vectors, size);
         let dim = parts.dim.max(1);
-        let runs = |most: usize| (1..=most.min(dim)).rev().find(|r| dim % r == 0).unwrap_or(1);
+        let runs = |most: usize| (1..=most.min(dim)).rev().find(|&r| dim.is_multiple_of(r)).unwrap_or(1);
         let group_of: Vec<usize> = (0..parts.groups.len().saturating_sub(1))
             .flat_map(|g| std::iter::repeat_n(g, (parts.groups[g + 1] - parts.groups[g]) as usize))
             .collect();
@@ -259,7 +259,7 @@ impl Quantiser {
     /// Learns the runs' points from `sample` (vectors of `dim`), the same
     /// sample giving the same points.
     pub fn train(sample: &[Vec<f32>], dim: usize, parts: usize, codes: usize) -> Quantiser {
-        assert!(parts > 0 && dim % parts == 0 && (1..=256).contains(&codes));
+        assert!(parts > 0 && dim.is_multiple_of(parts) && (1..=256).contains(&codes));
         let run = dim / parts;
         let runs: Vec<usize> = (0..parts).collect();
         let books: Vec<f32> = crate::parallel::map(&runs, |&p| {
@@ -281,15 +281,6 @@ impl Quantiser {
     /// The runs' points as stored: int8 with one scale.
     pub fn book_bytes(&self) -> (Vec<i8>, f32) {
         fathom_static::quantise(&self.books)
-    }
-
-    /// Whether the shape is whole: `dim` cut into `parts` equal runs, each
-    /// with `codes` points.
-    pub fn check(&self) -> bool {
-        self.parts > 0
-            && self.dim % self.parts == 0
-            && (1..=256).contains(&self.codes)
-            && self.books.len() == self.parts * self.codes * (self.dim / self.parts)
     }
 
     fn run(&self) -> usize {

@@ -145,16 +145,7 @@ impl StaticModel {
                 expected: format!("f32 [{vocab}]"),
             });
         }
-        let mut tokenizer = Tokenizer::from_bytes(tokenizer).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
-        // MiniLM's tokenizer.json pads and truncates to 128 pieces, for the
-        // transformer: a lookup wants neither (it cuts chunks itself, and
-        // queries are read to MAX_PIECES).
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
-        let pieces = tokenizer.get_vocab_size(true);
-        if pieces != vocab {
-            return Err(StaticError::Vocabulary { table: vocab, tokenizer: pieces });
-        }
+        let tokenizer = lookup_tokenizer(tokenizer, vocab)?;
         let scales: Vec<f32> = scales
             .data()
             .chunks_exact(4)
@@ -172,13 +163,7 @@ impl StaticModel {
     /// `id` is the table's, as [`Self::id`] named it where the rows came
     /// from.
     pub fn sparse(tokenizer: &[u8], vocabulary: usize, dim: usize, id: String) -> Result<StaticModel, StaticError> {
-        let mut tokenizer = Tokenizer::from_bytes(tokenizer).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
-        let pieces = tokenizer.get_vocab_size(true);
-        if pieces != vocabulary {
-            return Err(StaticError::Vocabulary { table: vocabulary, tokenizer: pieces });
-        }
+        let tokenizer = lookup_tokenizer(tokenizer, vocabulary)?;
         Ok(StaticModel { tokenizer, rows: vec![0; vocabulary * dim], scales: vec![0.0; vocabulary], dim, id })
     }
 
@@ -315,6 +300,20 @@ impl StaticModel {
         ids.truncate(MAX_PIECES);
         Ok(Some(self.embed_ids(&ids, corpus)))
     }
+}
+
+/// MiniLM's tokenizer, for a table of `vocabulary` rows. Its tokenizer.json
+/// pads and truncates to 128 pieces, for the transformer: a lookup wants
+/// neither (it cuts chunks itself, and queries are read to MAX_PIECES).
+fn lookup_tokenizer(bytes: &[u8], vocabulary: usize) -> Result<Tokenizer, StaticError> {
+    let mut tokenizer = Tokenizer::from_bytes(bytes).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+    tokenizer.with_padding(None);
+    tokenizer.with_truncation(None).map_err(|e| StaticError::Tokenizer(e.to_string()))?;
+    let pieces = tokenizer.get_vocab_size(true);
+    if pieces != vocabulary {
+        return Err(StaticError::Vocabulary { table: vocabulary, tokenizer: pieces });
+    }
+    Ok(tokenizer)
 }
 
 /// Words already tokenised, with their pieces: one per thread that reads

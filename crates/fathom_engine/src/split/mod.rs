@@ -199,7 +199,8 @@ impl Book {
     /// The quantiser, where its shape is whole for `dim`.
     pub fn quantiser(&self, dim: usize) -> Option<fathom_search::partition::Quantiser> {
         let (runs, points) = (self.runs as usize, self.points as usize);
-        let whole = runs > 0 && dim % runs == 0 && (1..=256).contains(&points) && self.books.len() == points * dim;
+        let whole =
+            runs > 0 && dim.is_multiple_of(runs) && (1..=256).contains(&points) && self.books.len() == points * dim;
         whole.then(|| fathom_search::partition::Quantiser::stored(dim, runs, points, &self.books, self.scale))
     }
 }
