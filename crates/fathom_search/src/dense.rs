@@ -122,11 +122,23 @@ pub struct StaticVectors {
     dim: usize,
     rows: Vec<i8>,
     scales: Vec<f32>,
+    /// A sparse set's chunks ([`StaticVectors::sparse`]): the rows are those
+    /// put in, in the order they came, not one per chunk. Never stored.
+    #[serde(skip)]
+    held: Option<Held>,
+}
+
+/// The chunks of a sparse set's rows, and where each chunk's row is.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Held {
+    len: usize,
+    chunks: Vec<u32>,
+    at: std::collections::HashMap<u32, usize>,
 }
 
 impl StaticVectors {
     pub fn new(dim: usize) -> StaticVectors {
-        StaticVectors { dim, rows: Vec::new(), scales: Vec::new() }
+        StaticVectors { dim, rows: Vec::new(), scales: Vec::new(), held: None }
     }
 
     /// Appends the next chunk's vector (unit length, or all zeros for a
@@ -138,12 +150,14 @@ impl StaticVectors {
         self.scales.push(scale);
     }
 
+    /// How many chunks the vectors are of (a sparse set's too, however few
+    /// rows it holds).
     pub fn len(&self) -> usize {
-        self.scales.len()
+        self.held.as_ref().map_or(self.scales.len(), |h| h.len)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.scales.is_empty()
+        self.len() == 0
     }
 
     pub fn dim(&self) -> usize {
@@ -151,23 +165,42 @@ impl StaticVectors {
     }
 
     /// `len` chunks with no vector yet, for [`Self::set`] to fill: a split
-    /// bundle's reader holds the rows it fetched, and a scan reads only
-    /// those.
+    /// bundle's reader holds the rows it fetched, in the memory they take
+    /// (not a row for every chunk), and a scan reads only those.
     pub fn sparse(len: usize, dim: usize) -> StaticVectors {
-        StaticVectors { dim, rows: vec![0; len * dim], scales: vec![0.0; len] }
+        StaticVectors { dim, rows: Vec::new(), scales: Vec::new(), held: Some(Held { len, ..Held::default() }) }
     }
 
     /// Puts chunk `i`'s row in, as [`Self::row`] gave it.
     pub fn set(&mut self, i: usize, row: &[i8], scale: f32) {
-        if i < self.scales.len() && row.len() == self.dim {
-            self.rows[i * self.dim..(i + 1) * self.dim].copy_from_slice(row);
-            self.scales[i] = if scale.is_finite() { scale } else { 0.0 };
+        if i >= self.len() || row.len() != self.dim {
+            return;
         }
+        let scale = if scale.is_finite() { scale } else { 0.0 };
+        let at = match &mut self.held {
+            None => i,
+            Some(held) => *held.at.entry(i as u32).or_insert_with(|| {
+                held.chunks.push(i as u32);
+                self.rows.resize(self.rows.len() + self.dim, 0);
+                self.scales.push(0.0);
+                held.chunks.len() - 1
+            }),
+        };
+        self.rows[at * self.dim..(at + 1) * self.dim].copy_from_slice(row);
+        self.scales[at] = scale;
     }
 
-    /// Chunk `i`'s row and scale (0 for a chunk with no vector).
+    /// Chunk `i`'s row and scale (0 for a chunk with no vector, whose row
+    /// is empty where the set is sparse).
     pub fn row(&self, i: usize) -> (&[i8], f32) {
-        (&self.rows[i * self.dim..(i + 1) * self.dim], self.scales[i])
+        let at = match &self.held {
+            None => i,
+            Some(held) => match held.at.get(&(i as u32)) {
+                Some(&at) => at,
+                None => return (&[], 0.0),
+            },
+        };
+        (&self.rows[at * self.dim..(at + 1) * self.dim], self.scales[at])
     }
 
     /// Chunks by cosine similarity to `query` (unit length), best first, at
@@ -184,7 +217,7 @@ impl StaticVectors {
             .filter(|(_, (_, scale))| **scale > 0.0)
             .map(|(i, (row, scale))| {
                 let dot: f32 = row.iter().zip(query).map(|(&r, q)| f32::from(r) * q).sum();
-                (i as u32, dot * scale)
+                (self.held.as_ref().map_or(i as u32, |h| h.chunks[i]), dot * scale)
             })
             .collect();
         let limit = limit.min(scored.len());
@@ -242,6 +275,28 @@ mod tests {
 
     fn unit(seed: u64, dim: usize) -> Vector {
         Vector(synthetic_unit(seed, dim).into())
+    }
+
+    /// A sparse set holds the rows put in, in their memory alone, and scans
+    /// them as a whole set scans the same rows.
+    #[test]
+    fn a_sparse_set_scans_the_rows_put_in_as_a_whole_set_does() {
+        let mut whole = StaticVectors::new(16);
+        (0..1_000).for_each(|i| whole.push(&synthetic_unit(i, 16)));
+        let mut sparse = StaticVectors::sparse(1_000, 16);
+        for i in [900usize, 7, 512, 7] {
+            let (row, scale) = whole.row(i);
+            sparse.set(i, row, scale);
+        }
+        sparse.set(1_000, whole.row(0).0, 1.0);
+        assert_eq!((sparse.len(), sparse.rows.len()), (1_000, 3 * 16), "three rows held, each once; none past the end");
+        assert_eq!(sparse.row(512), whole.row(512));
+        assert_eq!(sparse.row(3), (&[][..], 0.0));
+        let query = synthetic_unit(512, 16);
+        let held: Vec<(u32, f32)> =
+            whole.search(&query, 1_000).into_iter().filter(|(c, _)| [7, 512, 900].contains(c)).collect();
+        assert_eq!(sparse.search(&query, 10), held);
+        assert_eq!(sparse.search(&query, 1)[0].0, 512);
     }
 
     #[test]
