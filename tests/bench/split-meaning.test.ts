@@ -9,15 +9,15 @@
 // once, counted apart). Issue 63's bar: recall@10 >= 0.9, <= 400 KB a query.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { launchBrowser, openApp } from '../e2e/browser';
 import { repoRoot } from '../e2e/cli';
+import { corpora, fathomRelease } from './release';
 import { countedHost, type Served, waves } from './counted-serve';
 
-const corpora = process.env.FATHOM_CORPORA ?? `${homedir()}/.cache/fathom/corpora`;
 /** The split bench's five questions of each project, and ten like them. */
 const PROJECTS = [
   {
@@ -44,14 +44,6 @@ const PROJECTS = [
 // FATHOM_SPLIT_ONLY=NAME measures one project (a development aid).
 const only = process.env.FATHOM_SPLIT_ONLY;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-
-function fathomRelease(): string {
-  const target = process.env.CARGO_TARGET_DIR ?? `${homedir()}/.cache/fathom/target`;
-  execFileSync('cargo', ['build', '--locked', '--release', '-q', '-p', 'fathom_cli'], {
-    cwd: repoRoot, stdio: 'inherit', env: { ...process.env, CARGO_TARGET_DIR: target }, timeout: 40 * 60_000,
-  });
-  return join(target, 'release/fathom');
-}
 
 const page = (bundle: string) => `<!doctype html>
 <html lang="en">

@@ -11,16 +11,16 @@
 // parts, beside it.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import { launchBrowser, openApp } from '../e2e/browser';
 import { repoRoot } from '../e2e/cli';
+import { corpora, fathomRelease } from './release';
 import { countedHost, type Host, type Protocol, type Served, waves } from './counted-serve';
 
-const corpora = process.env.FATHOM_CORPORA ?? `${homedir()}/.cache/fathom/corpora`;
 interface Project {
   name: string;
   /** What `fathom index` reads, under the corpora. */
@@ -48,15 +48,6 @@ const SLOW = { latency_ms: 150, bytes_per_second: 200_000 };
 // FATHOM_SPLIT_PROTOCOL=http1 serves the site over HTTP/1.1 instead.
 const PROTOCOL: Protocol = process.env.FATHOM_SPLIT_PROTOCOL === 'http1' ? 'http1' : 'h2';
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-
-/** The release `fathom`, built as `make bench` builds its other tools. */
-function fathomRelease(): string {
-  const target = process.env.CARGO_TARGET_DIR ?? `${homedir()}/.cache/fathom/target`;
-  execFileSync('cargo', ['build', '--locked', '--release', '-q', '-p', 'fathom_cli'], {
-    cwd: repoRoot, stdio: 'inherit', env: { ...process.env, CARGO_TARGET_DIR: target }, timeout: 40 * 60_000,
-  });
-  return join(target, 'release/fathom');
-}
 
 const page = (bundle: string, query: string) => `<!doctype html>
 <html lang="en">
