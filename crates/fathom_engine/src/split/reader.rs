@@ -720,17 +720,7 @@ impl SplitReader {
                         if let Some(chunk) = chunks.get_mut(posting.chunk as usize) {
                             chunk.node = NodeId::new(posting.node as usize);
                         }
-                        // Known in brief: in its file, with what ranking weighs.
-                        let id = NodeId::new(posting.node as usize);
-                        if self.held[posting.node as usize] < Held::Named && self.index.retrieval.facts(id).is_none() {
-                            if self.held[posting.node as usize] == Held::Nothing {
-                                self.index.graph.place_in_file(id, FileId(posting.file));
-                                self.held[posting.node as usize] = Held::Posted;
-                            }
-                            let (role, has_sources, declared) = super::Flags::read(posting.flags);
-                            let facts = Facts { role, has_sources, declared, parent: None, path: None };
-                            self.index.retrieval.set_facts(id, Some(facts));
-                        }
+                        self.posted(NodeId::new(posting.node as usize), posting.file, posting.flags);
                         list.push((posting.chunk, posting.weight));
                     }
                     let (_, lexical, _) = self.index.retrieval.sparse_parts();
@@ -842,6 +832,21 @@ impl SplitReader {
             }
         }
         Ok(())
+    }
+
+    /// Notes a node a posting or a row names as known in brief: in its
+    /// file, with what ranking weighs of it (`flags`), unless more of it is
+    /// held already.
+    fn posted(&mut self, id: NodeId, file: u32, flags: u8) {
+        if self.held[id.index()] < Held::Named && self.index.retrieval.facts(id).is_none() {
+            if self.held[id.index()] == Held::Nothing {
+                self.index.graph.place_in_file(id, FileId(file));
+                self.held[id.index()] = Held::Posted;
+            }
+            let (role, has_sources, declared) = super::Flags::read(flags);
+            let facts = Facts { role, has_sources, declared, parent: None, path: None };
+            self.index.retrieval.set_facts(id, Some(facts));
+        }
     }
 
     /// Puts a file's head in: its path, its role for ranking and its item.

@@ -6,11 +6,10 @@
 
 use std::collections::HashMap;
 
-use fathom_graph::FileId;
 use fathom_search::partition::{Quantiser, rank_partitions};
-use fathom_search::retrieval::{Facts, Mode, SearchOptions};
+use fathom_search::retrieval::{Mode, SearchOptions};
 
-use super::{Held, SplitReader, Want};
+use super::{SplitReader, Want};
 use crate::split::{MeaningHead, PIECES_PER_PAGE, PartItem, PiecePage, ROWS_PER_PAGE, RowPage};
 use crate::store::{ItemRef, StoreError, open};
 
@@ -35,8 +34,7 @@ struct Head {
     groups: Vec<u32>,
     centres: Quantiser,
     centre_codes: Vec<u8>,
-    sizes: Vec<u32>,
-    /// Where each partition's rows start, in rows.
+    /// Where each partition's rows start, in rows, and where the last ends.
     starts: Vec<usize>,
     residuals: Quantiser,
 }
@@ -143,7 +141,7 @@ impl SplitReader {
         match want {
             Want::Meaning => meaning.head.is_some(),
             Want::Part(at) => {
-                meaning.parts.contains_key(&at) || meaning.head.as_ref().is_some_and(|h| at >= h.starts.len())
+                meaning.parts.contains_key(&at) || meaning.head.as_ref().is_some_and(|h| at + 1 >= h.starts.len())
             }
             Want::Rows(at) => meaning.rows_in.get(at).copied().unwrap_or(true),
             Want::Pieces(at) => meaning.pieces_in.get(at).copied().unwrap_or(true),
@@ -197,10 +195,11 @@ impl SplitReader {
                     .zip(&head.coarse_scales)
                     .flat_map(|(c, &scale)| c.iter().map(move |&x| f32::from(x) * scale))
                     .collect();
-                let starts = head
-                    .sizes
-                    .iter()
-                    .scan(0usize, |at, &size| Some(std::mem::replace(at, *at + size as usize)))
+                let starts = std::iter::once(0)
+                    .chain(head.sizes.iter().scan(0usize, |at, &size| {
+                        *at += size as usize;
+                        Some(*at)
+                    }))
                     .collect();
                 if let Some(meaning) = self.meaning.as_mut() {
                     meaning.head = Some(Head {
@@ -208,7 +207,6 @@ impl SplitReader {
                         groups: head.groups,
                         centres,
                         centre_codes: head.centre_codes,
-                        sizes: head.sizes,
                         starts,
                         residuals,
                     });
@@ -220,8 +218,8 @@ impl SplitReader {
                 let Some(head) = &meaning.head else {
                     return Err(bad("a partition", "it came before the meaning's head".into()));
                 };
-                let size = head.sizes.get(at).map_or(0, |&size| size as usize);
-                if head.sizes.get(at).is_none() || part.codes.len() != size * head.residuals.parts {
+                let size = head.starts.get(at + 1).map(|&end| end - head.starts[at]);
+                if size.is_none_or(|size| part.codes.len() != size * head.residuals.parts) {
                     return Err(bad(
                         "a partition",
                         format!("its {} bytes of codes do not fit the head's partition", part.codes.len()),
@@ -249,15 +247,7 @@ impl SplitReader {
                     let (slots, _, _) = self.index.retrieval.sparse_parts();
                     slots[row.chunk as usize] = row.of;
                     // Known in brief, as a posting makes it.
-                    if self.held[node.index()] < Held::Named && self.index.retrieval.facts(node).is_none() {
-                        if self.held[node.index()] == Held::Nothing {
-                            self.index.graph.place_in_file(node, FileId(row.file));
-                            self.held[node.index()] = Held::Posted;
-                        }
-                        let (role, has_sources, declared) = crate::split::Flags::read(row.flags);
-                        let facts = Facts { role, has_sources, declared, parent: None, path: None };
-                        self.index.retrieval.set_facts(node, Some(facts));
-                    }
+                    self.posted(node, row.file, row.flags);
                     if let Some((_, _, vectors)) = self.index.retrieval.sparse_static() {
                         vectors.set(row.chunk as usize, &row.row, row.scale);
                     }
