@@ -783,8 +783,9 @@ let split:
       fetching: Map<string, Promise<Uint8Array>>;
       warm?: boolean;
       local?: Map<string, Blob>;
-      /** Where the tokenizer is fetched from, for the static lane. */
+      /** Where the tokenizer is fetched from, for the static lane, and whether the bundle carries one (set on opening). */
       modelBase: string;
+      hasMeaning?: boolean;
       /** The static lane read, once a search asked for meaning: `true`, or why not. */
       meaning?: Promise<true | string>;
     }
@@ -833,8 +834,8 @@ function install(path: string, root: Uint8Array, source: NonNullable<typeof spli
     const ws = await getWorkspace();
     const summary = ws.openSplit(path, root);
     newSession();
-    split = source;
-    return { ...summary, meaning: ws.splitHasMeaning() };
+    split = { ...source, hasMeaning: ws.splitHasMeaning() };
+    return { ...summary, meaning: split.hasMeaning ?? false };
   });
 }
 
@@ -845,7 +846,7 @@ function install(path: string, root: Uint8Array, source: NonNullable<typeof spli
  */
 function splitMeaning(open: NonNullable<typeof split>): Promise<true | string> {
   open.meaning ??= (async (): Promise<true | string> => {
-    if (!(await inQueue(async () => (await getWorkspace()).splitHasMeaning()))) return 'the split bundle carries no vectors';
+    if (!open.hasMeaning) return 'the split bundle carries no vectors';
     try {
       const words = await tokenizerBytes(open.modelBase);
       await inQueue(async () => (await getWorkspace()).readMeaning(words));
