@@ -368,6 +368,20 @@ impl SplitReader {
                 wants.push(Want::Edges(self.run_of(hit.node)));
             }
         }
+        // Expansion is not settled while a seed's edges are out: a hit it
+        // lifts into the shown ten, or among the symbols a file shown cites,
+        // would need its page a wave later. A hit gains at most the graph's
+        // weight times the best seed's score, so every hit that could so
+        // reach the floor, and every one that could so be among its file's
+        // best three, gains its page in this wave: the best SPECULATED
+        // pages of them.
+        let unsettled =
+            options.expand && plan.seeds.iter().any(|(node, _)| !self.have(Want::Edges(self.run_of(*node))));
+        if unsettled {
+            wants.extend(
+                self.speculated(&plan.hits, k, options.weights.graph, shown_floor).into_iter().map(Want::Nodes),
+            );
+        }
         for hit in plan.hits.iter().take(k) {
             wants.push(Want::Nodes(self.page_of(hit.node)));
         }
@@ -385,6 +399,65 @@ impl SplitReader {
             return Step::Needs(needs);
         }
         Step::Ready(self.index.search(query, options, None))
+    }
+
+    /// The pages, SPECULATED at most, of hits that expansion (by `weight`
+    /// times the best hit's score at most) could lift to `floor` or among
+    /// their file's three best, best first.
+    fn speculated(
+        &self,
+        hits: &[fathom_search::retrieval::RankedHit],
+        k: usize,
+        weight: f64,
+        floor: f64,
+    ) -> Vec<usize> {
+        let lift = weight * hits.first().map_or(0.0, |h| h.score);
+        let before =
+            |h: &fathom_search::retrieval::RankedHit| h.score - h.explain.graph.as_ref().map_or(0.0, |g| g.score);
+        // Each file's third best score before expansion: a hit that could
+        // pass it may be cited.
+        let mut in_file: HashMap<u32, Vec<f64>> = HashMap::new();
+        for hit in hits {
+            if let Some(file) = self.index.graph.node(hit.node).file {
+                in_file.entry(file.0).or_default().push(before(hit));
+            }
+        }
+        let third: HashMap<u32, f64> = in_file
+            .into_iter()
+            .filter_map(|(file, mut scores)| {
+                scores.sort_by(|a, b| b.total_cmp(a));
+                scores.get(2).map(|&t| (file, t))
+            })
+            .collect();
+        let file_of = |h: &fathom_search::retrieval::RankedHit| self.index.graph.node(h.node).file.map(|f| f.0);
+        let reaches = |h: &&fathom_search::retrieval::RankedHit| before(h) + lift >= floor;
+        let top: HashSet<u32> = hits.iter().take(k).filter_map(file_of).collect();
+        let shown: HashSet<u32> = hits.iter().filter(reaches).filter_map(file_of).collect();
+        let cited = |files: &HashSet<u32>, h: &fathom_search::retrieval::RankedHit| {
+            file_of(h).is_some_and(|f| files.contains(&f))
+                && file_of(h).and_then(|f| third.get(&f)).is_none_or(|t| before(h) + lift >= *t)
+                && !self.known(h.node)
+        };
+        // The shown hits' pages are fetched anyway. Then those the files
+        // shown now may cite, those that could be shown, and those the files
+        // that could be shown may cite.
+        let mut pages: Vec<usize> = hits.iter().take(k).map(|h| self.page_of(h.node)).collect();
+        let fetched = pages.len();
+        let candidates = hits
+            .iter()
+            .filter(|h| cited(&top, h))
+            .chain(hits.iter().skip(k).filter(reaches))
+            .chain(hits.iter().filter(|h| cited(&shown, h)));
+        for hit in candidates {
+            let page = self.page_of(hit.node);
+            if !self.have(Want::Nodes(page)) && !pages.contains(&page) {
+                if pages.len() == fetched + SPECULATED {
+                    break;
+                }
+                pages.push(page);
+            }
+        }
+        pages.split_off(fetched)
     }
 
     /// A file's syntax colours, or its item first (the item of its text);
@@ -1038,6 +1111,10 @@ impl SplitReader {
         (!needs.is_empty()).then_some(needs)
     }
 }
+
+/// At most how many node pages a search fetches beside those it shows, for
+/// hits that expansion may yet lift into them.
+const SPECULATED: usize = 16;
 
 /// Answers a step, fetching what it needs with `fetch` until it is ready:
 /// the CLI's and the tests' loop (the browser's worker fetches instead).
