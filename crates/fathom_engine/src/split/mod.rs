@@ -72,9 +72,10 @@ const ROOT_LIMIT: u64 = 64 << 20;
 /// The static lane's vectors in partitions of about this many chunks
 /// ([`fathom_search::partition::Coded`]); rows in pages of
 /// `ROWS_PER_PAGE` in partition order, and the table's rows in pages of
-/// `PIECES_PER_PAGE` pieces. Chosen by `fathom-bench ivf-codes`
-/// (bench/PERFORMANCE.md).
-const PARTITION_CHUNKS: usize = 100;
+/// `PIECES_PER_PAGE` pieces. Chosen by `fathom-bench ivf-codes` and
+/// `split-meaning` (bench/PERFORMANCE.md): at the same number of chunks
+/// probed, partitions of 50 find more of the nearest than of 100.
+const PARTITION_CHUNKS: usize = 50;
 pub const ROWS_PER_PAGE: usize = 2;
 pub const PIECES_PER_PAGE: usize = 4;
 

@@ -13,11 +13,12 @@ use super::{SplitReader, Want};
 use crate::split::{MeaningHead, PIECES_PER_PAGE, PartItem, PiecePage, ROWS_PER_PAGE, RowPage};
 use crate::store::{ItemRef, StoreError, open};
 
-/// The partitions a query reads, nearest first, and how many of the chunks
-/// its codes rank best it scores exactly: recall@10 against the exact scan
-/// 0.92-0.93 on grpc-go and Django, 0.875 on the 50k set, in 180-260 KB a
-/// query besides the head (`fathom-bench ivf-codes`, bench/PERFORMANCE.md).
-pub const PROBE: usize = 48;
+/// The partitions a query reads, nearest first (3,600 chunks in
+/// partitions of 50), and how many of the chunks its codes rank best it
+/// scores exactly: the top ten symbols by meaning 0.92-0.94 of the whole
+/// index's on grpc-go and Django, in 300-360 KB for a fresh reader's query
+/// with the head (`fathom-bench split-meaning`, bench/PERFORMANCE.md).
+pub const PROBE: usize = 72;
 pub const RESCORE: usize = 200;
 
 /// What a reader holds of the static lane.
