@@ -397,6 +397,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             output::summary(index.summary(), json)?;
         }
+        Command::Stats { target, json } if is_split(&target) => {
+            let (summary, families) = split_ask(&target, |r| match r.summary_step() {
+                fathom_engine::split::Step::Ready(summary) => {
+                    fathom_engine::split::Step::Ready((summary, placed_families(r.root())))
+                }
+                fathom_engine::split::Step::Needs(needs) => fathom_engine::split::Step::Needs(needs),
+            })?;
+            let root = std::fs::metadata(target.join(fathom_engine::split::ROOT))?.len();
+            if json {
+                let mut value = serde_json::to_value(&summary)?;
+                let families: serde_json::Map<String, serde_json::Value> = families
+                    .iter()
+                    .map(|(name, items, bytes)| (name.to_string(), serde_json::json!({"items": items, "bytes": bytes})))
+                    .collect();
+                value["split"] = serde_json::json!({"root_bytes": root, "placed": families});
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                output::summary(&summary, false)?;
+                let families: Vec<String> = families
+                    .iter()
+                    .map(|(name, items, bytes)| format!("{name} {items} items ({})", human_bytes(*bytes)))
+                    .collect();
+                println!("split bundle: root {}; {}", human_bytes(root), families.join(", "));
+            }
+        }
         Command::Stats { target, json } => {
             let (index, header) = if is_bundle(&target) {
                 let (index, bytes) = load_bundle(&target)?;
@@ -671,7 +696,7 @@ fn split_ask_within<T>(
     };
     let fetched = reader.fetched();
     eprintln!(
-        "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}, meaning {}",
+        "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}, meaning {}, summary {}",
         fetched.items + 1,
         human_bytes(fetched.bytes + root.len() as u64),
         human_bytes(fetched.postings),
@@ -680,10 +705,26 @@ fn split_ask_within<T>(
         human_bytes(fetched.edges),
         human_bytes(fetched.more),
         human_bytes(fetched.files),
-        human_bytes(fetched.meaning)
+        human_bytes(fetched.meaning),
+        human_bytes(fetched.summary)
     );
     trace("answered");
     Ok(Ok(answer))
+}
+
+/// A split bundle's placed families, from its root: name, items, bytes.
+fn placed_families(root: &fathom_engine::split::Root) -> Vec<(&'static str, u32, u64)> {
+    let mut families = vec![
+        ("postings", &root.postings),
+        ("name pages", &root.names),
+        ("node pages", &root.nodes),
+        ("edge runs", &root.edges),
+        ("more edges", &root.more),
+    ];
+    if let Some(meaning) = &root.meaning {
+        families.extend([("partitions", &meaning.parts), ("rows", &meaning.rows), ("table pages", &meaning.pieces)]);
+    }
+    families.into_iter().map(|(name, placed)| (name, placed.count, placed.bytes)).collect()
 }
 
 /// Whether the target is a split bundle's directory.
@@ -713,7 +754,7 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
     // A split bundle's directory holds items, not source to index.
     if is_split(target) {
         anyhow::bail!(
-            "`{}` is a split bundle, which only `fathom search`, `query`, `symbol`, `callers`, `callees` and `impact` read so far: \
+            "`{}` is a split bundle, which only `fathom search`, `query`, `stats`, `symbol`, `callers`, `callees` and `impact` read so far: \
              for this command, write a whole bundle \
              (`fathom index TARGET -o FILE`) or give the source",
             target.display()

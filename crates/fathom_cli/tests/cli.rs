@@ -547,10 +547,25 @@ fn a_split_bundle_is_written_and_searched_in_parts() {
     assert!(!costly.status.success());
     let said = String::from_utf8_lossy(&costly.stderr);
     assert!(said.contains("would fetch at least") && said.contains("--fetch-limit 0.0001 MB"), "{said}");
+    // Stats: the whole bundle's summary, its files skipped and errors from
+    // the summary's item, and the split bundle's own families.
+    let stats = |source: &std::path::Path| fathom(&["stats", source.to_str().unwrap(), "--json"]);
+    let (mut split, mut whole) = (json(&stats(&dir)), json(&stats(&bundle)));
+    assert!(split["split"]["placed"]["postings"]["items"].as_u64().unwrap() > 0, "{split}");
+    assert!(split["split"]["root_bytes"].as_u64().unwrap() > 0, "{split}");
+    // Each was indexed on its own, so their times differ.
+    assert!(split["timings_ms"]["total"].as_f64().unwrap() > 0.0, "{split}");
+    for key in ["split", "timings_ms"] {
+        split.as_object_mut().unwrap().remove(key);
+    }
+    for key in ["bundle", "timings_ms"] {
+        whole.as_object_mut().unwrap().remove(key);
+    }
+    assert_eq!(split, whole);
     // What does not read a split bundle yet says so, rather than index its items as source.
-    let stats = fathom(&["stats", dir.to_str().unwrap()]);
-    assert!(!stats.status.success());
-    assert!(String::from_utf8_lossy(&stats.stderr).contains("read so far"));
+    let edges = fathom(&["edges", dir.to_str().unwrap()]);
+    assert!(!edges.status.success());
+    assert!(String::from_utf8_lossy(&edges.stderr).contains("read so far"));
 
     // Every item damaged: the search names the one it met.
     for item in &items {

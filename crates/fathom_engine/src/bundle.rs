@@ -178,6 +178,17 @@ pub(crate) struct StoredSummary<'a> {
     timings_ms: Timings,
 }
 
+impl StoredSummary<'_> {
+    /// Puts what a summary's counts do not give into `summary` (a split
+    /// bundle's reader, whose root counts).
+    pub(crate) fn fill(self, summary: &mut IndexSummary) {
+        summary.skipped = self.skipped.into_owned();
+        summary.errors = self.errors.into_owned();
+        summary.resolution = self.resolution.into_owned();
+        summary.timings_ms = self.timings_ms;
+    }
+}
+
 impl Index {
     /// The index as a bundle, LZ4-compressed where that pays: see the
     /// [module docs](self) for the layout.

@@ -10,7 +10,9 @@ use fathom_parse::SyntaxError;
 use fathom_resolve::Stats;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Read back from JSON (a split bundle's root keeps it so): the maps' keys
+/// are the names their language, kind or edge type gives, and no other.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IndexSummary {
     pub archive: String,
     /// Source files parsed.
@@ -19,14 +21,18 @@ pub struct IndexSummary {
     pub symbols: usize,
     pub edges: usize,
     /// Files parsed, by language name.
+    #[serde(deserialize_with = "languages")]
     pub languages: BTreeMap<&'static str, usize>,
     /// Graph nodes defined in the archive, by kind name.
+    #[serde(deserialize_with = "kinds")]
     pub kinds: BTreeMap<&'static str, usize>,
     /// Definitions (the `symbols`), by language.
+    #[serde(deserialize_with = "languages")]
     pub symbols_by_language: BTreeMap<&'static str, usize>,
     /// Nodes standing for things outside the archive.
     pub external: usize,
     /// Edges by type.
+    #[serde(deserialize_with = "edge_types")]
     pub edge_types: BTreeMap<&'static str, usize>,
     /// How many imports and calls resolved, and how.
     pub resolution: Stats,
@@ -41,8 +47,35 @@ pub struct IndexSummary {
     /// What indexing planned for the heap after parsing, and what it took,
     /// where the budget names the heap and the heap is counted (not kept in
     /// a bundle).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub memory: Option<MemoryReport>,
+}
+
+/// A map of counts keyed by one of `names`, each key read as the name
+/// itself; another key is refused.
+fn named<'de, D: serde::Deserializer<'de>>(
+    names: impl Iterator<Item = &'static str> + Clone,
+    deserializer: D,
+) -> Result<BTreeMap<&'static str, usize>, D::Error> {
+    let read = BTreeMap::<String, usize>::deserialize(deserializer)?;
+    read.into_iter()
+        .map(|(key, count)| match names.clone().find(|name| *name == key) {
+            Some(name) => Ok((name, count)),
+            None => Err(serde::de::Error::custom(format!("`{key}` names nothing a summary counts"))),
+        })
+        .collect()
+}
+
+fn languages<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<&'static str, usize>, D::Error> {
+    named(fathom_model::Language::ALL.iter().chain(&[fathom_model::Language::Text]).map(|l| l.name()), d)
+}
+
+fn kinds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<&'static str, usize>, D::Error> {
+    named(SymbolKind::ALL.iter().map(|k| k.name()), d)
+}
+
+fn edge_types<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<&'static str, usize>, D::Error> {
+    named(fathom_graph::EdgeKind::ALL.iter().map(|k| k.label()), d)
 }
 
 /// The heap after parsing: what the stages after it were bounded by, and

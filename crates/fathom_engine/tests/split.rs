@@ -620,3 +620,17 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
     assert_eq!(answer, whole(&index, "url_for", &lexical(10)));
     assert_eq!(words.fetched().meaning, 0);
 }
+
+#[test]
+fn the_summary_reads_as_the_whole_index_s() {
+    let (index, split) = flask();
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let (summary, waves) = drive(&mut reader, fetch, |r| r.summary_step()).unwrap();
+    assert_eq!(waves, 1, "the summary's own item");
+    assert!(!summary.skipped.is_empty() && summary.symbols > 0, "{summary:?}");
+    // What the heap took while indexing is not kept in a bundle either.
+    assert_eq!(summary, fathom_engine::IndexSummary { memory: None, ..index.summary().clone() });
+    let (_, waves) = drive(&mut reader, fetch, |r| r.summary_step()).unwrap();
+    assert_eq!(waves, 0, "kept");
+}

@@ -35,7 +35,7 @@ mod meaning;
 
 use super::{EdgeRun, FileHead, FileItem, NameEntry, NodePage, PostingsItem, Root, term_range};
 use crate::store::{ItemRef, StoreError, open};
-use crate::summary::{IndexSummary, Timings};
+use crate::summary::IndexSummary;
 use crate::{Index, SearchResults};
 
 /// A wave a question would fetch past what it may: about `bytes` more in
@@ -89,6 +89,8 @@ enum Want {
     Part(usize),
     Rows(usize),
     Pieces(usize),
+    /// The summary's files skipped and errors.
+    Summary,
 }
 
 /// How much of a node a reader holds, from least to most.
@@ -117,10 +119,13 @@ pub struct Fetched {
     pub more: u64,
     pub files: u64,
     pub meaning: u64,
+    pub summary: u64,
 }
 
 pub struct SplitReader {
     root: Root,
+    /// Whether the summary's item is in.
+    summary_in: bool,
     index: Index,
     postings_in: Vec<bool>,
     names_in: Vec<bool>,
@@ -206,14 +211,10 @@ impl SplitReader {
         let placeholder_chunk = Chunk { node: NodeId::end(), part: Part::Whole, start_line: 0, end_line: 0 };
         let lexical = Lexical::sparse(chunks, root.avgdl);
         let retrieval = Retrieval::sparse(&graph, vec![placeholder_chunk; chunks], lexical);
-        let summary = IndexSummary::restore(
-            &header.archive,
-            &graph,
-            Vec::new(),
-            Vec::new(),
-            Default::default(),
-            Timings::default(),
-        );
+        // What the index holds, counted when it was written: the sparse
+        // graph counts nothing yet.
+        let summary: IndexSummary =
+            serde_json::from_str(&root.brief).map_err(|e| bad(format!("its summary does not read: {e}")))?;
         let index = Index {
             graph,
             retrieval,
@@ -231,12 +232,14 @@ impl SplitReader {
         if let Some(meaning) = &root.meaning {
             answers.entry(meaning.head).or_default().push(Want::Meaning);
         }
+        answers.entry(root.summary).or_default().push(Want::Summary);
         Ok(SplitReader {
             file_items: vec![None; files],
             files_in: vec![false; files],
             lines: HashMap::new(),
             colours: HashMap::new(),
             answers,
+            summary_in: false,
             postings_in: vec![false; root.postings.count as usize],
             names_in: vec![false; root.names.count as usize],
             digests_in: vec![false; root.digests.len()],
@@ -267,6 +270,15 @@ impl SplitReader {
     /// skipped and the errors).
     pub fn summary_json(&self) -> &str {
         &self.root.brief
+    }
+
+    /// What the index holds, as [`Index::summary`] gives a whole one: the
+    /// root's counts, then the files skipped and the errors from their item.
+    pub fn summary_step(&mut self) -> Step<IndexSummary> {
+        match self.needs(vec![Want::Summary]) {
+            Some(needs) => Step::Needs(needs),
+            None => Step::Ready(self.index.summary.clone()),
+        }
     }
 
     /// A file's text, or its item first. `None` for a path no item read so
@@ -628,7 +640,7 @@ impl SplitReader {
                     _ => mean(&m.pieces),
                 })
             }
-            Want::Digest(_) | Want::File(_) | Want::Meaning => {
+            Want::Digest(_) | Want::File(_) | Want::Meaning | Want::Summary => {
                 self.item_of(want).map_or(0, |(item, _)| u64::from(item.bytes))
             }
         }
@@ -729,6 +741,7 @@ impl SplitReader {
             Want::More(_) => &mut self.fetched.more,
             Want::File(_) => &mut self.fetched.files,
             Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => &mut self.fetched.meaning,
+            Want::Summary => &mut self.fetched.summary,
         };
         *family += bytes.len() as u64;
         for want in wants {
@@ -752,7 +765,7 @@ impl SplitReader {
         let wants = wants.chain((0..count(&root.nodes)).map(Want::Nodes));
         let wants = wants.chain((0..count(&root.edges)).map(Want::Edges));
         let wants = wants.chain((0..count(&root.more)).map(Want::More));
-        let wants = wants.chain(self.every_meaning_want());
+        let wants = wants.chain(self.every_meaning_want()).chain([Want::Summary]);
         let mut seen: HashSet<ItemRef> = HashSet::new();
         wants
             .filter_map(|want| self.item_of(want))
@@ -881,6 +894,11 @@ impl SplitReader {
                 self.files_in[file as usize] = true;
             }
             Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.put_meaning(want, item, bytes)?,
+            Want::Summary => {
+                let stored: crate::bundle::StoredSummary<'static> = open("the summary", item, bytes)?;
+                stored.fill(&mut self.index.summary);
+                self.summary_in = true;
+            }
             Want::Edges(at) | Want::More(at) => {
                 let run: EdgeRun = open("an edge run", item, bytes)?;
                 self.check_nodes(item, run.nodes.iter().chain(&run.far).map(|(id, _)| *id))?;
@@ -1072,6 +1090,7 @@ impl SplitReader {
                 (item, format!("the text of `{}`", self.index.graph.files()[file as usize].path))
             }
             Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => return self.meaning_item(want),
+            Want::Summary => (self.root.summary, "the summary".to_owned()),
         })
     }
 
@@ -1085,6 +1104,7 @@ impl SplitReader {
             Want::More(at) => self.more_in.get(at).copied().unwrap_or(true),
             Want::File(file) => self.files_in.get(file as usize).copied().unwrap_or(true),
             Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.have_meaning(want),
+            Want::Summary => self.summary_in,
         }
     }
 
