@@ -398,12 +398,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output::summary(index.summary(), json)?;
         }
         Command::Stats { target, json } if is_split(&target) => {
-            let (summary, families) = split_ask(&target, |r| match r.summary_step() {
-                fathom_engine::split::Step::Ready(summary) => {
-                    fathom_engine::split::Step::Ready((summary, placed_families(r.root())))
-                }
-                fathom_engine::split::Step::Needs(needs) => fathom_engine::split::Step::Needs(needs),
-            })?;
+            let (summary, families) =
+                split_ask(&target, |r| r.summary_step().map(|summary| (summary, placed_families(r.root()))))?;
             let root = std::fs::metadata(target.join(fathom_engine::split::ROOT))?.len();
             if json {
                 let mut value = serde_json::to_value(&summary)?;

@@ -61,6 +61,16 @@ pub enum Step<T> {
     Needs(Vec<Need>),
 }
 
+impl<T> Step<T> {
+    /// Once ready, `then` of the answer.
+    pub fn map<U>(self, then: impl FnOnce(T) -> U) -> Step<U> {
+        match self {
+            Step::Ready(value) => Step::Ready(then(value)),
+            Step::Needs(needs) => Step::Needs(needs),
+        }
+    }
+}
+
 impl<U, E> Step<Result<U, E>> {
     /// Once ready without an error, the answer `then` gives.
     fn and_then<T>(self, then: impl FnOnce() -> Result<T, E>) -> Step<Result<T, E>> {
@@ -446,9 +456,9 @@ impl SplitReader {
         let top: HashSet<u32> = hits.iter().take(k).filter_map(file_of).collect();
         let shown: HashSet<u32> = hits.iter().filter(reaches).filter_map(file_of).collect();
         let cited = |files: &HashSet<u32>, h: &fathom_search::retrieval::RankedHit| {
-            file_of(h).is_some_and(|f| files.contains(&f))
-                && file_of(h).and_then(|f| third.get(&f)).is_none_or(|t| before(h) + lift >= *t)
-                && !self.known(h.node)
+            file_of(h).is_some_and(|f| {
+                files.contains(&f) && third.get(&f).is_none_or(|t| before(h) + lift >= *t) && !self.known(h.node)
+            })
         };
         // The shown hits' pages are fetched anyway. Then those the files
         // shown now may cite, those that could be shown, and those the files
