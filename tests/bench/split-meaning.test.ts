@@ -8,14 +8,13 @@
 // the index bytes each question fetched over the wire (the tokenizer, read
 // once, counted apart). Issue 63's bar: recall@10 >= 0.9, <= 400 KB a query.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { launchBrowser, openApp } from '../e2e/browser';
 import { repoRoot } from '../e2e/cli';
-import { corpora, fathomRelease } from './release';
+import { benchProjects, explorerSite, fathomRelease } from './release';
 import { countedHost, type Served, waves } from './counted-serve';
 
 /** The split bench's five questions of each project, and ten like them. */
@@ -41,8 +40,6 @@ const PROJECTS = [
     ],
   },
 ];
-// FATHOM_SPLIT_ONLY=NAME measures one project (a development aid).
-const only = process.env.FATHOM_SPLIT_ONLY;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 const page = (bundle: string) => `<!doctype html>
@@ -55,9 +52,7 @@ const page = (bundle: string) => `<!doctype html>
 
 test('meaning over a split bundle: recall@10 against the whole bundle, and bytes a question', async () => {
   const fathom = fathomRelease();
-  const site = mkdtempSync(join(tmpdir(), 'fathom-split-meaning-'));
-  cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
-  cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
+  const site = explorerSite('fathom-split-meaning-');
   mkdirSync(join(site, 'model'));
   for (const file of ['minilm-l6-v2.static-v1.safetensors', 'minilm-l6-v2.tokenizer.json']) {
     cpSync(join(repoRoot, 'dist/model', file), join(site, 'model', file));
@@ -66,11 +61,7 @@ test('meaning over a split bundle: recall@10 against the whole bundle, and bytes
   host.set({ shaping: null, ranges: true, compress: true });
   const projects = [];
   try {
-    for (const project of PROJECTS) {
-      if (only && !project.name.startsWith(only)) continue;
-      const source = join(corpora, project.source);
-      if (!existsSync(source)) throw new Error(`${source} is missing: run scripts/corpora.sh --bench`);
-      const slug = project.name.split(' ')[0]?.toLowerCase() ?? 'p';
+    for (const { project, source, slug } of benchProjects(PROJECTS)) {
       execFileSync(fathom, ['index', source, '-o', join(site, `${slug}.fathom`), '--vectors', 'static'], { stdio: 'inherit', timeout: 20 * 60_000 });
       execFileSync(fathom, ['index', source, '--split', '--vectors', 'static', '-o', join(site, `${slug}-split`)], { stdio: 'inherit', timeout: 20 * 60_000 });
       writeFileSync(join(site, `${slug}.html`), page(`${slug}.fathom`));

@@ -10,15 +10,13 @@
 // (`fathom index -o FILE`) and split (`fathom index --split -o DIR`), read in
 // parts, beside it.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import { launchBrowser, openApp } from '../e2e/browser';
-import { repoRoot } from '../e2e/cli';
-import { corpora, fathomRelease } from './release';
+import { benchProjects, explorerSite, fathomRelease } from './release';
 import { countedHost, type Host, type Protocol, type Served, waves } from './counted-serve';
 
 interface Project {
@@ -42,8 +40,6 @@ const PROJECTS: Project[] = [
     queries: ['Record4242', 'load_123', 'record has no name', 'validate', 'how are records scored'],
   },
 ];
-// FATHOM_SPLIT_ONLY=NAME measures one project (a development aid).
-const only = process.env.FATHOM_SPLIT_ONLY;
 const SLOW = { latency_ms: 150, bytes_per_second: 200_000 };
 // FATHOM_SPLIT_PROTOCOL=http1 serves the site over HTTP/1.1 instead.
 const PROTOCOL: Protocol = process.env.FATHOM_SPLIT_PROTOCOL === 'http1' ? 'http1' : 'h2';
@@ -248,20 +244,14 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
 
 test('a documentation site: bytes, round trips and time to the first answer, on loopback and a slow link', async () => {
   const fathom = fathomRelease();
-  const site = mkdtempSync(join(tmpdir(), 'fathom-split-'));
-  cpSync(join(repoRoot, 'dist/fathom-explorer.js'), join(site, 'fathom-explorer.js'));
-  cpSync(join(repoRoot, 'dist/assets'), join(site, 'assets'), { recursive: true });
+  const site = explorerSite('fathom-split-');
   writeFileSync(join(site, 'blank.html'), '<!doctype html><title>blank</title><link rel="icon" href="data:," />\n');
   // HTTP/2, as documentation hosts serve: a wave's requests share one
   // connection (over HTTP/1.1 a browser fetches six at a time).
   const host = await countedHost(site, {}, PROTOCOL);
   const projects = [];
   try {
-    for (const project of PROJECTS) {
-      if (only && !project.name.startsWith(only)) continue;
-      const source = join(corpora, project.source);
-      if (!existsSync(source)) throw new Error(`${source} is missing: run scripts/corpora.sh --bench`);
-      const slug = project.name.split(' ')[0]?.toLowerCase() ?? 'p';
+    for (const { project, source, slug } of benchProjects(PROJECTS)) {
       const bundle = `${slug}.fathom`;
       const indexed = Date.now();
       execFileSync(fathom, ['index', source, '-o', join(site, bundle), '--vectors', 'none'], { stdio: 'inherit', timeout: 20 * 60_000 });
