@@ -1098,10 +1098,7 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
         let embedded: Vec<Vec<f32>> = queries.iter().filter_map(|q| lane.embed(q)).collect();
         let exact: Vec<Vec<u32>> =
             embedded.iter().map(|q| vectors.search(q, 10).iter().map(|h| h.0).collect()).collect();
-        let exact_score = |chunk: u32, q: &[f32]| -> f32 {
-            let (row, scale) = vectors.row(chunk as usize);
-            row.iter().zip(q).map(|(&r, x)| f32::from(r) * x).sum::<f32>() * scale
-        };
+        let exact_score = |chunk: u32, q: &[f32]| vectors.score(chunk as usize, q);
         let mut rows = Vec::new();
         for &size in &sizes {
             let started = Instant::now();

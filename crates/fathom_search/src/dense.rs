@@ -136,6 +136,11 @@ struct Held {
     at: std::collections::HashMap<u32, usize>,
 }
 
+/// An int8 row's product with `query`, at its scale.
+fn row_score(row: &[i8], scale: f32, query: &[f32]) -> f32 {
+    row.iter().zip(query).map(|(&r, q)| f32::from(r) * q).sum::<f32>() * scale
+}
+
 impl StaticVectors {
     pub fn new(dim: usize) -> StaticVectors {
         StaticVectors { dim, rows: Vec::new(), scales: Vec::new(), held: None }
@@ -190,6 +195,19 @@ impl StaticVectors {
         self.scales[at] = scale;
     }
 
+    /// Row `i` as floats: its int8 values times its scale (none for a row
+    /// not held).
+    pub fn vector(&self, i: usize) -> Vec<f32> {
+        let (row, scale) = self.row(i);
+        row.iter().map(|&r| f32::from(r) * scale).collect()
+    }
+
+    /// Row `i`'s product with `query` (0 for a row not held).
+    pub fn score(&self, i: usize, query: &[f32]) -> f32 {
+        let (row, scale) = self.row(i);
+        row_score(row, scale, query)
+    }
+
     /// Chunk `i`'s row and scale (0 for a chunk with no vector, whose row
     /// is empty where the set is sparse).
     pub fn row(&self, i: usize) -> (&[i8], f32) {
@@ -216,8 +234,7 @@ impl StaticVectors {
             .enumerate()
             .filter(|(_, (_, scale))| **scale > 0.0)
             .map(|(i, (row, scale))| {
-                let dot: f32 = row.iter().zip(query).map(|(&r, q)| f32::from(r) * q).sum();
-                (self.held.as_ref().map_or(i as u32, |h| h.chunks[i]), dot * scale)
+                (self.held.as_ref().map_or(i as u32, |h| h.chunks[i]), row_score(row, *scale, query))
             })
             .collect();
         let limit = limit.min(scored.len());

@@ -42,8 +42,7 @@ impl Partitions {
         let dim = vectors.dim();
         let held: Vec<u32> = (0..vectors.len() as u32).filter(|&i| vectors.row(i as usize).1 > 0.0).collect();
         let unit = |chunk: u32| -> Vec<f32> {
-            let (row, scale) = vectors.row(chunk as usize);
-            let mut v: Vec<f32> = row.iter().map(|&r| f32::from(r) * scale).collect();
+            let mut v = vectors.vector(chunk as usize);
             fathom_static::unit(&mut v);
             v
         };
@@ -150,10 +149,7 @@ impl Coded {
                 centres.decode(code).iter().zip(coarse(p)).map(|(o, c)| o + c).collect()
             })
             .collect();
-        let plain = |chunk: u32| -> Vec<f32> {
-            let (row, scale) = vectors.row(chunk as usize);
-            row.iter().map(|&r| f32::from(r) * scale).collect()
-        };
+        let plain = |chunk: u32| vectors.vector(chunk as usize);
         let held: Vec<(usize, u32)> =
             parts.members.iter().enumerate().flat_map(|(p, m)| m.iter().map(move |&c| (p, c))).collect();
         let residual =
@@ -416,8 +412,7 @@ mod tests {
         assert_eq!(parts, Partitions::build(&vectors, 100), "the same vectors, the same partitions");
         // A query at a chunk's own vector finds it in the nearest partition
         // of the nearest group.
-        let (row, scale) = vectors.row(7);
-        let mut query: Vec<f32> = row.iter().map(|&r| f32::from(r) * scale).collect();
+        let mut query = vectors.vector(7);
         fathom_static::unit(&mut query);
         let best = |centroids: &[f32]| {
             (0..centroids.len() / 16).max_by(|&a, &b| {
