@@ -1,7 +1,9 @@
 // `fathom mcp` with the official MCP TypeScript SDK as the client: the
 // server lists its tools, each with a JSON schema and a description for an
 // LLM, and answers every one of them on a fixture's bundle, with file:line
-// citations; mistakes come back as tool errors that name the cause.
+// citations; mistakes come back as tool errors that name the cause. Served
+// a split bundle's directory, it offers the tools a split bundle answers, and
+// each answers as the whole bundle's server does.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,15 +18,15 @@ let client: Client;
 let dir: string;
 
 /** Calls a tool and returns its text, asserting it did not fail. */
-async function call(name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await client.callTool({ name, arguments: args });
+async function call(name: string, args: Record<string, unknown>, on: Client = client): Promise<string> {
+  const result = await on.callTool({ name, arguments: args });
   const text = (result.content as { type: string; text: string }[]).map((c) => c.text).join('');
   expect(result.isError, text).toBeFalsy();
   return text;
 }
 
-async function failure(name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await client.callTool({ name, arguments: args });
+async function failure(name: string, args: Record<string, unknown>, on: Client = client): Promise<string> {
+  const result = await on.callTool({ name, arguments: args });
   expect(result.isError).toBe(true);
   return (result.content as { text: string }[])[0]?.text ?? '';
 }
@@ -113,5 +115,74 @@ describe('fathom mcp, driven by the MCP TypeScript SDK', () => {
     expect(await failure('symbol', { symbol: 'no.such.thing' })).toContain('no.such.thing');
     expect(await failure('tests_for', {})).toContain('say what changed');
     expect(await failure('callers', { symbol: 'pkg.calc.compute_total', depth: 9 })).toMatch(/depth/);
+  });
+});
+
+describe('fathom mcp over a split bundle', () => {
+  let whole: Client;
+  let split: Client;
+  let splitDir: string;
+  let stderr = '';
+
+  beforeAll(async () => {
+    splitDir = mkdtempSync(join(tmpdir(), 'fathom-mcp-split-'));
+    const bundle = join(splitDir, 'mini.fathom');
+    fathom(['index', 'tests/fixtures/mini-py-js', '-o', bundle, '--no-embed']);
+    fathom(['index', 'tests/fixtures/mini-py-js', '--split', '-o', join(splitDir, 'mini'), '--vectors', 'none']);
+    whole = new Client({ name: 'fathom-test', version: '1.0.0' });
+    await whole.connect(new StdioClientTransport({ command: fathomBinary(), args: ['mcp', bundle, '--lexical'], cwd: repoRoot, stderr: 'pipe' }));
+    split = new Client({ name: 'fathom-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: fathomBinary(), args: ['mcp', `${join(splitDir, 'mini')}/`], cwd: repoRoot, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    await split.connect(transport);
+  }, 30 * 60_000);
+
+  afterAll(async () => {
+    await whole?.close();
+    await split?.close();
+    rmSync(splitDir, { recursive: true, force: true });
+  });
+
+  test('offers the seven tools a split bundle answers, says why not the other two, and prices a costly query', async () => {
+    const { tools } = await split.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.filter((t) => t !== 'locate' && t !== 'tests_for'));
+    expect(split.getInstructions()).toContain('mini-py-js');
+    expect(split.getInstructions()).toContain('split bundle');
+    const cypher = tools.find((t) => t.name === 'cypher');
+    expect(Object.keys(cypher?.inputSchema.properties ?? {})).toContain('fetch_mb');
+    // Before any question has read the graph: a query over all of it, held
+    // to nothing, is refused with what it would fetch.
+    const costly = await failure('cypher', { query: 'MATCH (n) RETURN count(n)', fetch_mb: 0 }, split);
+    expect(costly).toMatch(/would fetch at least .* past fetch_mb 0/);
+  });
+
+  test('each tool answers as the whole bundle\'s server does, reading only parts', async () => {
+    const asks: [string, Record<string, unknown>][] = [
+      ['search', { query: 'compute the total of the values', k: 5 }],
+      ['search', { query: 'Calculator', files: true }],
+      ['cypher', { query: 'MATCH (c:CLASS)-[:HAS_METHOD]->(m) WHERE c.name = $name RETURN m.name ORDER BY m.name', params: { name: 'Calculator' } }],
+      ['cypher', { query: 'MATCH (f:FUNCTION) RETURN f.name, f.file, f.start_line ORDER BY f.name LIMIT 5' }],
+      ['symbol', { symbol: 'pkg.calc.compute_total' }],
+      ['callers', { symbol: 'Calculator.add' }],
+      ['callees', { symbol: 'pkg.calc.compute_total' }],
+      ['impact', { symbol: 'pkg.calc.Calculator.add', depth: 3 }],
+      ['schema', {}],
+    ];
+    for (const [name, args] of asks) {
+      expect(await call(name, args, split), `${name} ${JSON.stringify(args)}`).toBe(await call(name, args, whole));
+    }
+    expect(await call('callers', { symbol: 'Calculator.add' }, split)).toContain('pkg.calc.compute_total (pkg/calc.py:36)  depth 1');
+    // Each question says on stderr what the reader holds: it read items, in waves.
+    expect(stderr).toMatch(/fathom: read \d+ items \([^)]+\) in \d+ waves/);
+  });
+
+  test('a query over the whole graph answers within its limit, and mistakes name their cause', async () => {
+    expect(await call('cypher', { query: 'MATCH (n) RETURN count(n)' }, split)).toBe(await call('cypher', { query: 'MATCH (n) RETURN count(n)' }, whole));
+    expect(await failure('cypher', { query: 'MATCH (n RETURN n' }, split)).toMatch(/line 1/);
+    expect(await failure('symbol', { symbol: 'no.such.thing' }, split)).toContain('no.such.thing');
+    expect(await failure('callers', { symbol: 'pkg.calc.compute_total', depth: 9 }, split)).toMatch(/depth/);
+    // A tool it does not offer is refused, whichever way the SDK reports it.
+    const refused = await split.callTool({ name: 'locate', arguments: { issue: 'anything' } }).then((r) => r.isError === true, () => true);
+    expect(refused).toBe(true);
   });
 });

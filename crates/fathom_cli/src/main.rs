@@ -6,6 +6,7 @@ mod mcp;
 mod memory;
 mod output;
 mod progress;
+mod split_dir;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -494,11 +495,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
         }
+        Command::Mcp { target, lexical, minilm } if is_split(&target) => {
+            if minilm {
+                anyhow::bail!(
+                    "a split bundle carries the static table's vectors only: serve it without --minilm, or serve a whole bundle"
+                );
+            }
+            mcp::serve(mcp::Server::split(split_dir::SplitDir::open(&target, !lexical)?))?;
+        }
         Command::Mcp { target, lexical, minilm } => {
             let mut index = open(&target)?;
             let embedder =
                 if lexical { None } else { embedding::for_questions(embedding::prepare(&mut index, minilm)?) };
-            mcp::serve(index, embedder)?;
+            mcp::serve(mcp::Server::new(index, embedder))?;
         }
         Command::Query { target, cypher, params, json, fetch_limit } => {
             let params = params.into_iter().collect();
@@ -658,16 +667,14 @@ fn split_ask<T>(dir: &Path, step: impl FnMut(&mut SplitReader) -> fathom_engine:
 
 /// [`split_ask`], fetching at most `allowed` bytes past the root: a wave
 /// past it is not fetched, and the answer is what it would cost. With
-/// `meaning`, a bundle with vectors is searched by meaning too, its queries
-/// embedded with the tokenizer of the installed model assets.
+/// `meaning`, a bundle with vectors is searched by meaning too
+/// ([`split_dir::SplitDir::open`]).
 fn split_ask_within<T>(
     dir: &Path,
     allowed: u64,
     meaning: bool,
     step: impl FnMut(&mut SplitReader) -> fathom_engine::split::Step<T>,
 ) -> Result<std::result::Result<T, fathom_engine::split::Costly>> {
-    let store = fathom_engine::store::DirStore::new(dir);
-    let root = store.root()?;
     // Under FATHOM_MEMORY_TRACE, what the reader holds once open and once it answered.
     let trace = |when: &str| {
         if std::env::var_os("FATHOM_MEMORY_TRACE").is_some()
@@ -676,36 +683,14 @@ fn split_ask_within<T>(
             eprintln!("fathom: memory: {when}, heap {} (peak {})", human_bytes(live), human_bytes(peak));
         }
     };
-    let mut reader = SplitReader::open(&dir.join(fathom_engine::split::ROOT).display().to_string(), &root)?;
+    let mut split = split_dir::SplitDir::open(dir, meaning)?;
     trace("the reader opened");
-    if meaning && reader.root().meaning.is_some() {
-        let path = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
-        let read = std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()));
-        if let Err(why) = read.and_then(|tokenizer| reader.read_meaning(&tokenizer)) {
-            eprintln!("fathom: searching by words alone: {why}");
-        }
+    let answer = split.ask(allowed, step)?;
+    if answer.is_ok() {
+        eprintln!("fathom: {}", split.report());
+        trace("answered");
     }
-    let fetch = |need: &fathom_engine::split::Need| store.bytes(&need.what, &need.item);
-    let (answer, waves) = match fathom_engine::split::drive_within(&mut reader, fetch, step, allowed)? {
-        Ok(answered) => answered,
-        Err(costly) => return Ok(Err(costly)),
-    };
-    let fetched = reader.fetched();
-    eprintln!(
-        "fathom: read {} items ({}) in {waves} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}, meaning {}, summary {}",
-        fetched.items + 1,
-        human_bytes(fetched.bytes + root.len() as u64),
-        human_bytes(fetched.postings),
-        human_bytes(fetched.names),
-        human_bytes(fetched.nodes),
-        human_bytes(fetched.edges),
-        human_bytes(fetched.more),
-        human_bytes(fetched.files),
-        human_bytes(fetched.meaning),
-        human_bytes(fetched.summary)
-    );
-    trace("answered");
-    Ok(Ok(answer))
+    Ok(answer)
 }
 
 /// A split bundle's placed families, from its root: name, items, bytes.
@@ -750,7 +735,7 @@ fn open_with(target: &Path, options: &Options, scip: Vec<fathom_engine::ScipInde
     // A split bundle's directory holds items, not source to index.
     if is_split(target) {
         anyhow::bail!(
-            "`{}` is a split bundle, which only `fathom search`, `query`, `stats`, `symbol`, `callers`, `callees` and `impact` read so far: \
+            "`{}` is a split bundle, which `fathom search`, `query`, `stats`, `symbol`, `callers`, `callees`, `impact` and `mcp` read: \
              for this command, write a whole bundle \
              (`fathom index TARGET -o FILE`) or give the source",
             target.display()

@@ -1,7 +1,9 @@
 //! `fathom mcp`: the graph and the search, served to coding agents over the
 //! Model Context Protocol (stdio), with the official Rust SDK (`rmcp`).
 //!
-//! The repository is indexed (or its bundle loaded) once, at start. Each tool
+//! The repository is indexed (or its bundle loaded) once, at start; a split
+//! bundle's directory is read in parts instead, each tool fetching what its
+//! question needs and keeping it for the next ([`crate::split_dir`]). Each tool
 //! answers with the compact text the CLI prints, whose `path:line` citations
 //! an agent can open, cut at [`MAX_CHARS`] with a note saying how to narrow
 //! the question. Failures the agent can fix (an unknown symbol, a Cypher
@@ -23,17 +25,37 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::output;
+use crate::split_dir::SplitDir;
 
 /// The most characters one answer holds; longer answers are cut at a line.
 pub const MAX_CHARS: usize = 16_000;
 
+/// The most a split bundle's reader holds before it forgets what it read
+/// and starts again from the root.
+const SPLIT_HELD: u64 = 256 << 20;
+
+/// What a Cypher query over a split bundle may fetch unless it says more:
+/// the issue's 5 MB, as `fathom query --fetch-limit` and the page ask.
+const SPLIT_FETCH_MB: f64 = 5.0;
+
+/// The tools a split bundle cannot answer: each reads the whole index
+/// (every file's terms for a report, every test's reach for a change).
+const WHOLE_ONLY: [&str; 2] = ["locate", "tests_for"];
+
 #[derive(Clone)]
 pub struct Server {
-    index: Arc<Index>,
+    source: Source,
     /// The model and its disk cache: it re-ranks each question's
     /// candidates, or embeds the query where the index has every vector.
     minilm: Option<Arc<Mutex<Minilm>>>,
     tool_router: ToolRouter<Self>,
+}
+
+/// What the tools read: an index in memory, or a split bundle in parts.
+#[derive(Clone)]
+enum Source {
+    Whole(Arc<Index>),
+    Split(Arc<Mutex<SplitDir>>),
 }
 
 struct Minilm {
@@ -69,6 +91,10 @@ pub struct CypherArgs {
     /// Values for `$parameters` in the query.
     #[serde(default)]
     pub params: BTreeMap<String, serde_json::Value>,
+    /// Over a split bundle only: the most the query may fetch, in MB
+    /// (default 5). A query that would fetch more is refused with what it
+    /// would cost; name the nodes it starts from, or raise this.
+    pub fetch_mb: Option<f64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -141,16 +167,58 @@ fn cypher_description() -> String {
 impl Server {
     pub fn new(index: Index, embedder: Option<Embedder>) -> Server {
         Server {
-            index: Arc::new(index),
+            source: Source::Whole(Arc::new(index)),
             minilm: embedder
                 .map(|embedder| Arc::new(Mutex::new(Minilm { embedder, cache: crate::embedding::cache() }))),
             tool_router: Self::tool_router(),
         }
     }
 
+    /// A server over a split bundle's directory: the tools that read the
+    /// whole index ([`WHOLE_ONLY`]) are not offered.
+    pub fn split(dir: SplitDir) -> Server {
+        let mut tool_router = Self::tool_router();
+        for name in WHOLE_ONLY {
+            tool_router.remove_route(name);
+        }
+        Server { source: Source::Split(Arc::new(Mutex::new(dir))), minilm: None, tool_router }
+    }
+
+    /// Answers a question of a split bundle, fetching at most `allowed`
+    /// bytes for it, and forgets what the reader holds past [`SPLIT_HELD`].
+    fn ask_split<T>(
+        dir: &Mutex<SplitDir>,
+        allowed: u64,
+        step: impl FnMut(&mut fathom_engine::split::SplitReader) -> fathom_engine::split::Step<T>,
+    ) -> Result<std::result::Result<T, fathom_engine::split::Costly>, String> {
+        let mut dir = dir.lock().map_err(|_| "an earlier question failed while reading the split bundle".to_owned())?;
+        let answer = dir.ask(allowed, step).map_err(|e| format!("{e:#}"))?;
+        eprintln!("fathom: {}", dir.report());
+        dir.forget_past(SPLIT_HELD).map_err(|e| format!("{e:#}"))?;
+        Ok(answer)
+    }
+
+    /// [`Server::ask_split`] with no limit.
+    fn ask_all<T>(
+        dir: &Mutex<SplitDir>,
+        step: impl FnMut(&mut fathom_engine::split::SplitReader) -> fathom_engine::split::Step<T>,
+    ) -> Result<T, String> {
+        Ok(Self::ask_split(dir, u64::MAX, step)?.expect("nothing costs more than everything"))
+    }
+
+    /// The whole index, for the tools only it answers ([`WHOLE_ONLY`]).
+    fn whole(&self) -> Result<&Index, CallToolResult> {
+        match &self.source {
+            Source::Whole(index) => Ok(index),
+            Source::Split(_) => Err(failure(
+                "this tool reads the whole index, and a split bundle is read in parts: serve a whole bundle (`fathom index TARGET -o FILE`) or the source",
+            )),
+        }
+    }
+
     /// A query's embedding, when the index has vectors and the model is loaded.
-    fn query_vector(&self, query: &str) -> Option<Vec<f32>> {
-        if !self.index.embedding_status().dense_ready {
+    fn query_vector(&self, index: &Index, query: &str) -> Option<Vec<f32>> {
+        if !index.embedding_status().dense_ready {
             return None;
         }
         let minilm = self.minilm.as_ref()?.lock().ok()?;
@@ -166,12 +234,20 @@ impl Server {
     fn search(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
         let k = args.k.unwrap_or(10).clamp(1, 50);
         let options = SearchOptions { k, ..SearchOptions::default() };
-        let reranked = self.minilm.as_ref().and_then(|minilm| {
-            let mut minilm = minilm.lock().ok()?;
-            let Minilm { embedder, cache } = &mut *minilm;
-            fathom_engine::embed::search(&self.index, embedder, cache.as_mut(), &args.query, &options).ok()
-        });
-        let results = reranked.unwrap_or_else(|| self.index.search(&args.query, &options, None));
+        let results = match &self.source {
+            Source::Whole(index) => {
+                let reranked = self.minilm.as_ref().and_then(|minilm| {
+                    let mut minilm = minilm.lock().ok()?;
+                    let Minilm { embedder, cache } = &mut *minilm;
+                    fathom_engine::embed::search(index, embedder, cache.as_mut(), &args.query, &options).ok()
+                });
+                reranked.unwrap_or_else(|| index.search(&args.query, &options, None))
+            }
+            Source::Split(dir) => match Self::ask_all(dir, |r| r.search_step(&args.query, &options)) {
+                Ok(results) => results,
+                Err(e) => return failure(e),
+            },
+        };
         let mut text = output::render(|out| {
             if let Some(note) = &results.note {
                 writeln!(out, "note: {note}")?;
@@ -195,9 +271,13 @@ impl Server {
     /// matched terms, graph edge), then the definitions to open in it with `path:start-end`.
     #[tool]
     fn locate(&self, Parameters(args): Parameters<LocateArgs>) -> CallToolResult {
+        let index = match self.whole() {
+            Ok(index) => index,
+            Err(refused) => return refused,
+        };
         let k = args.k.unwrap_or(10).clamp(1, 50);
-        let vector = self.query_vector(&args.issue);
-        let found = self.index.locate(&args.issue, k, vector.as_deref());
+        let vector = self.query_vector(index, &args.issue);
+        let found = index.locate(&args.issue, k, vector.as_deref());
         let mut text = output::render(|out| output::write_locate(out, &found));
         if found.files.is_empty() {
             text.push_str("no file matches the report\n");
@@ -211,7 +291,23 @@ impl Server {
 
     #[tool(description = cypher_description())]
     fn cypher(&self, Parameters(args): Parameters<CypherArgs>) -> CallToolResult {
-        match self.index.query(&args.query, &args.params) {
+        let result = match &self.source {
+            Source::Whole(index) => index.query(&args.query, &args.params),
+            Source::Split(dir) => {
+                let mb = args.fetch_mb.unwrap_or(SPLIT_FETCH_MB).max(0.0);
+                match Self::ask_split(dir, (mb * 1e6) as u64, |r| r.query_step(&args.query, &args.params)) {
+                    Ok(Ok(result)) => result,
+                    Ok(Err(fathom_engine::split::Costly { bytes, items })) => {
+                        return failure(format!(
+                            "this query would fetch at least {} more of the split bundle ({items} items in its next step), past fetch_mb {mb}: name the nodes it starts from (`{{name: '…'}}`), or raise fetch_mb",
+                            fathom_engine::human_bytes(bytes)
+                        ));
+                    }
+                    Err(e) => return failure(e),
+                }
+            }
+        };
+        match result {
             Ok(result) => answer(output::render(|out| output::write_query(out, &result))),
             Err(e) => failure(e),
         }
@@ -222,7 +318,14 @@ impl Server {
     /// confidence and reason), members and the tests that exercise it.
     #[tool]
     fn symbol(&self, Parameters(args): Parameters<SymbolArgs>) -> CallToolResult {
-        match self.index.symbol(&args.symbol) {
+        let context = match &self.source {
+            Source::Whole(index) => index.symbol(&args.symbol),
+            Source::Split(dir) => match Self::ask_all(dir, |r| r.symbol_step(&args.symbol)) {
+                Ok(context) => context,
+                Err(e) => return failure(e),
+            },
+        };
+        match context {
             Ok(context) => answer(output::render(|out| output::write_symbol(out, &context))),
             Err(e) => failure(e),
         }
@@ -232,14 +335,16 @@ impl Server {
     /// with its `path:line`, the path's confidence and the call edges that lead to it.
     #[tool]
     fn callers(&self, Parameters(args): Parameters<TraversalArgs>) -> CallToolResult {
-        reached(self.index.callers(&args.symbol, args.depth.unwrap_or(1)))
+        let depth = args.depth.unwrap_or(1);
+        self.reached(|index| index.callers(&args.symbol, depth), |r| r.callers_step(&args.symbol, depth))
     }
 
     /// What a symbol calls, up to `depth` hops (1 to 4), each with its `path:line` and
     /// the call edges that lead to it.
     #[tool]
     fn callees(&self, Parameters(args): Parameters<TraversalArgs>) -> CallToolResult {
-        reached(self.index.callees(&args.symbol, args.depth.unwrap_or(1)))
+        let depth = args.depth.unwrap_or(1);
+        self.reached(|index| index.callees(&args.symbol, depth), |r| r.callees_step(&args.symbol, depth))
     }
 
     /// What could break if a symbol changes: everything that depends on it or on its
@@ -247,7 +352,8 @@ impl Server {
     /// default 2), with the dependency path and its confidence.
     #[tool]
     fn impact(&self, Parameters(args): Parameters<TraversalArgs>) -> CallToolResult {
-        reached(self.index.impact(&args.symbol, args.depth.unwrap_or(2)))
+        let depth = args.depth.unwrap_or(2);
+        self.reached(|index| index.impact(&args.symbol, depth), |r| r.impact_step(&args.symbol, depth))
     }
 
     /// Which tests to run for a change, best first: give a unified diff, a description,
@@ -257,12 +363,16 @@ impl Server {
     /// guessing.
     #[tool]
     fn tests_for(&self, Parameters(args): Parameters<TestsForArgs>) -> CallToolResult {
+        let index = match self.whole() {
+            Ok(index) => index,
+            Err(refused) => return refused,
+        };
         if args.diff.is_none() && args.change.is_none() && args.symbols.is_empty() {
             return failure("say what changed: `diff`, `change` or `symbols`");
         }
         let change =
             Change { diff: args.diff, text: args.change, symbols: args.symbols, k: Some(args.k.unwrap_or(10)) };
-        match self.index.tests_for(&change, None) {
+        match index.tests_for(&change, None) {
             Ok(found) => answer(output::render(|out| output::write_tests_for(out, &found))),
             Err(e) => failure(e),
         }
@@ -276,35 +386,74 @@ impl Server {
     }
 }
 
-fn reached(found: Result<Vec<fathom_engine::Reached>, fathom_engine::QueryError>) -> CallToolResult {
-    match found {
-        Ok(reached) => answer(output::render(|out| output::write_reached(out, &reached))),
-        Err(e) => failure(e),
+type Reached = Result<Vec<fathom_engine::Reached>, fathom_engine::QueryError>;
+
+impl Server {
+    /// A traversal's answer: `whole` over an index, `step` over a split
+    /// bundle (which fetches the symbol's neighbourhood).
+    fn reached(
+        &self,
+        whole: impl FnOnce(&Index) -> Reached,
+        step: impl FnMut(&mut fathom_engine::split::SplitReader) -> fathom_engine::split::Step<Reached>,
+    ) -> CallToolResult {
+        let found = match &self.source {
+            Source::Whole(index) => whole(index),
+            Source::Split(dir) => match Self::ask_all(dir, step) {
+                Ok(found) => found,
+                Err(e) => return failure(e),
+            },
+        };
+        match found {
+            Ok(reached) => answer(output::render(|out| output::write_reached(out, &reached))),
+            Err(e) => failure(e),
+        }
+    }
+
+    /// What the index holds, from the index or the split bundle's root
+    /// and its summary's item.
+    fn summary(&self) -> Result<fathom_engine::IndexSummary, String> {
+        match &self.source {
+            Source::Whole(index) => Ok(index.summary().clone()),
+            Source::Split(dir) => Self::ask_all(dir, |r| r.summary_step()),
+        }
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let summary = self.index.summary();
+        let about = match self.summary() {
+            Ok(summary) => format!(
+                "the code of {} ({} files, {} symbols, {} edges)",
+                summary.archive, summary.files, summary.symbols, summary.edges
+            ),
+            Err(why) => format!("a repository (its summary does not read: {why})"),
+        };
+        let split = match self.source {
+            Source::Whole(_) => "",
+            Source::Split(_) => {
+                " This is a split bundle, read in parts as questions need them: `locate` and `tests_for` \
+                 are not offered, and a Cypher query that would read more than `fetch_mb` (5 MB) is refused \
+                 with its cost."
+            }
+        };
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("fathom", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Fathom answers questions about the code of {} ({} files, {} symbols, {} edges) from its \
+                "Fathom answers questions about {about} from its \
                  code graph and search index. Use `search` to find code, `symbol` to read one definition \
                  with its callers and callees, `callers`/`callees`/`impact` to follow dependencies, \
                  `tests_for` before changing code, and `cypher` (see `schema`) for structural questions. \
-                 Answers cite `path:line`.",
-                summary.archive, summary.files, summary.symbols, summary.edges
+                 Answers cite `path:line`.{split}"
             ))
     }
 }
 
-/// Serves `index` over stdin and stdout until the client closes stdin.
-pub fn serve(index: Index, embedder: Option<Embedder>) -> Result<()> {
+/// Serves `server` over stdin and stdout until the client closes stdin.
+pub fn serve(server: Server) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let service = Server::new(index, embedder).serve(rmcp::transport::stdio()).await?;
+        let service = server.serve(rmcp::transport::stdio()).await?;
         service.waiting().await?;
         Ok(())
     })

@@ -1,0 +1,107 @@
+//! A split bundle's directory (`fathom search DIR/ …`, `fathom mcp DIR/`):
+//! one reader over the directory's items, asked a question at a time. It
+//! keeps what it fetched, so a later question reads only what is new, and
+//! forgets it all when it holds more than it may.
+
+use std::path::Path;
+
+use anyhow::Result;
+use fathom_engine::human_bytes;
+use fathom_engine::split::{Costly, SplitReader, Step};
+use fathom_engine::store::DirStore;
+
+pub struct SplitDir {
+    store: DirStore,
+    /// Where the root is, for errors, and its bytes: a reader that forgets
+    /// opens again from them.
+    path: String,
+    root: Vec<u8>,
+    /// Whether the reader searches by meaning (the bundle has vectors and
+    /// the model assets' tokenizer read).
+    meaning: bool,
+    reader: SplitReader,
+    /// How many waves the last question took.
+    waves: usize,
+}
+
+impl SplitDir {
+    /// Opens the split bundle in `dir`. With `meaning`, a bundle with
+    /// vectors is searched by meaning too, its queries embedded with the
+    /// tokenizer of the installed model assets; without the tokenizer, it
+    /// says so on stderr and searches by words.
+    pub fn open(dir: &Path, meaning: bool) -> Result<SplitDir> {
+        let store = DirStore::new(dir);
+        let root = store.root()?;
+        let path = dir.join(fathom_engine::split::ROOT).display().to_string();
+        let reader = SplitReader::open(&path, &root)?;
+        let mut opened = SplitDir { store, path, root, meaning: false, reader, waves: 0 };
+        if meaning && opened.reader.root().meaning.is_some() {
+            let path = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
+            let read = std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()));
+            match read.and_then(|tokenizer| opened.reader.read_meaning(&tokenizer)) {
+                Ok(()) => opened.meaning = true,
+                Err(why) => eprintln!("fathom: searching by words alone: {why}"),
+            }
+        }
+        Ok(opened)
+    }
+
+    /// The root's size on disk.
+    pub fn root_bytes(&self) -> u64 {
+        self.root.len() as u64
+    }
+
+    /// Answers `step`, fetching at most `allowed` bytes for it: a wave past
+    /// that is not fetched, and the answer is what it would cost.
+    pub fn ask<T>(
+        &mut self,
+        allowed: u64,
+        step: impl FnMut(&mut SplitReader) -> Step<T>,
+    ) -> Result<std::result::Result<T, Costly>> {
+        let store = &self.store;
+        let fetch = |need: &fathom_engine::split::Need| store.bytes(&need.what, &need.item);
+        match fathom_engine::split::drive_within(&mut self.reader, fetch, step, allowed)? {
+            Ok((answer, waves)) => {
+                self.waves = waves;
+                Ok(Ok(answer))
+            }
+            Err(costly) => Ok(Err(costly)),
+        }
+    }
+
+    /// Forgets everything fetched once the reader holds more than `most`
+    /// bytes of items (as fetched): the next question starts from the root.
+    pub fn forget_past(&mut self, most: u64) -> Result<()> {
+        if self.reader.fetched().bytes <= most {
+            return Ok(());
+        }
+        let mut reader = SplitReader::open(&self.path, &self.root)?;
+        if self.meaning {
+            let path = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
+            let tokenizer = std::fs::read(&path)?;
+            reader.read_meaning(&tokenizer).map_err(anyhow::Error::msg)?;
+        }
+        self.reader = reader;
+        Ok(())
+    }
+
+    /// What the reader holds, root included, by family, and how many waves
+    /// the last question took.
+    pub fn report(&self) -> String {
+        let fetched = self.reader.fetched();
+        format!(
+            "read {} items ({}) in {} waves: postings {}, names {}, node pages {}, edge runs {}, more edges {}, files {}, meaning {}, summary {}",
+            fetched.items + 1,
+            human_bytes(fetched.bytes + self.root_bytes()),
+            self.waves,
+            human_bytes(fetched.postings),
+            human_bytes(fetched.names),
+            human_bytes(fetched.nodes),
+            human_bytes(fetched.edges),
+            human_bytes(fetched.more),
+            human_bytes(fetched.files),
+            human_bytes(fetched.meaning),
+            human_bytes(fetched.summary)
+        )
+    }
+}
