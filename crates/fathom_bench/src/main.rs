@@ -1102,7 +1102,9 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
         let mut rows = Vec::new();
         for &size in &sizes {
             let started = Instant::now();
-            let shape = env_list("FATHOM_IVF_SHAPE", "64,16,32,256");
+            use fathom_search::partition::{CENTRE_POINTS, CENTRE_RUNS, RESIDUAL_POINTS, RESIDUAL_RUNS};
+            let built = format!("{CENTRE_RUNS},{CENTRE_POINTS},{RESIDUAL_RUNS},{RESIDUAL_POINTS}");
+            let shape = env_list("FATHOM_IVF_SHAPE", &built);
             let coded = Coded::shaped(vectors, size, (shape[0], shape[1]), (shape[2], shape[3]));
             let build_s = started.elapsed().as_secs_f64();
             let parts = &coded.parts;
@@ -1113,7 +1115,7 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
                     raw.extend(q.iter().map(|&r| r as u8));
                     raw.extend(s.to_le_bytes());
                 }
-                raw.extend(&coded.centre_codes);
+                raw.extend(coded.centres.pack(&coded.centre_codes));
                 for q in [&coded.centres, &coded.residuals] {
                     raw.extend(q.book_bytes().0.iter().map(|&b| b as u8));
                 }
@@ -1140,7 +1142,7 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
                         .collect()
                 })
                 .collect();
-            let part_bytes: Vec<usize> = coded.codes.iter().map(|c| gzip_len(c)).collect();
+            let part_bytes: Vec<usize> = coded.codes.iter().map(|c| gzip_len(&coded.residuals.pack(c))).collect();
             for &probe in &probes {
                 for &rescore in &rescores {
                     let (mut recall, mut tied) = (0.0, 0.0);

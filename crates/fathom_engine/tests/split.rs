@@ -613,6 +613,19 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
         reader.fetched()
     );
     assert!(recall >= 0.9, "recall@10 {recall}");
+    // By meaning alone, the ranking reads no postings and no names, as the
+    // whole index's reads none.
+    assert_eq!((reader.fetched().postings, reader.fetched().names), (0, 0));
+    // A query the table knows no word of whole runs by words, as the whole
+    // index's does: its pieces tell, then its postings are read.
+    let mut fallback = SplitReader::open("root", &split.root).unwrap();
+    fallback.read_meaning(&tokenizer).unwrap();
+    let query = "jsonify";
+    let (answer, _) = split_search(&split, &mut fallback, query, &dense);
+    let truth = whole(&index, query, &dense);
+    assert!(truth["note"].as_str().is_some_and(|n| n.contains("ran dense as lexical")), "{}", truth["note"]);
+    assert_eq!(answer, truth);
+    assert!(fallback.fetched().postings > 0);
     // By words: no item of the lane.
     let mut words = SplitReader::open("root", &split.root).unwrap();
     words.read_meaning(&tokenizer).unwrap();

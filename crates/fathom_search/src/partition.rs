@@ -114,12 +114,15 @@ pub struct Coded {
     pub codes: Vec<Vec<u8>>,
 }
 
-/// The codes' shapes: a centroid in 128 runs of 16 points, a chunk in 32
-/// runs of 256 (`fathom-bench ivf-codes`).
-pub const CENTRE_RUNS: usize = 128;
+/// The codes' shapes: a centroid and a chunk each in 64 runs of 16 points,
+/// 32 bytes packed. Against a chunk in 32 runs of 256, the same bytes a
+/// chunk, the points a reader fetches first shrink from 98 KB to 6 KB, at
+/// about the same recall once the best are scored exactly
+/// (`fathom-bench ivf-codes`, bench/PERFORMANCE.md).
+pub const CENTRE_RUNS: usize = 64;
 pub const CENTRE_POINTS: usize = 16;
-pub const RESIDUAL_RUNS: usize = 32;
-pub const RESIDUAL_POINTS: usize = 256;
+pub const RESIDUAL_RUNS: usize = 64;
+pub const RESIDUAL_POINTS: usize = 16;
 /// The most residuals the chunks' codes are learnt from.
 const RESIDUAL_SAMPLE: usize = 20_000;
 
@@ -330,6 +333,29 @@ impl Quantiser {
     pub fn score(&self, table: &[f32], code: &[u8]) -> f32 {
         code.iter().enumerate().map(|(p, &c)| table[p * self.codes + c as usize]).sum()
     }
+
+    /// Codes as stored: two to a byte, low half first, where a run has at
+    /// most 16 points; as they are otherwise.
+    pub fn pack(&self, codes: &[u8]) -> Vec<u8> {
+        if self.codes > 16 {
+            return codes.to_vec();
+        }
+        codes.chunks(2).map(|pair| pair[0] | pair.get(1).map_or(0, |&high| high << 4)).collect()
+    }
+
+    /// The `count` codes [`Self::pack`] stored, or `None` where `stored`
+    /// holds another number of them, or a code past its run's points.
+    pub fn unpack(&self, stored: &[u8], count: usize) -> Option<Vec<u8>> {
+        let codes: Vec<u8> = if self.codes > 16 {
+            stored.to_vec()
+        } else {
+            if stored.len() != count.div_ceil(2) || (count % 2 == 1 && stored.last().is_some_and(|b| b >> 4 != 0)) {
+                return None;
+            }
+            stored.iter().flat_map(|&b| [b & 15, b >> 4]).take(count).collect()
+        };
+        (codes.len() == count && codes.iter().all(|&c| (c as usize) < self.codes)).then_some(codes)
+    }
 }
 
 /// k-means by Euclidean distance: `k` points of `dim` (fewer where there
@@ -428,5 +454,29 @@ mod tests {
         let ranked = rank_partitions(16, &parts.coarse, &parts.groups, &coded.centres, &coded.centre_codes, &query, 6);
         assert_eq!((ranked.len(), ranked[0].0), (6, first));
         assert!(Partitions::build(&StaticVectors::new(16), 100).is_empty());
+    }
+
+    #[test]
+    fn codes_of_at_most_sixteen_points_pack_two_to_a_byte_and_unpack_only_whole() {
+        let sample: Vec<Vec<f32>> = (0..64).map(|i| synthetic_unit(i, 8)).collect();
+        let small = Quantiser::train(&sample, 8, 4, 16);
+        let codes: Vec<u8> = sample.iter().take(5).flat_map(|v| small.encode(v)).collect();
+        assert!(codes.iter().any(|&c| c > 0) && codes.iter().all(|&c| c < 16));
+        let packed = small.pack(&codes);
+        assert_eq!(packed.len(), 10, "20 codes in 10 bytes");
+        assert_eq!(small.unpack(&packed, 20), Some(codes.clone()));
+        // An odd count leaves the last byte's high half empty.
+        let odd = small.pack(&codes[..19]);
+        assert_eq!((odd.len(), small.unpack(&odd, 19)), (10, Some(codes[..19].to_vec())));
+        assert_eq!(small.unpack(&packed, 19), None, "a high half where none may be");
+        assert_eq!(small.unpack(&packed, 22), None, "fewer bytes than the codes need");
+        // Fewer points than a half byte holds: a code past them is refused.
+        let few = Quantiser::train(&sample, 8, 4, 10);
+        assert_eq!(few.unpack(&[0xAB], 2), None);
+        assert_eq!(few.unpack(&[0x98], 2), Some(vec![8, 9]));
+        // More than sixteen points: a byte each.
+        let wide = Quantiser::train(&sample, 8, 4, 32);
+        assert_eq!(wide.pack(&[31, 2]), vec![31, 2]);
+        assert_eq!((wide.unpack(&[31, 2], 2), wide.unpack(&[32], 1)), (Some(vec![31, 2]), None));
     }
 }

@@ -57,7 +57,7 @@ pub const ROOT: &str = "root.fathom";
 /// newline, so neither is read as the other.
 pub const SPLIT_MAGIC: [u8; 8] = *b"\x89FATHOM/";
 /// The layout of the root and its items this build writes and reads.
-pub const SPLIT_FORMAT: u32 = 5;
+pub const SPLIT_FORMAT: u32 = 6;
 /// What an item holds before it is gzipped, about. Small: a placed item
 /// costs the root nothing, and a question reads a few dozen items, so what
 /// it fetches is mostly what it reads (measured in `bench/PERFORMANCE.md`).
@@ -74,9 +74,11 @@ const ROOT_LIMIT: u64 = 64 << 20;
 /// `ROWS_PER_PAGE` in partition order, and the table's rows in pages of
 /// `PIECES_PER_PAGE` pieces. Chosen by `fathom-bench ivf-codes` and
 /// `split-meaning` (bench/PERFORMANCE.md): at the same number of chunks
-/// probed, partitions of 50 find more of the nearest than of 100.
+/// probed, partitions of 50 find more of the nearest than of 100; a row
+/// an item fetches the rows a query scores and no neighbour (10% fewer
+/// bytes than two a page).
 const PARTITION_CHUNKS: usize = 50;
-pub const ROWS_PER_PAGE: usize = 2;
+pub const ROWS_PER_PAGE: usize = 1;
 pub const PIECES_PER_PAGE: usize = 4;
 
 /// The root: see the [module docs](self).
@@ -172,7 +174,7 @@ pub struct MeaningHead {
     pub coarse_scales: Vec<f32>,
     pub groups: Vec<u32>,
     /// Each partition's centroid, as the code of its difference from its
-    /// group's.
+    /// group's, packed ([`fathom_search::partition::Quantiser::pack`]).
     pub centres: Book,
     pub centre_codes: Vec<u8>,
     /// Each partition's chunks, how many: the row pages hold the chunks of
@@ -206,8 +208,9 @@ impl Book {
     }
 }
 
-/// A partition: each of its chunks' codes, `code_parts` bytes each, in the
-/// order of its rows (the row pages say which chunk each is).
+/// A partition: each of its chunks' codes, in the order of its rows (the
+/// row pages say which chunk each is), packed as the head's residual book
+/// packs them ([`fathom_search::partition::Quantiser::pack`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PartItem {
     pub codes: Vec<u8>,
@@ -845,7 +848,7 @@ fn meaning_items(
     let vectors = lane.vectors();
     let coded = fathom_search::partition::Coded::build(vectors, PARTITION_CHUNKS);
     let parts = &coded.parts;
-    let items = coded.codes.iter().map(|codes| PartItem { codes: codes.clone() }).collect();
+    let items = coded.codes.iter().map(|codes| PartItem { codes: coded.residuals.pack(codes) }).collect();
     let held: Vec<u32> = parts.members.iter().flatten().copied().collect();
     let rows: Vec<RowPage> = held
         .chunks(ROWS_PER_PAGE)
@@ -896,7 +899,7 @@ fn meaning_items(
         coarse_scales,
         groups: parts.groups.clone(),
         centres: Book::of(&coded.centres),
-        centre_codes: coded.centre_codes.clone(),
+        centre_codes: coded.centres.pack(&coded.centre_codes),
         sizes: parts.members.iter().map(|m| m.len() as u32).collect(),
         residuals: Book::of(&coded.residuals),
     };

@@ -29,7 +29,7 @@ use fathom_model::Language;
 use fathom_query::{QueryError, Reached, SymbolContext};
 use fathom_search::chunks::{Chunk, Part};
 use fathom_search::lexical::Lexical;
-use fathom_search::retrieval::{Facts, Retrieval, SearchOptions};
+use fathom_search::retrieval::{Facts, Mode, Retrieval, SearchOptions};
 
 mod meaning;
 
@@ -311,20 +311,24 @@ impl SplitReader {
         self.settle();
         let mut wants: Vec<Want> = Vec::new();
         // What the question reads from itself alone: its terms' postings and
-        // its words' names.
+        // its words' names. A search by meaning alone reads neither once its
+        // lane ranks (as the whole index's does, it runs by words where no
+        // word of the query is one the table knows whole, which its pieces
+        // tell).
+        let by_words = options.mode != Mode::Dense || self.meaning_ranks(query) == Some(false);
         let reads = self.index.retrieval.query_reads(query);
-        for &term in &reads.terms {
+        for &term in reads.terms.iter().filter(|_| by_words) {
             wants.push(Want::Postings(term_range(term, self.root.postings.count as usize)));
         }
         // A name many symbols share reads its digest: its exact matches
         // outnumber what the lane takes, and outrank every prefix match.
-        for (word, exact) in &reads.names {
+        for (word, exact) in reads.names.iter().filter(|_| by_words) {
             match self.root.digests.binary_search_by(|(key, _)| key.as_str().cmp(word)) {
                 Ok(at) => wants.push(Want::Digest(at)),
                 Err(_) => wants.extend(self.name_pages(word, *exact).map(Want::Names)),
             }
         }
-        if reads.locations || !options.filter.is_empty() {
+        if (by_words && reads.locations) || !options.filter.is_empty() {
             wants.extend(self.everything());
         }
         // Meaning: the query's pieces and the head, then its partitions,

@@ -15,9 +15,10 @@ use crate::store::{ItemRef, StoreError, open};
 
 /// The partitions a query reads, nearest first (3,600 chunks in
 /// partitions of 50), and how many of the chunks its codes rank best it
-/// scores exactly: the top ten symbols by meaning 0.92-0.94 of the whole
-/// index's on grpc-go and Django, in 300-360 KB for a fresh reader's query
-/// with the head (`fathom-bench split-meaning`, bench/PERFORMANCE.md).
+/// scores exactly: the top ten symbols by meaning 0.91-0.92 of the whole
+/// index's on grpc-go and Django, in 210-250 KB (median) for a fresh
+/// reader's query with the head (`fathom-bench split-meaning`,
+/// bench/PERFORMANCE.md).
 pub const PROBE: usize = 72;
 pub const RESCORE: usize = 200;
 
@@ -137,6 +138,18 @@ impl SplitReader {
         rows
     }
 
+    /// Whether the static lane ranks `query` (some word of it is one the
+    /// table knows whole): `None` until its pieces are in, `Some(false)`
+    /// where the reader reads no meaning.
+    pub(super) fn meaning_ranks(&self, query: &str) -> Option<bool> {
+        let (Some(_), Some(lane)) = (&self.meaning, self.index.retrieval.static_lane()) else { return Some(false) };
+        let Ok(pieces) = lane.model().query_pieces(query) else { return Some(false) };
+        if pieces.iter().any(|&id| !self.have(Want::Pieces(id as usize / PIECES_PER_PAGE))) {
+            return None;
+        }
+        Some(lane.embed(query).is_some())
+    }
+
     pub(super) fn have_meaning(&self, want: Want) -> bool {
         let Some(meaning) = &self.meaning else { return true };
         match want {
@@ -175,7 +188,8 @@ impl SplitReader {
                 let groups = head.coarse_scales.len();
                 let held: u64 = head.sizes.iter().map(|&s| u64::from(s)).sum();
                 let (centres, residuals) = (head.centres.quantiser(dim), head.residuals.quantiser(dim));
-                let fits = |q: &Option<Quantiser>| q.as_ref().map_or(0, |q| q.parts);
+                let centre_codes =
+                    centres.as_ref().and_then(|centres| centres.unpack(&head.centre_codes, parts * centres.parts));
                 let whole = head.coarse.len() == groups * dim
                     && head.groups.len() == groups + 1
                     && head.groups.first() == Some(&0)
@@ -184,10 +198,10 @@ impl SplitReader {
                     && parts == root.parts.count as usize
                     && held <= chunks as u64
                     && (held as usize).div_ceil(ROWS_PER_PAGE) == root.rows.count as usize
-                    && fits(&residuals) > 0
-                    && fits(&centres) > 0
-                    && head.centre_codes.len() == parts * fits(&centres);
-                let (true, Some(centres), Some(residuals)) = (whole, centres, residuals) else {
+                    && residuals.is_some();
+                let (true, Some(centres), Some(centre_codes), Some(residuals)) =
+                    (whole, centres, centre_codes, residuals)
+                else {
                     return Err(bad("the meaning's head", "its partitions, rows or codes do not fit the root".into()));
                 };
                 let coarse = head
@@ -203,14 +217,7 @@ impl SplitReader {
                     }))
                     .collect();
                 if let Some(meaning) = self.meaning.as_mut() {
-                    meaning.head = Some(Head {
-                        coarse,
-                        groups: head.groups,
-                        centres,
-                        centre_codes: head.centre_codes,
-                        starts,
-                        residuals,
-                    });
+                    meaning.head = Some(Head { coarse, groups: head.groups, centres, centre_codes, starts, residuals });
                 }
             }
             Want::Part(at) => {
@@ -220,13 +227,14 @@ impl SplitReader {
                     return Err(bad("a partition", "it came before the meaning's head".into()));
                 };
                 let size = head.starts.get(at + 1).map(|&end| end - head.starts[at]);
-                if size.is_none_or(|size| part.codes.len() != size * head.residuals.parts) {
+                let Some(codes) = size.and_then(|size| head.residuals.unpack(&part.codes, size * head.residuals.parts))
+                else {
                     return Err(bad(
                         "a partition",
                         format!("its {} bytes of codes do not fit the head's partition", part.codes.len()),
                     ));
-                }
-                meaning.parts.insert(at, part.codes);
+                };
+                meaning.parts.insert(at, codes);
             }
             Want::Rows(at) => {
                 let page: RowPage = open("rows", item, bytes)?;
