@@ -1073,7 +1073,7 @@ fn split_meaning_bench(queries: &str, bundles: &[String]) -> serde_json::Value {
 /// of `FATHOM_IVF_PAGES`. Recall@10 against the exact scan and the bytes a
 /// query reads (a development aid for split bundles' meaning).
 fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
-    use fathom_search::partition::{Coded, rank_partitions};
+    use fathom_search::partition::{Coded, nearest_groups, rank_partitions};
     let model = fathom_engine::embed::load_static(&fathom_embed::asset::default_dir()).expect("the static table");
     let cosqa: Vec<serde_json::Value> = serde_json::from_str(
         &std::fs::read_to_string(root::repo_root().join("../shared/data/cosqa/cosqa-retrieval-dev-500.json")).unwrap(),
@@ -1087,6 +1087,8 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
     let probes = env_list("FATHOM_IVF_PROBES", "8,16,32,64");
     let rescores = env_list("FATHOM_IVF_RESCORE", "0,50,100,200");
     let pages = env_list("FATHOM_IVF_PAGES", "1,4");
+    // How many groups a query reads the partitions' codes of (0: all).
+    let group_probes = env_list("FATHOM_IVF_GROUPS", "0");
     let mut out = serde_json::Map::new();
     for path in bundles {
         let mut index = Index::from_bundle(&std::fs::read(path).unwrap()).expect("bundle");
@@ -1143,11 +1145,32 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
                 })
                 .collect();
             let part_bytes: Vec<usize> = coded.codes.iter().map(|c| gzip_len(&coded.residuals.pack(c))).collect();
-            for &probe in &probes {
-                for &rescore in &rescores {
+            // Each group's partitions' centroid codes, packed and gzipped:
+            // what a reader fetches for each group it probes.
+            let runs_c = coded.centres.parts;
+            let group_bytes: Vec<usize> = parts
+                .groups
+                .windows(2)
+                .map(|w| {
+                    let codes = &coded.centre_codes[w[0] as usize * runs_c..w[1] as usize * runs_c];
+                    gzip_len(&coded.centres.pack(codes))
+                })
+                .collect();
+            let group_count = group_bytes.len();
+            let group_probes = &group_probes;
+            let shapes: Vec<(usize, usize, usize)> = probes
+                .iter()
+                .flat_map(|&p| rescores.iter().flat_map(move |&r| group_probes.iter().map(move |&g| (p, r, g))))
+                .collect();
+            for (probe, rescore, probed) in shapes {
+                {
                     let (mut recall, mut tied) = (0.0, 0.0);
                     let mut bytes: Vec<Vec<usize>> = vec![Vec::new(); pages.len()];
+                    let mut groups_kb: Vec<usize> = Vec::new();
                     for (q, truth) in embedded.iter().zip(&exact) {
+                        let among =
+                            nearest_groups(dim, &parts.coarse, q, if probed == 0 { group_count } else { probed });
+                        groups_kb.push(among.iter().map(|&g| group_bytes[g]).sum());
                         let nearest = rank_partitions(
                             dim,
                             &parts.coarse,
@@ -1155,6 +1178,7 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
                             &coded.centres,
                             &coded.centre_codes,
                             q,
+                            &among,
                             probe,
                         );
                         let table = coded.residuals.table(q);
@@ -1196,8 +1220,10 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
                             kb(b[b.len() / 2] as u64)
                         })
                         .collect();
+                    groups_kb.sort_unstable();
                     rows.push(json!({
                         "size": size, "partitions": parts.len(), "groups": parts.groups.len() - 1, "shape": shape,
+                        "groups_probed": probed, "groups_kb_median": kb(groups_kb[groups_kb.len() / 2] as u64),
                         "probe": probe, "rescore": rescore, "recall10": round(recall / embedded.len() as f64),
                         "recall10_ties": round(tied / embedded.len() as f64),
                         "head_kb": kb(head_bytes as u64), "median_kb_by_page": medians, "build_s": round(build_s),

@@ -703,7 +703,12 @@ fn placed_families(root: &fathom_engine::split::Root) -> Vec<(&'static str, u32,
         ("more edges", &root.more),
     ];
     if let Some(meaning) = &root.meaning {
-        families.extend([("partitions", &meaning.parts), ("rows", &meaning.rows), ("table pages", &meaning.pieces)]);
+        families.extend([
+            ("groups", &meaning.groups),
+            ("partitions", &meaning.parts),
+            ("rows", &meaning.rows),
+            ("table pages", &meaning.pieces),
+        ]);
     }
     families.into_iter().map(|(name, placed)| (name, placed.count, placed.bytes)).collect()
 }

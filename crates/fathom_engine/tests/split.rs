@@ -626,6 +626,33 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
     assert!(truth["note"].as_str().is_some_and(|n| n.contains("ran dense as lexical")), "{}", truth["note"]);
     assert_eq!(answer, truth);
     assert!(fallback.fetched().postings > 0);
+    // A group's item that checks itself but does not fit the head (sizes
+    // that do not add up to its rows, codes of another length) is refused
+    // by name, and the reader keeps what it holds.
+    let mut forged = SplitReader::open("root", &split.root).unwrap();
+    forged.read_meaning(&tokenizer).unwrap();
+    let mut refused = Vec::new();
+    for _ in 0..8 {
+        let Step::Needs(needs) = forged.search_step("how are errors handled", &dense) else { break };
+        for need in needs {
+            let bytes = if need.what.starts_with("group ") {
+                let group = fathom_engine::split::GroupItem { centre_codes: vec![0; 3], sizes: vec![1] };
+                fathom_engine::store::seal_placed(&group).0
+            } else {
+                split.items[&need.item].clone()
+            };
+            if let Err(e) = forged.supply(&need.item, &bytes) {
+                refused.push(e.to_string());
+            }
+        }
+        if !refused.is_empty() {
+            break;
+        }
+    }
+    assert!(refused.iter().all(|e| e.contains("do not fit the head's group")), "{refused:?}");
+    assert!(!refused.is_empty(), "the forged groups were asked for");
+    let (answer, _) = split_search(&split, &mut forged, "url_for", &lexical(10));
+    assert_eq!(answer, whole(&index, "url_for", &lexical(10)));
     // By words: no item of the lane.
     let mut words = SplitReader::open("root", &split.root).unwrap();
     words.read_meaning(&tokenizer).unwrap();

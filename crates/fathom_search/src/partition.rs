@@ -166,11 +166,24 @@ impl Coded {
     }
 }
 
-/// The nearest `probe` partitions to `query` (unit length) by their
-/// centroids as decoded: each group's centroid (`coarse`, `dim` each; group
-/// `g` holds partitions `groups[g]..groups[g + 1]`) plus each partition's
-/// code of its difference from it. Each with its centroid's product with
-/// the query, nearest first; ties by number.
+/// The `probe` groups whose centroids (`coarse`, `dim` each) are nearest
+/// `query`, nearest first; ties by number.
+pub fn nearest_groups(dim: usize, coarse: &[f32], query: &[f32], probe: usize) -> Vec<usize> {
+    if dim == 0 || query.len() != dim {
+        return Vec::new();
+    }
+    let mut scored: Vec<(usize, f32)> = coarse.chunks_exact(dim).map(|c| dot(c, query)).enumerate().collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.into_iter().take(probe).map(|(g, _)| g).collect()
+}
+
+/// The nearest `probe` partitions to `query` (unit length) in the groups
+/// `among`, by their centroids as decoded: each group's centroid (`coarse`,
+/// `dim` each; group `g` holds partitions `groups[g]..groups[g + 1]`) plus
+/// each partition's code of its difference from it (`centre_codes`, read
+/// only for those groups' partitions). Each with its centroid's product
+/// with the query, nearest first; ties by number.
+#[allow(clippy::too_many_arguments)]
 pub fn rank_partitions(
     dim: usize,
     coarse: &[f32],
@@ -178,6 +191,7 @@ pub fn rank_partitions(
     centres: &Quantiser,
     centre_codes: &[u8],
     query: &[f32],
+    among: &[usize],
     probe: usize,
 ) -> Vec<(usize, f32)> {
     if dim == 0 || query.len() != dim {
@@ -185,8 +199,8 @@ pub fn rank_partitions(
     }
     let table = centres.table(query);
     let mut scored: Vec<(usize, f32)> = Vec::new();
-    for (g, centroid) in coarse.chunks_exact(dim).enumerate() {
-        let base = dot(centroid, query);
+    for &g in among {
+        let base = dot(&coarse[g * dim..(g + 1) * dim], query);
         for p in groups[g] as usize..groups[g + 1] as usize {
             let code = &centre_codes[p * centres.parts..(p + 1) * centres.parts];
             scored.push((p, base + centres.score(&table, code)));
@@ -451,8 +465,18 @@ mod tests {
         assert!(parts.members[first].contains(&7));
         // Coded, the nearest partition by its coded centroid is the same.
         let coded = Coded::build(&vectors, 100);
-        let ranked = rank_partitions(16, &parts.coarse, &parts.groups, &coded.centres, &coded.centre_codes, &query, 6);
+        let all: Vec<usize> = (0..groups).collect();
+        let ranked =
+            rank_partitions(16, &parts.coarse, &parts.groups, &coded.centres, &coded.centre_codes, &query, &all, 6);
         assert_eq!((ranked.len(), ranked[0].0), (6, first));
+        // Among the nearest group alone, the same partition first, and only
+        // that group's.
+        let near = nearest_groups(16, &parts.coarse, &query, 1);
+        assert_eq!(near, vec![group]);
+        let ranked =
+            rank_partitions(16, &parts.coarse, &parts.groups, &coded.centres, &coded.centre_codes, &query, &near, 6);
+        assert_eq!(ranked[0].0, first);
+        assert!(ranked.iter().all(|&(p, _)| (from..to).contains(&p)));
         assert!(Partitions::build(&StaticVectors::new(16), 100).is_empty());
     }
 

@@ -93,9 +93,10 @@ enum Want {
     More(usize),
     /// A file's text and colours, once a head names its item.
     File(u32),
-    /// The static lane's head, a partition, a page of rows, a page of the
-    /// table.
+    /// The static lane's head, a group's partitions, a partition, a page
+    /// of rows, a page of the table.
     Meaning,
+    Group(usize),
     Part(usize),
     Rows(usize),
     Pieces(usize),
@@ -646,9 +647,10 @@ impl SplitReader {
             Want::Nodes(_) => mean(&self.root.nodes),
             Want::Edges(_) => mean(&self.root.edges),
             Want::More(_) => mean(&self.root.more),
-            Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => {
+            Want::Group(_) | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => {
                 let meaning = self.root.meaning.as_ref();
                 meaning.map_or(0, |m| match want {
+                    Want::Group(_) => mean(&m.groups),
                     Want::Part(_) => mean(&m.parts),
                     Want::Rows(_) => mean(&m.rows),
                     _ => mean(&m.pieces),
@@ -754,7 +756,9 @@ impl SplitReader {
             Want::Edges(_) => &mut self.fetched.edges,
             Want::More(_) => &mut self.fetched.more,
             Want::File(_) => &mut self.fetched.files,
-            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => &mut self.fetched.meaning,
+            Want::Meaning | Want::Group(_) | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => {
+                &mut self.fetched.meaning
+            }
             Want::Summary => &mut self.fetched.summary,
         };
         *family += bytes.len() as u64;
@@ -907,7 +911,9 @@ impl SplitReader {
                 self.lines.remove(&file);
                 self.files_in[file as usize] = true;
             }
-            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.put_meaning(want, item, bytes)?,
+            Want::Meaning | Want::Group(_) | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => {
+                self.put_meaning(want, item, bytes)?
+            }
             Want::Summary => {
                 let stored: crate::bundle::StoredSummary<'static> = open("the summary", item, bytes)?;
                 stored.fill(&mut self.index.summary);
@@ -1103,7 +1109,9 @@ impl SplitReader {
                 let item = (*self.file_items.get(file as usize)?)?;
                 (item, format!("the text of `{}`", self.index.graph.files()[file as usize].path))
             }
-            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => return self.meaning_item(want),
+            Want::Meaning | Want::Group(_) | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => {
+                return self.meaning_item(want);
+            }
             Want::Summary => (self.root.summary, "the summary".to_owned()),
         })
     }
@@ -1117,7 +1125,7 @@ impl SplitReader {
             Want::Edges(at) => self.edges_in.get(at).copied().unwrap_or(true),
             Want::More(at) => self.more_in.get(at).copied().unwrap_or(true),
             Want::File(file) => self.files_in.get(file as usize).copied().unwrap_or(true),
-            Want::Meaning | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.have_meaning(want),
+            Want::Meaning | Want::Group(_) | Want::Part(_) | Want::Rows(_) | Want::Pieces(_) => self.have_meaning(want),
             Want::Summary => self.summary_in,
         }
     }

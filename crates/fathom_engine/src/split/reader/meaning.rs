@@ -1,16 +1,17 @@
 //! The static lane of a split bundle, read by a query: its word pieces'
-//! rows of the table, the head, the nearest partitions, and the rows of the
-//! best chunks by their codes (see [`super::super::Meaning`]). Once those
+//! rows of the table, the head, the nearest groups and their nearest
+//! partitions, and the rows of the best chunks by their codes (see
+//! [`super::super::Meaning`]). Once those
 //! rows are in, the lane is the whole index's, scanning the rows it holds:
 //! the chunks a query's codes rank best, scored exactly.
 
 use std::collections::HashMap;
 
-use fathom_search::partition::{Quantiser, rank_partitions};
+use fathom_search::partition::{Quantiser, nearest_groups, rank_partitions};
 use fathom_search::retrieval::{Mode, SearchOptions};
 
 use super::{SplitReader, Want};
-use crate::split::{MeaningHead, PIECES_PER_PAGE, PartItem, PiecePage, ROWS_PER_PAGE, RowPage};
+use crate::split::{GroupItem, MeaningHead, PIECES_PER_PAGE, PartItem, PiecePage, ROWS_PER_PAGE, RowPage};
 use crate::store::{ItemRef, StoreError, open};
 
 /// The partitions a query reads, nearest first (3,600 chunks in
@@ -21,6 +22,10 @@ use crate::store::{ItemRef, StoreError, open};
 /// bench/PERFORMANCE.md).
 pub const PROBE: usize = 72;
 pub const RESCORE: usize = 200;
+/// The groups whose partitions a query ranks, nearest first: all of them
+/// up to about 30,000 chunks; about a third of the 50,000-file set's 84,
+/// whose codes alone are 213 KB (`fathom-bench ivf-codes`).
+pub const GROUP_PROBE: usize = 24;
 
 /// What a reader holds of the static lane.
 pub(super) struct MeaningIn {
@@ -34,11 +39,20 @@ pub(super) struct MeaningIn {
 struct Head {
     coarse: Vec<f32>,
     groups: Vec<u32>,
+    group_rows: Vec<u32>,
     centres: Quantiser,
-    centre_codes: Vec<u8>,
-    /// Where each partition's rows start, in rows, and where the last ends.
-    starts: Vec<usize>,
     residuals: Quantiser,
+    /// Each partition's coded centroid, `centres.parts` codes each, and
+    /// where its rows start and end: zero until its group is in.
+    centre_codes: Vec<u8>,
+    rows: Vec<(usize, usize)>,
+    groups_in: Vec<bool>,
+}
+
+impl Head {
+    fn parts(&self) -> usize {
+        self.rows.len()
+    }
 }
 
 impl SplitReader {
@@ -87,8 +101,9 @@ impl SplitReader {
     }
 
     /// What the static lane of a search still needs, a stage at a time:
-    /// the query's pieces and the head; then its nearest partitions; then
-    /// the rows of the chunks their codes rank best. Nothing for a lexical
+    /// the query's pieces and the head; then its nearest groups; then their
+    /// nearest partitions; then the rows of the chunks their codes rank
+    /// best. Nothing for a lexical
     /// search, a reader not reading meaning, or a query with no word the
     /// table knows whole (which the whole index runs by words too).
     pub(super) fn meaning_wants(&self, query: &str, options: &SearchOptions) -> Vec<Want> {
@@ -111,8 +126,13 @@ impl SplitReader {
         }
         let (Some(head), Some(vector)) = (&meaning.head, lane.embed(query)) else { return Vec::new() };
         let dim = lane.vectors().dim();
+        let among = nearest_groups(dim, &head.coarse, &vector, GROUP_PROBE);
+        let groups: Vec<Want> = among.iter().map(|&g| Want::Group(g)).collect();
+        if groups.iter().any(|&w| !self.have(w)) {
+            return groups;
+        }
         let nearest =
-            rank_partitions(dim, &head.coarse, &head.groups, &head.centres, &head.centre_codes, &vector, PROBE);
+            rank_partitions(dim, &head.coarse, &head.groups, &head.centres, &head.centre_codes, &vector, &among, PROBE);
         let parts: Vec<Want> = nearest.iter().map(|&(p, _)| Want::Part(p)).collect();
         if parts.iter().any(|&w| !self.have(w)) {
             return parts;
@@ -123,7 +143,7 @@ impl SplitReader {
         let mut scored: Vec<(usize, f32)> = Vec::new();
         for &(p, centre) in &nearest {
             for (i, code) in meaning.parts[&p].chunks_exact(runs).enumerate() {
-                scored.push((head.starts[p] + i, centre + head.residuals.score(&table, code)));
+                scored.push((head.rows[p].0 + i, centre + head.residuals.score(&table, code)));
             }
         }
         let limit = RESCORE.min(scored.len());
@@ -154,9 +174,8 @@ impl SplitReader {
         let Some(meaning) = &self.meaning else { return true };
         match want {
             Want::Meaning => meaning.head.is_some(),
-            Want::Part(at) => {
-                meaning.parts.contains_key(&at) || meaning.head.as_ref().is_some_and(|h| at + 1 >= h.starts.len())
-            }
+            Want::Group(at) => meaning.head.as_ref().is_some_and(|h| h.groups_in.get(at).copied().unwrap_or(true)),
+            Want::Part(at) => meaning.parts.contains_key(&at) || meaning.head.as_ref().is_some_and(|h| at >= h.parts()),
             Want::Rows(at) => meaning.rows_in.get(at).copied().unwrap_or(true),
             Want::Pieces(at) => meaning.pieces_in.get(at).copied().unwrap_or(true),
             _ => true,
@@ -168,6 +187,7 @@ impl SplitReader {
         let tag = &self.root.tag;
         Some(match want {
             Want::Meaning => (meaning.head, "the meaning's head".to_owned()),
+            Want::Group(at) => (meaning.groups.item(tag, crate::split::GROUPS, at)?, format!("group {at}")),
             Want::Part(at) => (meaning.parts.item(tag, crate::split::PARTS, at)?, format!("partition {at}")),
             Want::Rows(at) => (meaning.rows.item(tag, crate::split::ROWS, at)?, format!("rows {at}")),
             Want::Pieces(at) => (meaning.pieces.item(tag, crate::split::PIECES, at)?, format!("table page {at}")),
@@ -184,25 +204,24 @@ impl SplitReader {
         match want {
             Want::Meaning => {
                 let head: MeaningHead = open("the meaning's head", item, bytes)?;
-                let parts = head.sizes.len();
                 let groups = head.coarse_scales.len();
-                let held: u64 = head.sizes.iter().map(|&s| u64::from(s)).sum();
+                let parts = root.parts.count as usize;
                 let (centres, residuals) = (head.centres.quantiser(dim), head.residuals.quantiser(dim));
-                let centre_codes =
-                    centres.as_ref().and_then(|centres| centres.unpack(&head.centre_codes, parts * centres.parts));
+                let rising = |cuts: &[u32], last: u64| {
+                    cuts.len() == groups + 1
+                        && cuts.first() == Some(&0)
+                        && cuts.windows(2).all(|w| w[0] <= w[1])
+                        && cuts.last().map(|&l| u64::from(l)) == Some(last)
+                };
+                let held = head.group_rows.last().map_or(0, |&l| l as usize);
                 let whole = head.coarse.len() == groups * dim
-                    && head.groups.len() == groups + 1
-                    && head.groups.first() == Some(&0)
-                    && head.groups.windows(2).all(|w| w[0] <= w[1])
-                    && head.groups.last() == Some(&(parts as u32))
-                    && parts == root.parts.count as usize
-                    && held <= chunks as u64
-                    && (held as usize).div_ceil(ROWS_PER_PAGE) == root.rows.count as usize
-                    && residuals.is_some();
-                let (true, Some(centres), Some(centre_codes), Some(residuals)) =
-                    (whole, centres, centre_codes, residuals)
-                else {
-                    return Err(bad("the meaning's head", "its partitions, rows or codes do not fit the root".into()));
+                    && groups == root.groups.count as usize
+                    && rising(&head.groups, parts as u64)
+                    && rising(&head.group_rows, held as u64)
+                    && held <= chunks
+                    && held.div_ceil(ROWS_PER_PAGE) == root.rows.count as usize;
+                let (true, Some(centres), Some(residuals)) = (whole, centres, residuals) else {
+                    return Err(bad("the meaning's head", "its groups, rows or codes do not fit the root".into()));
                 };
                 let coarse = head
                     .coarse
@@ -210,15 +229,45 @@ impl SplitReader {
                     .zip(&head.coarse_scales)
                     .flat_map(|(c, &scale)| c.iter().map(move |&x| f32::from(x) * scale))
                     .collect();
-                let starts = std::iter::once(0)
-                    .chain(head.sizes.iter().scan(0usize, |at, &size| {
-                        *at += size as usize;
-                        Some(*at)
-                    }))
-                    .collect();
                 if let Some(meaning) = self.meaning.as_mut() {
-                    meaning.head = Some(Head { coarse, groups: head.groups, centres, centre_codes, starts, residuals });
+                    meaning.head = Some(Head {
+                        coarse,
+                        groups: head.groups,
+                        group_rows: head.group_rows,
+                        centre_codes: vec![0; parts * centres.parts],
+                        centres,
+                        residuals,
+                        rows: vec![(0, 0); parts],
+                        groups_in: vec![false; groups],
+                    });
                 }
+            }
+            Want::Group(at) => {
+                let group: GroupItem = open("a group", item, bytes)?;
+                let Some(meaning) = self.meaning.as_mut() else { return Ok(()) };
+                let Some(head) = meaning.head.as_mut() else {
+                    return Err(bad("a group", "it came before the meaning's head".into()));
+                };
+                let (from, to) = (head.groups[at] as usize, head.groups[at + 1] as usize);
+                let runs = head.centres.parts;
+                let codes = head.centres.unpack(&group.centre_codes, (to - from) * runs);
+                let rows: u64 = group.sizes.iter().map(|&n| u64::from(n)).sum();
+                let (Some(codes), true) = (
+                    codes,
+                    group.sizes.len() == to - from && rows == u64::from(head.group_rows[at + 1] - head.group_rows[at]),
+                ) else {
+                    return Err(bad(
+                        "a group",
+                        format!("its {} partitions' codes and sizes do not fit the head's group", group.sizes.len()),
+                    ));
+                };
+                head.centre_codes[from * runs..to * runs].copy_from_slice(&codes);
+                let mut start = head.group_rows[at] as usize;
+                for (p, &size) in (from..to).zip(&group.sizes) {
+                    head.rows[p] = (start, start + size as usize);
+                    start += size as usize;
+                }
+                head.groups_in[at] = true;
             }
             Want::Part(at) => {
                 let part: PartItem = open("a partition", item, bytes)?;
@@ -226,7 +275,11 @@ impl SplitReader {
                 let Some(head) = &meaning.head else {
                     return Err(bad("a partition", "it came before the meaning's head".into()));
                 };
-                let size = head.starts.get(at + 1).map(|&end| end - head.starts[at]);
+                let group = head.groups.partition_point(|&first| first as usize <= at).saturating_sub(1);
+                if !head.groups_in.get(group).copied().unwrap_or(false) {
+                    return Err(bad("a partition", format!("it came before its group ({group})")));
+                }
+                let size = head.rows.get(at).map(|&(from, to)| to - from);
                 let Some(codes) = size.and_then(|size| head.residuals.unpack(&part.codes, size * head.residuals.parts))
                 else {
                     return Err(bad(
@@ -295,6 +348,7 @@ impl SplitReader {
         let Some(meaning) = &self.root.meaning else { return Vec::new() };
         let count = |placed: &crate::split::Placed| placed.count as usize;
         std::iter::once(Want::Meaning)
+            .chain((0..count(&meaning.groups)).map(Want::Group))
             .chain((0..count(&meaning.parts)).map(Want::Part))
             .chain((0..count(&meaning.rows)).map(Want::Rows))
             .chain((0..count(&meaning.pieces)).map(Want::Pieces))
