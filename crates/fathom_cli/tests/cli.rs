@@ -565,7 +565,8 @@ fn a_split_bundle_is_written_and_searched_in_parts() {
     // What does not read a split bundle yet says so, rather than index its items as source.
     let edges = fathom(&["edges", dir.to_str().unwrap()]);
     assert!(!edges.status.success());
-    assert!(String::from_utf8_lossy(&edges.stderr).contains("read so far"));
+    let said = String::from_utf8_lossy(&edges.stderr);
+    assert!(said.contains("is a split bundle") && said.contains("for this command, write a whole bundle"), "{said}");
 
     // Every item damaged: the search names the one it met.
     for item in &items {
