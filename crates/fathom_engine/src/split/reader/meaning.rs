@@ -1,9 +1,9 @@
 //! The static lane of a split bundle, read by a query: its word pieces'
 //! rows of the table, the head, the nearest groups and their nearest
 //! partitions, and the rows of the best chunks by their codes (see
-//! [`super::super::Meaning`]). Once those
-//! rows are in, the lane is the whole index's, scanning the rows it holds:
-//! the chunks a query's codes rank best, scored exactly.
+//! [`super::super::Meaning`]). Once those rows are in, the lane is the
+//! whole index's, scanning the rows it holds: the chunks a query's codes
+//! rank best, scored exactly.
 
 use std::collections::HashMap;
 
@@ -103,9 +103,9 @@ impl SplitReader {
     /// What the static lane of a search still needs, a stage at a time:
     /// the query's pieces and the head; then its nearest groups; then their
     /// nearest partitions; then the rows of the chunks their codes rank
-    /// best. Nothing for a lexical
-    /// search, a reader not reading meaning, or a query with no word the
-    /// table knows whole (which the whole index runs by words too).
+    /// best. Nothing for a lexical search, a reader not reading meaning,
+    /// or a query with no word the table knows whole (which the whole
+    /// index runs by words too).
     pub(super) fn meaning_wants(&self, query: &str, options: &SearchOptions) -> Vec<Want> {
         let Some(meaning) = &self.meaning else { return Vec::new() };
         let Some(lane) = self.index.retrieval.static_lane() else { return Vec::new() };
