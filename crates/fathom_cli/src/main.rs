@@ -134,7 +134,7 @@ enum Command {
         /// Over a split bundle (`DIR/`): the most the query may fetch, in MB. A query
         /// that would fetch more (one that matches nodes by no name reads the whole
         /// graph) stops first and says how much it needs.
-        #[arg(long, default_value_t = 5.0)]
+        #[arg(long, default_value_t = split_dir::FETCH_MB)]
         fetch_limit: f64,
     },
     /// Who calls a symbol, up to --depth hops (1 to 4), with each edge's confidence.
@@ -512,13 +512,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Query { target, cypher, params, json, fetch_limit } => {
             let params = params.into_iter().collect();
             let result = if is_split(&target) {
-                let limit = (fetch_limit.max(0.0) * 1e6) as u64;
+                let limit = split_dir::megabytes(fetch_limit);
                 match split_ask_within(&target, limit, false, |r| r.query_step(&cypher, &params))? {
                     Ok(answer) => answer?,
-                    Err(fathom_engine::split::Costly { bytes, items }) => anyhow::bail!(
-                        "this query would fetch at least {} more of the split bundle ({items} items in its next step), past --fetch-limit {fetch_limit} MB: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
-                        human_bytes(bytes)
-                    ),
+                    Err(costly) => {
+                        anyhow::bail!(split_dir::refusal(&costly, &format!("--fetch-limit {fetch_limit} MB")))
+                    }
                 }
             } else {
                 open(&target)?.query(&cypher, &params)?

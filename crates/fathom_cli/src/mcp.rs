@@ -34,10 +34,6 @@ pub const MAX_CHARS: usize = 16_000;
 /// and starts again from the root.
 const SPLIT_HELD: u64 = 256 << 20;
 
-/// What a Cypher query over a split bundle may fetch unless it says more:
-/// the 5 MB, as `fathom query --fetch-limit` and the page ask.
-const SPLIT_FETCH_MB: f64 = 5.0;
-
 /// The tools a split bundle cannot answer: each reads the whole index
 /// (every file's terms for a report, every test's reach for a change).
 const WHOLE_ONLY: [&str; 2] = ["locate", "tests_for"];
@@ -294,15 +290,11 @@ impl Server {
         let result = match &self.source {
             Source::Whole(index) => index.query(&args.query, &args.params),
             Source::Split(dir) => {
-                let mb = args.fetch_mb.unwrap_or(SPLIT_FETCH_MB).max(0.0);
-                match Self::ask_split(dir, (mb * 1e6) as u64, |r| r.query_step(&args.query, &args.params)) {
+                let mb = args.fetch_mb.unwrap_or(crate::split_dir::FETCH_MB).max(0.0);
+                let allowed = crate::split_dir::megabytes(mb);
+                match Self::ask_split(dir, allowed, |r| r.query_step(&args.query, &args.params)) {
                     Ok(Ok(result)) => result,
-                    Ok(Err(fathom_engine::split::Costly { bytes, items })) => {
-                        return failure(format!(
-                            "this query would fetch at least {} more of the split bundle ({items} items in its next step), past fetch_mb {mb}: name the nodes it starts from (`{{name: '…'}}`), or raise fetch_mb",
-                            fathom_engine::human_bytes(bytes)
-                        ));
-                    }
+                    Ok(Err(costly)) => return failure(crate::split_dir::refusal(&costly, &format!("fetch_mb {mb}"))),
                     Err(e) => return failure(e),
                 }
             }

@@ -10,15 +10,34 @@ use fathom_engine::human_bytes;
 use fathom_engine::split::{Costly, SplitReader, Step};
 use fathom_engine::store::DirStore;
 
+/// What a Cypher query over a split bundle may fetch unless its caller
+/// allows more: the 5 MB, as the page asks before it fetches more.
+pub const FETCH_MB: f64 = 5.0;
+
+/// `mb` megabytes in bytes; below none, none.
+pub fn megabytes(mb: f64) -> u64 {
+    (mb.max(0.0) * 1e6) as u64
+}
+
+/// Why a question was not answered: it would fetch more than `limit` (the
+/// setting that raises it, as its caller names it) allows.
+pub fn refusal(costly: &Costly, limit: &str) -> String {
+    format!(
+        "this query would fetch at least {} more of the split bundle ({} items in its next step), past {limit}: name the nodes it starts from (`{{name: '…'}}`), or raise the limit",
+        human_bytes(costly.bytes),
+        costly.items
+    )
+}
+
 pub struct SplitDir {
     store: DirStore,
     /// Where the root is, for errors, and its bytes: a reader that forgets
     /// opens again from them.
     path: String,
     root: Vec<u8>,
-    /// Whether the reader searches by meaning (the bundle has vectors and
-    /// the model assets' tokenizer read).
-    meaning: bool,
+    /// The model assets' tokenizer, where the reader searches by meaning
+    /// (the bundle has vectors and the tokenizer read).
+    tokenizer: Option<Vec<u8>>,
     reader: SplitReader,
     /// How many waves the last question took.
     waves: usize,
@@ -33,17 +52,17 @@ impl SplitDir {
         let store = DirStore::new(dir);
         let root = store.root()?;
         let path = dir.join(fathom_engine::split::ROOT).display().to_string();
-        let reader = SplitReader::open(&path, &root)?;
-        let mut opened = SplitDir { store, path, root, meaning: false, reader, waves: 0 };
-        if meaning && opened.reader.root().meaning.is_some() {
-            let path = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
-            let read = std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()));
-            match read.and_then(|tokenizer| opened.reader.read_meaning(&tokenizer)) {
-                Ok(()) => opened.meaning = true,
+        let mut reader = SplitReader::open(&path, &root)?;
+        let mut tokenizer = None;
+        if meaning && reader.root().meaning.is_some() {
+            let file = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
+            let read = std::fs::read(&file).map_err(|e| format!("cannot read `{}`: {e}", file.display()));
+            match read.and_then(|bytes| reader.read_meaning(&bytes).map(|()| bytes)) {
+                Ok(bytes) => tokenizer = Some(bytes),
                 Err(why) => eprintln!("fathom: searching by words alone: {why}"),
             }
         }
-        Ok(opened)
+        Ok(SplitDir { store, path, root, tokenizer, reader, waves: 0 })
     }
 
     /// The root's size on disk.
@@ -76,10 +95,8 @@ impl SplitDir {
             return Ok(());
         }
         let mut reader = SplitReader::open(&self.path, &self.root)?;
-        if self.meaning {
-            let path = fathom_embed::asset::default_dir().join(fathom_embed::asset::TOKENIZER_FILE);
-            let tokenizer = std::fs::read(&path)?;
-            reader.read_meaning(&tokenizer).map_err(anyhow::Error::msg)?;
+        if let Some(tokenizer) = &self.tokenizer {
+            reader.read_meaning(tokenizer).map_err(anyhow::Error::msg)?;
         }
         self.reader = reader;
         Ok(())
