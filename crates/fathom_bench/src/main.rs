@@ -1163,73 +1163,70 @@ fn ivf_codes_experiment(bundles: &[String]) -> serde_json::Value {
                 .flat_map(|&p| rescores.iter().flat_map(move |&r| group_probes.iter().map(move |&g| (p, r, g))))
                 .collect();
             for (probe, rescore, probed) in shapes {
-                {
-                    let (mut recall, mut tied) = (0.0, 0.0);
-                    let mut bytes: Vec<Vec<usize>> = vec![Vec::new(); pages.len()];
-                    let mut groups_kb: Vec<usize> = Vec::new();
-                    for (q, truth) in embedded.iter().zip(&exact) {
-                        let among =
-                            nearest_groups(dim, &parts.coarse, q, if probed == 0 { group_count } else { probed });
-                        groups_kb.push(among.iter().map(|&g| group_bytes[g]).sum());
-                        let nearest = rank_partitions(
-                            dim,
-                            &parts.coarse,
-                            &parts.groups,
-                            &coded.centres,
-                            &coded.centre_codes,
-                            q,
-                            &among,
-                            probe,
-                        );
-                        let table = coded.residuals.table(q);
-                        let runs = coded.residuals.parts;
-                        let mut scanned: Vec<(u32, f32)> = Vec::new();
-                        let mut b = 0;
-                        for &(p, centre) in &nearest {
-                            b += part_bytes[p];
-                            for (&c, code) in parts.members[p].iter().zip(coded.codes[p].chunks_exact(runs)) {
-                                scanned.push((c, centre + coded.residuals.score(&table, code)));
-                            }
-                        }
-                        scanned.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                        let mut best: Vec<(u32, f32)> = if rescore == 0 {
-                            scanned.iter().take(10).copied().collect()
-                        } else {
-                            scanned.iter().take(rescore).map(|&(c, _)| (c, exact_score(c, q))).collect()
-                        };
-                        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                        let found: std::collections::HashSet<u32> = best.iter().take(10).map(|h| h.0).collect();
-                        recall += truth.iter().filter(|c| found.contains(c)).count() as f64 / truth.len().max(1) as f64;
-                        // As ann-benchmarks counts: a chunk found scoring at
-                        // least the exact tenth's (ties are many in generated code).
-                        let tenth = truth.last().map_or(f32::NEG_INFINITY, |&c| exact_score(c, q)) - 1e-6;
-                        tied += best.iter().take(10).filter(|&&(c, _)| exact_score(c, q) >= tenth).count() as f64
-                            / truth.len().max(1) as f64;
-                        for (gi, &g) in pages.iter().enumerate() {
-                            let mut touched: Vec<usize> =
-                                scanned.iter().take(rescore).map(|&(c, _)| at[c as usize] / g).collect();
-                            touched.sort_unstable();
-                            touched.dedup();
-                            bytes[gi].push(b + touched.iter().map(|&t| page_bytes[gi][t]).sum::<usize>());
+                let (mut recall, mut tied) = (0.0, 0.0);
+                let mut bytes: Vec<Vec<usize>> = vec![Vec::new(); pages.len()];
+                let mut groups_kb: Vec<usize> = Vec::new();
+                for (q, truth) in embedded.iter().zip(&exact) {
+                    let among = nearest_groups(dim, &parts.coarse, q, if probed == 0 { group_count } else { probed });
+                    groups_kb.push(among.iter().map(|&g| group_bytes[g]).sum());
+                    let nearest = rank_partitions(
+                        dim,
+                        &parts.coarse,
+                        &parts.groups,
+                        &coded.centres,
+                        &coded.centre_codes,
+                        q,
+                        &among,
+                        probe,
+                    );
+                    let table = coded.residuals.table(q);
+                    let runs = coded.residuals.parts;
+                    let mut scanned: Vec<(u32, f32)> = Vec::new();
+                    let mut b = 0;
+                    for &(p, centre) in &nearest {
+                        b += part_bytes[p];
+                        for (&c, code) in parts.members[p].iter().zip(coded.codes[p].chunks_exact(runs)) {
+                            scanned.push((c, centre + coded.residuals.score(&table, code)));
                         }
                     }
-                    let medians: Vec<f64> = bytes
-                        .iter_mut()
-                        .map(|b| {
-                            b.sort_unstable();
-                            kb(b[b.len() / 2] as u64)
-                        })
-                        .collect();
-                    groups_kb.sort_unstable();
-                    rows.push(json!({
-                        "size": size, "partitions": parts.len(), "groups": parts.groups.len() - 1, "shape": shape,
-                        "groups_probed": probed, "groups_kb_median": kb(groups_kb[groups_kb.len() / 2] as u64),
-                        "probe": probe, "rescore": rescore, "recall10": round(recall / embedded.len() as f64),
-                        "recall10_ties": round(tied / embedded.len() as f64),
-                        "head_kb": kb(head_bytes as u64), "median_kb_by_page": medians, "build_s": round(build_s),
-                    }));
-                    eprintln!("{path} {}", rows.last().unwrap());
+                    scanned.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                    let mut best: Vec<(u32, f32)> = if rescore == 0 {
+                        scanned.iter().take(10).copied().collect()
+                    } else {
+                        scanned.iter().take(rescore).map(|&(c, _)| (c, exact_score(c, q))).collect()
+                    };
+                    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                    let found: std::collections::HashSet<u32> = best.iter().take(10).map(|h| h.0).collect();
+                    recall += truth.iter().filter(|c| found.contains(c)).count() as f64 / truth.len().max(1) as f64;
+                    // As ann-benchmarks counts: a chunk found scoring at
+                    // least the exact tenth's (ties are many in generated code).
+                    let tenth = truth.last().map_or(f32::NEG_INFINITY, |&c| exact_score(c, q)) - 1e-6;
+                    tied += best.iter().take(10).filter(|&&(c, _)| exact_score(c, q) >= tenth).count() as f64
+                        / truth.len().max(1) as f64;
+                    for (gi, &g) in pages.iter().enumerate() {
+                        let mut touched: Vec<usize> =
+                            scanned.iter().take(rescore).map(|&(c, _)| at[c as usize] / g).collect();
+                        touched.sort_unstable();
+                        touched.dedup();
+                        bytes[gi].push(b + touched.iter().map(|&t| page_bytes[gi][t]).sum::<usize>());
+                    }
                 }
+                let medians: Vec<f64> = bytes
+                    .iter_mut()
+                    .map(|b| {
+                        b.sort_unstable();
+                        kb(b[b.len() / 2] as u64)
+                    })
+                    .collect();
+                groups_kb.sort_unstable();
+                rows.push(json!({
+                    "size": size, "partitions": parts.len(), "groups": parts.groups.len() - 1, "shape": shape,
+                    "groups_probed": probed, "groups_kb_median": kb(groups_kb[groups_kb.len() / 2] as u64),
+                    "probe": probe, "rescore": rescore, "recall10": round(recall / embedded.len() as f64),
+                    "recall10_ties": round(tied / embedded.len() as f64),
+                    "head_kb": kb(head_bytes as u64), "median_kb_by_page": medians, "build_s": round(build_s),
+                }));
+                eprintln!("{path} {}", rows.last().unwrap());
             }
         }
         out.insert(path.clone(), json!({ "chunks": n, "queries": embedded.len(), "pages": pages, "rows": rows }));
