@@ -23,8 +23,22 @@ export function serveDir(root: string): Promise<Served> {
     const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
     try {
       if (!statSync(file).isFile()) throw new Error('not a file');
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      response.end(readFileSync(file));
+      const type = TYPES[extname(file)] ?? 'application/octet-stream';
+      const body = readFileSync(file);
+      // One range (`bytes=a-b`), as static hosts answer it: a split bundle's packed items.
+      const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.range ?? '');
+      if (range) {
+        const [from, to] = [Number(range[1]), Math.min(Number(range[2]), body.length - 1)];
+        if (from > to) {
+          response.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
+          return;
+        }
+        response.writeHead(206, { 'content-type': type, 'content-range': `bytes ${from}-${to}/${body.length}`, 'accept-ranges': 'bytes' });
+        response.end(body.subarray(from, to + 1));
+        return;
+      }
+      response.writeHead(200, { 'content-type': type, 'accept-ranges': 'bytes' });
+      response.end(body);
     } catch {
       response.writeHead(404).end('not found');
     }

@@ -506,6 +506,34 @@ describe('a static documentation site', () => {
     });
   });
 
+  test('a host that ignores Range requests fails a search by meaning by name, and the rest of the split bundle keeps answering', async () => {
+    await withApp(browser(), `${url}split-meaning.html`, async ({ page }) => {
+      // The host sends each pack whole, with 200, whatever range is asked.
+      await page.route('**/flask-split-static/s/*.bin', async (route) => {
+        if (!route.request().headers().range) return route.continue();
+        const file = join(site, 'flask-split-static/s', new URL(route.request().url()).pathname.split('/').pop() ?? '');
+        return route.fulfill({ status: 200, body: readFileSync(file), contentType: 'application/octet-stream' });
+      });
+      const explorer = page.getByTestId('explorer');
+      await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+      const list = explorer.getByTestId('search-results');
+      const status = () => list.evaluate((l) => l.parentElement?.querySelector('.search-status')?.textContent ?? '');
+      await expect.poll(status, { timeout: 30_000 }).toMatch(/Search failed: .* answered a Range request \(bytes=\d+-\d+\) with HTTP 200 and the whole file, so this host does not serve byte ranges/);
+      // By words, a symbol's callers and a file: none of them reads a pack.
+      const rest = await page.evaluate(async () => {
+        const client = document.querySelector('fathom-explorer')?.client;
+        if (!client) throw new Error('no client');
+        const words = await client.search('url_for', { k: 5, mode: 'lexical' });
+        const callers = await client.callers('flask.helpers.url_for');
+        const file = await client.file('src/flask/helpers.py');
+        return { hits: words.hits.length, callers: callers.length, file: file?.length ?? 0 };
+      });
+      expect(rest.hits).toBe(5);
+      expect(rest.callers).toBeGreaterThan(0);
+      expect(rest.file).toBeGreaterThan(1000);
+    });
+  });
+
   test('the app opens a split bundle\'s folder picked from disk, reads each item from its file, and answers as the CLI does', async () => {
     const cli = JSON.parse(spawnSync(fathomBinary(), ['search', join(site, 'flask-split/'), 'url_for', '--json', '-k', '3'], { encoding: 'utf8' }).stdout);
     const expected = cli.hits.map((h: { file: string; start_line: number; end_line: number }) => `${h.file}:${h.start_line}-${h.end_line}`);

@@ -876,6 +876,42 @@ async function fetchChecked(url: string, what: string, init?: RequestInit): Prom
   return new Uint8Array(await response.arrayBuffer());
 }
 
+/** A packed item's place in its pack: bytes `offset..offset + length`. */
+interface Slot {
+  offset: number;
+  length: number;
+}
+
+function slotOf(need: SplitNeed): Slot | undefined {
+  return need.offset == null || need.length == null ? undefined : { offset: need.offset, length: need.length };
+}
+
+/**
+ * A packed item's bytes from its pack, by a Range request. A host that
+ * sends the whole pack instead is named, and the pack is not read: a split
+ * bundle's packed items (the meaning's rows and table) need a host that
+ * serves byte ranges, as static hosts do.
+ */
+async function fetchSlot(url: string, what: string, slot: Slot): Promise<Uint8Array> {
+  const range = `bytes=${slot.offset}-${slot.offset + slot.length - 1}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { Range: range } });
+  } catch (error) {
+    throw new Unreachable(`could not fetch ${what} (${url}, ${range}): ${errorMessage(error)}`);
+  }
+  const whole = response.status === 200 && slot.offset === 0 && response.headers.get('content-length') === String(slot.length);
+  if (response.status !== 206 && !whole) {
+    void response.body?.cancel().catch(() => undefined);
+    if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
+    throw new Error(`${what} could not be read: ${url} answered a Range request (${range}) with HTTP ${response.status} and the whole file, so this host does not serve byte ranges, which a split bundle's packed items need`);
+  }
+  if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
+    throw new Error(`${url} answered with an HTML page, not ${what}: is the path right?`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 /**
  * Answers a question over the split bundle: steps it in the engine's queue,
  * and fetches what each step needs outside it, all of a wave at once, until
@@ -949,16 +985,18 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
         (await getWorkspace()).supply(need, bytes);
         return bytes;
       });
+    const slot = slotOf(need);
     const fromFolder = async (local: Map<string, Blob>): Promise<Uint8Array> => {
       const file = local.get(need.path);
       if (!file) throw new Error(`${need.what} is missing from the folder: ${open.base}${need.path}`);
-      return supply(new Uint8Array(await file.arrayBuffer()));
+      const part = slot ? file.slice(slot.offset, slot.offset + slot.length) : file;
+      return supply(new Uint8Array(await part.arrayBuffer()));
     };
     const fromHost = async (): Promise<Uint8Array> => {
       const url = new URL(need.path, open.base).href;
-      const { bytes, fetched } = await keptOrFetched(url, need.what, Boolean(open.warm), supply);
+      const { bytes, fetched } = await keptOrFetched(url, need.what, Boolean(open.warm), supply, slot);
       // Kept in the background: the answer is not held up for it.
-      if (fetched) void keep(url, bytes);
+      if (fetched) void keep(keyOf(url, slot), bytes);
       return bytes;
     };
     fetching = open.local ? fromFolder(open.local) : fromHost();
@@ -986,9 +1024,19 @@ function kept(): Promise<Cache | undefined> {
   return keptStore;
 }
 
-async function keptCopy(url: string): Promise<Uint8Array | undefined> {
-  const hit = await (await kept())?.match(url).catch(() => undefined);
-  return hit ? new Uint8Array(await hit.arrayBuffer()) : undefined;
+/** Where a packed item fetched by itself is kept: its pack's URL with its range. */
+function keyOf(url: string, slot: Slot | undefined): string {
+  return slot ? `${url}?bytes=${slot.offset}-${slot.offset + slot.length - 1}` : url;
+}
+
+/** A kept copy of a file, or of a packed item: kept by itself, or its slot of its pack kept whole (offline). */
+async function keptCopy(url: string, slot?: Slot): Promise<Uint8Array | undefined> {
+  const store = await kept();
+  const hit = await store?.match(keyOf(url, slot)).catch(() => undefined);
+  if (hit) return new Uint8Array(await hit.arrayBuffer());
+  const pack = slot ? await store?.match(url).catch(() => undefined) : undefined;
+  if (!pack || !slot) return undefined;
+  return new Uint8Array(await (await pack.blob()).slice(slot.offset, slot.offset + slot.length).arrayBuffer());
 }
 
 /** Keeps a copy; a store that is full or gone keeps nothing, and the answer is not held up for it. */
@@ -1010,16 +1058,17 @@ async function keptOrFetched<T>(
   what: string,
   look: boolean,
   take: (bytes: Uint8Array) => Promise<T>,
+  slot?: Slot,
 ): Promise<{ value: T; bytes: Uint8Array; fetched: boolean }> {
-  const kept = look ? await keptCopy(url) : undefined;
+  const kept = look ? await keptCopy(url, slot) : undefined;
   if (kept) {
     try {
       return { value: await take(kept), bytes: kept, fetched: false };
     } catch {
-      void forget(url);
+      void forget(keyOf(url, slot));
     }
   }
-  const bytes = await fetchChecked(url, what);
+  const bytes = slot ? await fetchSlot(url, what, slot) : await fetchChecked(url, what);
   return { value: await take(bytes), bytes, fetched: true };
 }
 

@@ -31,7 +31,8 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  // A Range request (a split bundle's packed item) goes to the host as it is: the cache holds whole files, and no partial answer.
+  if (request.method !== 'GET' || url.origin !== self.location.origin || request.headers.has('range')) return;
   event.respondWith(
     (async () => {
       const cache = await caches.open(VERSION);

@@ -874,7 +874,8 @@ fn split_bench(corpora: &std::path::Path) -> serde_json::Value {
         let split = index.to_split();
         let write_s = started.elapsed().as_secs_f64();
         let total: u64 = split.items.values().map(|b| b.len() as u64).sum();
-        let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+        let fetch =
+            |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
         let mut kept = SplitReader::open("root", &split.root).expect("its own root opens");
         let mut asked = Vec::new();
         for query in queries {
@@ -1020,7 +1021,8 @@ fn split_meaning_bench(queries: &str, bundles: &[String]) -> serde_json::Value {
         let started = Instant::now();
         let split = index.to_split();
         let split_s = started.elapsed().as_secs_f64();
-        let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+        let fetch =
+            |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
         let open = || {
             let mut reader = SplitReader::open("root", &split.root).unwrap();
             reader.read_meaning(&tokenizer).unwrap();

@@ -406,7 +406,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let mut value = serde_json::to_value(&summary)?;
                 let families: serde_json::Map<String, serde_json::Value> = families
                     .iter()
-                    .map(|(name, items, bytes)| (name.to_string(), serde_json::json!({"items": items, "bytes": bytes})))
+                    .map(|(name, items, bytes, files)| {
+                        (name.to_string(), serde_json::json!({"items": items, "bytes": bytes, "files": files}))
+                    })
                     .collect();
                 value["split"] = serde_json::json!({"root_bytes": root, "placed": families});
                 println!("{}", serde_json::to_string_pretty(&value)?);
@@ -414,7 +416,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 output::summary(&summary, false)?;
                 let families: Vec<String> = families
                     .iter()
-                    .map(|(name, items, bytes)| format!("{name} {items} items ({})", human_bytes(*bytes)))
+                    .map(|(name, items, bytes, files)| match *files == *items as usize {
+                        true => format!("{name} {items} items ({})", human_bytes(*bytes)),
+                        false => format!(
+                            "{name} {items} items in {files} pack{} ({})",
+                            if *files == 1 { "" } else { "s" },
+                            human_bytes(*bytes)
+                        ),
+                    })
                     .collect();
                 println!("split bundle: root {}; {}", human_bytes(root), families.join(", "));
             }
@@ -692,8 +701,9 @@ fn split_ask_within<T>(
     Ok(answer)
 }
 
-/// A split bundle's placed families, from its root: name, items, bytes.
-fn placed_families(root: &fathom_engine::split::Root) -> Vec<(&'static str, u32, u64)> {
+/// A split bundle's placed families, from its root: name, items, bytes,
+/// and the files they are (their packs, for a packed family).
+fn placed_families(root: &fathom_engine::split::Root) -> Vec<(&'static str, u32, u64, usize)> {
     let mut families = vec![
         ("postings", &root.postings),
         ("name pages", &root.names),
@@ -709,7 +719,7 @@ fn placed_families(root: &fathom_engine::split::Root) -> Vec<(&'static str, u32,
             ("table pages", &meaning.pieces),
         ]);
     }
-    families.into_iter().map(|(name, placed)| (name, placed.count, placed.bytes)).collect()
+    families.into_iter().map(|(name, placed)| (name, placed.count, placed.bytes, placed.files())).collect()
 }
 
 /// Whether the target is a split bundle's directory.

@@ -78,7 +78,7 @@ impl SplitDir {
         step: impl FnMut(&mut SplitReader) -> Step<T>,
     ) -> Result<std::result::Result<T, Costly>> {
         let store = &self.store;
-        let fetch = |need: &fathom_engine::split::Need| store.bytes(&need.what, &need.item);
+        let fetch = |need: &fathom_engine::split::Need| store.bytes(&need.what, &need.item, need.span.as_ref());
         match fathom_engine::split::drive_within(&mut self.reader, fetch, step, allowed)? {
             Ok((answer, waves)) => {
                 self.waves = waves;

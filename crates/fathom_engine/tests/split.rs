@@ -21,7 +21,8 @@ fn split_search(
     query: &str,
     options: &SearchOptions,
 ) -> (serde_json::Value, usize) {
-    let fetch = |need: &Need| Ok(split.items.get(&need.item).expect("every item a step names is written").clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let (results, waves) = drive(reader, fetch, |r| r.search_step(query, options)).unwrap();
     (serde_json::to_value(results).unwrap(), waves)
 }
@@ -95,7 +96,8 @@ fn a_split_search_answers_as_the_whole_index_does() {
     // known by name yet.
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     split_search(&split, &mut reader, "url_for", &lexical(10));
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let before = reader.fetched().files;
     let mut opened = 0;
     for file in index.graph().files() {
@@ -196,7 +198,8 @@ fn a_changed_item_is_refused_by_name_and_the_reader_keeps_working() {
     let error = reader.supply(&item, b"<!doctype html><h1>Not Found</h1>").unwrap_err();
     assert!(matches!(error, StoreError::Html { .. }), "{error}");
     // The right bytes still go in, and the search answers.
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let (answer, _) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
     assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
 }
@@ -250,7 +253,8 @@ fn a_root_that_is_not_one_says_what_it_is() {
 #[test]
 fn a_file_is_read_from_its_item() {
     let (index, split) = small_split();
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     assert!(matches!(reader.file_step("calc.py"), Step::Ready(None)), "no item has named it yet");
     // The postings alone name the file's id, not its path: a search's pages do.
@@ -306,7 +310,8 @@ fn a_shared_name_reads_its_digest_and_answers_as_the_whole_index_does() {
 #[test]
 fn graph_questions_answer_as_the_whole_index_does() {
     let (index, split) = flask();
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let graph = index.graph();
     // Every symbol is found among the names its qualified name reads.
     for (_, node) in graph.nodes().filter(|(_, n)| !n.is_external) {
@@ -376,7 +381,8 @@ fn split_query(
     params: &Params,
     allowed: u64,
 ) -> serde_json::Value {
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     match drive_within(reader, fetch, |r| r.query_step(text, params), allowed).unwrap() {
         Ok((answer, _)) => serde_json::to_value(answer.map_err(|e| e.to_string())).unwrap(),
         Err(costly) => panic!("{text}: {costly:?}"),
@@ -393,7 +399,8 @@ type Params = std::collections::BTreeMap<String, serde_json::Value>;
 #[test]
 fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
     let (index, split) = flask();
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let everything: u64 = split.items.values().map(|b| b.len() as u64).sum();
     let params: Params = [("name".to_owned(), serde_json::json!("url_for"))].into();
     let named = [
@@ -482,7 +489,8 @@ fn a_qualified_name_reads_its_own_name_page() {
         .collect();
     let index = index_files("repo", files, &Options::default(), &mut Recorder::new());
     let split = index.to_split();
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let json = |value: &dyn erased::Json| value.json();
     for symbol in ["m0123.Record123.name", "m1499.Record1499.name", "m0000.Record0.name", "name", "Record7.name"] {
         let expected = json(&index.symbol(symbol).map_err(|e| e.to_string()));
@@ -530,9 +538,13 @@ fn every_item_fetched_ahead_answers_every_question() {
     assert!(kept.contains_key(&reader.root().summary));
     // Offline: only what was fetched ahead.
     let offline = |need: &Need| {
-        kept.get(&need.item)
-            .cloned()
-            .ok_or_else(|| StoreError::Missing { what: need.what.clone(), path: need.item.path() })
+        let slot = |s: &fathom_engine::store::Span| {
+            kept.get(&s.pack).map(|pack| pack[s.offset as usize..][..s.length as usize].to_vec())
+        };
+        need.span
+            .as_ref()
+            .map_or_else(|| kept.get(&need.item).cloned(), slot)
+            .ok_or_else(|| StoreError::Missing { what: need.what.clone(), path: need.path() })
     };
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     for query in ["url_for", "register a blueprint", "how are sessions signed"] {
@@ -571,6 +583,29 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
     index.build_static(model).unwrap();
     let split = index.to_split();
     assert!(split.report.meaning.items > 0);
+    // The lane's rows and the table's pieces are packed: a few files, each
+    // checked slot by slot, where a file for each would be thousands.
+    let ahead = SplitReader::open("root", &split.root).unwrap();
+    let packs: Vec<Need> = ahead.every_item().into_iter().filter(|n| n.what.starts_with("the pack of")).collect();
+    let (rows, pieces) = {
+        let meaning = ahead.root().meaning.as_ref().unwrap();
+        (meaning.rows.count as usize, meaning.pieces.count as usize)
+    };
+    assert!(rows > 1000 && pieces > 10_000 && (2..8).contains(&packs.len()), "{rows} rows, {pieces} pieces, {packs:?}");
+    assert!(split.items.len() < plain.items.len() + 2 * packs.len() + 2000, "{} files", split.items.len());
+    for pack in &packs {
+        ahead.check(&pack.what, &pack.item, &split.items[&pack.item]).unwrap();
+    }
+    let mut altered = split.items[&packs[0].item].clone();
+    let stride = ahead.root().meaning.as_ref().unwrap().rows.stride.max(1) as usize;
+    altered[stride + 20] ^= 1;
+    let error = ahead.check(&packs[0].what, &packs[0].item, &altered).unwrap_err();
+    assert!(
+        matches!(error, StoreError::Altered { .. }) && error.to_string().contains(&packs[0].item.path()),
+        "{error}"
+    );
+    let error = ahead.check(&packs[0].what, &packs[0].item, &altered[..stride * 3]).unwrap_err();
+    assert!(error.to_string().contains("truncated"), "{error}");
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     let wrong = reader.read_meaning(b"{}").unwrap_err();
     assert!(wrong.contains(asset::TOKENIZER_FILE), "{wrong}");
@@ -639,7 +674,7 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
                 let group = fathom_engine::split::GroupItem { centre_codes: vec![0; 3], sizes: vec![1] };
                 fathom_engine::store::seal_placed(&group).0
             } else {
-                split.items[&need.item].clone()
+                split.bytes(&need.item, need.span.as_ref()).unwrap()
             };
             if let Err(e) = forged.supply(&need.item, &bytes) {
                 refused.push(e.to_string());
@@ -665,7 +700,8 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
 fn the_summary_reads_as_the_whole_index_s() {
     let (index, split) = flask();
     let mut reader = SplitReader::open("root", &split.root).unwrap();
-    let fetch = |need: &Need| Ok(split.items[&need.item].clone());
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
     let (summary, waves) = drive(&mut reader, fetch, |r| r.summary_step()).unwrap();
     assert_eq!(waves, 1, "the summary's own item");
     assert!(!summary.skipped.is_empty() && summary.symbols > 0, "{summary:?}");

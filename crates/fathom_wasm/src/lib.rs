@@ -73,7 +73,7 @@ export interface ResolutionStats {
 }
 
 /** An item of a split bundle a step waits for: `path` under the bundle's folder, its length and SHA-256's first 8 bytes in hex. */
-export interface SplitNeed { path: string; hash: string; bytes: number; plain: number; what: string; }
+export interface SplitNeed { path: string; hash: string; bytes: number; plain: number; what: string; offset?: number | null; length?: number | null; }
 /** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
 export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
 /** What a split bundle's reader has fetched: items and bytes, in all and by family. */
@@ -1027,8 +1027,7 @@ impl Workspace {
         bytes: &[u8],
     ) -> Result<(), JsError> {
         let (need, item) = NeedJs::read(need)?;
-        fathom_engine::store::check(&need.what, &item, bytes)?;
-        Ok(())
+        self.split(|reader| Ok(reader.check(&need.what, &item, bytes)?))
     }
 
     /// The file items a node page (`need`, its `bytes`) names, once the page
@@ -1149,6 +1148,11 @@ struct NeedJs {
     bytes: u32,
     plain: u32,
     what: String,
+    /// A packed item's bytes in the file at `path`: `offset..offset + length`.
+    #[serde(default)]
+    offset: Option<u64>,
+    #[serde(default)]
+    length: Option<u32>,
 }
 
 impl NeedJs {
@@ -1161,8 +1165,9 @@ impl NeedJs {
     }
 
     fn of(need: Need) -> NeedJs {
-        let item = need.item;
-        NeedJs { path: item.path(), hash: item.hex(), bytes: item.bytes, plain: item.plain, what: need.what }
+        let (item, path) = (need.item, need.path());
+        let (offset, length) = need.span.map(|s| (s.offset, s.length)).unzip();
+        NeedJs { path, hash: item.hex(), bytes: item.bytes, plain: item.plain, what: need.what, offset, length }
     }
 }
 

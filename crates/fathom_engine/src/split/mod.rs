@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! root.fathom          magic, format, the root (gzipped postcard), xxh3-64
-//! s/<name>.bin         every other item: placed, or named by its SHA-256
+//! s/<name>.bin         every other item: placed, or named by its SHA-256;
+//!                      or a pack of placed items of one family, each in a
+//!                      slot of the family's stride, read by Range
 //! ```
 //!
 //! The root is small and says everything a first question needs to know
@@ -46,7 +48,7 @@ use fathom_search::roles::{Judged, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::Index;
-use crate::store::{ItemRef, StoreError, seal, seal_placed};
+use crate::store::{ItemRef, Span, StoreError, seal, seal_placed};
 
 mod reader;
 pub use reader::{Costly, Fetched, Need, SplitReader, Step, drive, drive_within, name_keys};
@@ -57,7 +59,7 @@ pub const ROOT: &str = "root.fathom";
 /// newline, so neither is read as the other.
 pub const SPLIT_MAGIC: [u8; 8] = *b"\x89FATHOM/";
 /// The layout of the root and its items this build writes and reads.
-pub const SPLIT_FORMAT: u32 = 7;
+pub const SPLIT_FORMAT: u32 = 8;
 /// What an item holds before it is gzipped, about. Small: a placed item
 /// costs the root nothing, and a question reads a few dozen items, so what
 /// it fetches is mostly what it reads (measured in `bench/PERFORMANCE.md`).
@@ -79,7 +81,7 @@ const ROOT_LIMIT: u64 = 64 << 20;
 /// bytes than two a page).
 const PARTITION_CHUNKS: usize = 50;
 pub const ROWS_PER_PAGE: usize = 1;
-pub const PIECES_PER_PAGE: usize = 4;
+pub const PIECES_PER_PAGE: usize = 1;
 
 /// The root: see the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -139,6 +141,9 @@ pub struct Placed {
     pub bytes: u64,
     #[serde(with = "runs")]
     pub first: Vec<u32>,
+    /// For a packed family, each item's slot in its pack (the most one
+    /// stores); 0 where each item is a file of its own.
+    pub stride: u32,
 }
 
 /// The static lane of a split bundle, read by a query's word pieces: the
@@ -265,11 +270,56 @@ pub const PARTS: u8 = b'v';
 pub const GROUPS: u8 = b'g';
 pub const ROWS: u8 = b'w';
 pub const PIECES: u8 = b't';
+/// The families whose items are packed ([`Placed::span`]): each a row of
+/// int8 and a few numbers, so all about one size, and many (one for each
+/// chunk, one for each piece of the table).
+const PACKED_FAMILIES: [u8; 2] = [ROWS, PIECES];
+
+/// A pack of a family's items is named as a placed item of the family's
+/// byte with this bit set.
+const PACKED: u8 = 0x80;
 
 impl Placed {
     /// The reference of item `at`.
     pub fn item(&self, tag: &[u8; crate::store::HASH], family: u8, at: usize) -> Option<ItemRef> {
         (at < self.count as usize).then(|| ItemRef::placed(tag, family, at as u32, self.max))
+    }
+
+    /// How many items a pack holds, for a packed family.
+    fn per_pack(&self) -> u64 {
+        (crate::store::PACK_BYTES / u64::from(self.stride.max(1))).max(1)
+    }
+
+    /// Where item `at` is, for a packed family.
+    pub fn span(&self, tag: &[u8; crate::store::HASH], family: u8, at: usize) -> Option<Span> {
+        if self.stride == 0 || at >= self.count as usize {
+            return None;
+        }
+        let (pack, slot) = (at as u64 / self.per_pack(), at as u64 % self.per_pack());
+        Some(Span {
+            pack: ItemRef::placed(tag, family | PACKED, pack as u32, self.max),
+            offset: slot * u64::from(self.stride),
+            length: self.stride,
+        })
+    }
+
+    /// How many files the family's items are: one each, or their packs.
+    pub fn files(&self) -> usize {
+        if self.stride == 0 { self.count as usize } else { (self.count as usize).div_ceil(self.per_pack() as usize) }
+    }
+
+    /// A packed family's packs, each with the items it holds.
+    pub fn packs(&self, tag: &[u8; crate::store::HASH], family: u8) -> Vec<(ItemRef, std::ops::Range<usize>)> {
+        if self.stride == 0 {
+            return Vec::new();
+        }
+        let per = self.per_pack() as usize;
+        (0..(self.count as usize).div_ceil(per))
+            .map(|p| {
+                let items = p * per..((p + 1) * per).min(self.count as usize);
+                (ItemRef::placed(tag, family | PACKED, p as u32, self.max), items)
+            })
+            .collect()
     }
 
     /// The run holding node `id`.
@@ -561,6 +611,19 @@ impl SplitReport {
 }
 
 impl Split {
+    /// An item's bytes as its host serves them: its own, or its slot of
+    /// its pack.
+    pub fn bytes(&self, item: &ItemRef, span: Option<&Span>) -> Option<Vec<u8>> {
+        match span {
+            None => self.items.get(item).cloned(),
+            Some(span) => {
+                let pack = self.items.get(&span.pack)?;
+                let start = usize::try_from(span.offset).ok()?;
+                Some(pack.get(start..start + span.length as usize)?.to_vec())
+            }
+        }
+    }
+
     /// Writes the bundle under `dir`: items first, the root last, so a
     /// reader never meets a root whose items are not all there.
     #[cfg(feature = "fs")]
@@ -788,8 +851,14 @@ impl Index {
         let family = |kind: u8, first: Vec<u32>| {
             let of_kind = placed.iter().filter(|(k, ..)| *k == kind);
             let max = of_kind.clone().map(|(.., plain)| *plain).max().unwrap_or(0);
-            let bytes = of_kind.clone().map(|(_, bytes, ..)| bytes.len() as u64).sum();
-            Placed { count: of_kind.count() as u32, max, bytes, first }
+            let count = of_kind.clone().count() as u32;
+            let (bytes, stride) = if PACKED_FAMILIES.contains(&kind) {
+                let stride = of_kind.map(|(_, bytes, ..)| bytes.len() as u32).max().unwrap_or(0);
+                (u64::from(count) * u64::from(stride), stride)
+            } else {
+                (of_kind.map(|(_, bytes, ..)| bytes.len() as u64).sum(), 0)
+            };
+            Placed { count, max, bytes, first, stride }
         };
         let (postings, names, nodes, edges_placed, more) = (
             family(POSTINGS, Vec::new()),
@@ -811,20 +880,32 @@ impl Index {
             pieces: family(PIECES, Vec::new()),
         });
         let mut counts: HashMap<u8, u32> = HashMap::new();
-        for (kind, bytes, _, _) in placed {
+        for (kind, mut bytes, _, _) in placed {
             let at = counts.entry(kind).or_default();
-            let max = match kind {
-                POSTINGS => postings.max,
-                NAMES => names.max,
-                NODES => nodes.max,
-                EDGES => edges_placed.max,
-                MORE => more.max,
-                GROUPS => meaning.as_ref().map_or(0, |m| m.groups.max),
-                PARTS => meaning.as_ref().map_or(0, |m| m.parts.max),
-                ROWS => meaning.as_ref().map_or(0, |m| m.rows.max),
-                _ => meaning.as_ref().map_or(0, |m| m.pieces.max),
+            let of = match kind {
+                POSTINGS => &postings,
+                NAMES => &names,
+                NODES => &nodes,
+                EDGES => &edges_placed,
+                MORE => &more,
+                _ => {
+                    let meaning = meaning.as_ref().expect("the lane's items come with its root");
+                    match kind {
+                        GROUPS => &meaning.groups,
+                        PARTS => &meaning.parts,
+                        ROWS => &meaning.rows,
+                        _ => &meaning.pieces,
+                    }
+                }
             };
-            items.insert(ItemRef::placed(&tag, kind, *at, max), bytes);
+            match of.span(&tag, kind, *at as usize) {
+                // Packed: in its slot, zeros after it.
+                Some(span) => {
+                    bytes.resize(span.length as usize, 0);
+                    items.entry(span.pack).or_default().extend_from_slice(&bytes);
+                }
+                None => drop(items.insert(ItemRef::placed(&tag, kind, *at, of.max), bytes)),
+            }
             *at += 1;
         }
         let brief = crate::IndexSummary { skipped: Vec::new(), errors: Vec::new(), ..self.summary.clone() };

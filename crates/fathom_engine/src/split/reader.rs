@@ -34,7 +34,7 @@ use fathom_search::retrieval::{Facts, Mode, Retrieval, SearchOptions};
 mod meaning;
 
 use super::{EdgeRun, FileHead, FileItem, NameEntry, NodePage, PostingsItem, Root, term_range};
-use crate::store::{ItemRef, StoreError, open};
+use crate::store::{ItemRef, Span, StoreError, open};
 use crate::summary::IndexSummary;
 use crate::{Index, SearchResults};
 
@@ -47,11 +47,20 @@ pub struct Costly {
     pub items: usize,
 }
 
-/// An item a step waits for, and why.
+/// An item a step waits for, and why; for a packed item, where it is in
+/// its pack.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Need {
     pub item: ItemRef,
     pub what: String,
+    pub span: Option<Span>,
+}
+
+impl Need {
+    /// The path its bytes are read from: its own, or its pack's.
+    pub fn path(&self) -> String {
+        self.span.map_or(self.item, |s| s.pack).path()
+    }
 }
 
 /// A step's outcome: the answer, or the items it needs first.
@@ -784,12 +793,73 @@ impl SplitReader {
         let wants = wants.chain((0..count(&root.edges)).map(Want::Edges));
         let wants = wants.chain((0..count(&root.more)).map(Want::More));
         let wants = wants.chain(self.every_meaning_want()).chain([Want::Summary]);
+        // A packed item's whole pack.
+        let packed = |want: Want| {
+            let span = self.span_of(want)?;
+            Some((span.pack, format!("the pack of {}", self.item_of(want)?.1)))
+        };
         let mut seen: HashSet<ItemRef> = HashSet::new();
         wants
-            .filter_map(|want| self.item_of(want))
+            .filter_map(|want| packed(want).or_else(|| self.item_of(want)))
             .filter(|(item, _)| seen.insert(*item))
-            .map(|(item, what)| Need { item, what })
+            .map(|(item, what)| Need { item, what, span: None })
             .collect()
+    }
+
+    /// Checks an item's bytes, as [`SplitReader::every_item`] names it, without
+    /// keeping them: each slot of a pack as its item.
+    pub fn check(&self, what: &str, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
+        for (family, kind) in self.packed_families() {
+            let Some((_, items)) = family.packs(&self.root.tag, kind).into_iter().find(|(pack, _)| pack == item) else {
+                continue;
+            };
+            let expected = items.len() * family.stride as usize;
+            if bytes.len() != expected {
+                let path = item.path();
+                return Err(StoreError::Truncated { what: what.to_owned(), path, got: bytes.len(), expected });
+            }
+            for (at, slot) in items.zip(bytes.chunks_exact(family.stride as usize)) {
+                let slot_item = family.item(&self.root.tag, kind, at).expect("a pack's items are its family's");
+                crate::store::check(what, &slot_item, slot).map_err(|error| match error {
+                    StoreError::Altered { what, .. } => StoreError::Altered { what, path: item.path() },
+                    other => other,
+                })?;
+            }
+            return Ok(());
+        }
+        crate::store::check(what, item, bytes).map(drop)
+    }
+
+    /// The families whose items are packed, with their names' bytes.
+    fn packed_families(&self) -> Vec<(&super::Placed, u8)> {
+        let placed = [(&self.root.postings, super::POSTINGS), (&self.root.names, super::NAMES)];
+        let placed = placed.into_iter().chain([
+            (&self.root.nodes, super::NODES),
+            (&self.root.edges, super::EDGES),
+            (&self.root.more, super::MORE),
+        ]);
+        let meaning = self.root.meaning.iter().flat_map(|m| {
+            [(&m.groups, super::GROUPS), (&m.parts, super::PARTS), (&m.rows, super::ROWS), (&m.pieces, super::PIECES)]
+        });
+        placed.chain(meaning).filter(|(family, _)| family.stride > 0).collect()
+    }
+
+    /// Where a packed item is in its pack.
+    fn span_of(&self, want: Want) -> Option<Span> {
+        let root = &self.root;
+        let meaning = root.meaning.as_ref();
+        match want {
+            Want::Postings(at) => root.postings.span(&root.tag, super::POSTINGS, at),
+            Want::Names(at) => root.names.span(&root.tag, super::NAMES, at),
+            Want::Nodes(at) => root.nodes.span(&root.tag, super::NODES, at),
+            Want::Edges(at) => root.edges.span(&root.tag, super::EDGES, at),
+            Want::More(at) => root.more.span(&root.tag, super::MORE, at),
+            Want::Group(at) => meaning?.groups.span(&root.tag, super::GROUPS, at),
+            Want::Part(at) => meaning?.parts.span(&root.tag, super::PARTS, at),
+            Want::Rows(at) => meaning?.rows.span(&root.tag, super::ROWS, at),
+            Want::Pieces(at) => meaning?.pieces.span(&root.tag, super::PIECES, at),
+            Want::Digest(_) | Want::File(_) | Want::Meaning | Want::Summary => None,
+        }
     }
 
     /// The file items a node page names in its files' heads, once `bytes`
@@ -798,7 +868,11 @@ impl SplitReader {
     pub fn files_named(&self, item: &ItemRef, bytes: &[u8]) -> Result<Vec<Need>, StoreError> {
         let page: NodePage = open("a node page", item, bytes)?;
         self.check_files(item, page.files.iter().map(|h| h.id))?;
-        Ok(page.files.into_iter().map(|h| Need { item: h.text, what: format!("the text of `{}`", h.path) }).collect())
+        Ok(page
+            .files
+            .into_iter()
+            .map(|h| Need { item: h.text, what: format!("the text of `{}`", h.path), span: None })
+            .collect())
     }
 
     fn put(&mut self, want: Want, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
@@ -1147,7 +1221,7 @@ impl SplitReader {
                 }
             }
             if seen.insert(item) {
-                needs.push(Need { item, what });
+                needs.push(Need { item, what, span: self.span_of(want) });
             }
         }
         (!needs.is_empty()).then_some(needs)

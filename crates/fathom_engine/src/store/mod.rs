@@ -13,6 +13,12 @@
 //!   checked by a header of their own (the length and checksum of what
 //!   follows); their referrer bounds how far they inflate.
 //!
+//! Placed items of a family whose items are all about one size (a chunk's
+//! row, a piece of the table) are *packed*: each in a slot of the family's
+//! stride, zeros after it, in pack files of at most [`PACK_BYTES`], read by
+//! Range requests ([`Span`]), so a project of 50,000 files is not hundreds
+//! of thousands of files on its host.
+//!
 //! Either way a missing, truncated or altered item, or one that would
 //! inflate past its bound, is refused by name before anything reads it
 //! ([`StoreError`]).
@@ -83,6 +89,19 @@ impl ItemRef {
         }
         Some(ItemRef { hash, bytes, plain })
     }
+}
+
+/// The most a pack holds: under the 25 MiB a file that the strictest
+/// common static host (Cloudflare Pages) serves, and small enough that a
+/// page keeping a bundle offline holds one pack at a time in memory.
+pub const PACK_BYTES: u64 = 8 << 20;
+
+/// Where a packed item is: bytes `offset..offset + length` of its pack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub pack: ItemRef,
+    pub offset: u64,
+    pub length: u32,
 }
 
 /// Why an item or a root was refused. Each names what it was and where.
@@ -174,7 +193,9 @@ pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8]
             let (got, expected) = (bytes.len(), PLACED_HEADER + length);
             return Err(StoreError::Truncated { what: what.to_owned(), path, got, expected });
         }
-        if gzipped.len() > length || xxhash_rust::xxh3::xxh3_64(gzipped) != checksum {
+        // A packed item's slot is zeros after it.
+        let (gzipped, padding) = gzipped.split_at(length);
+        if padding.iter().any(|&b| b != 0) || xxhash_rust::xxh3::xxh3_64(gzipped) != checksum {
             return Err(StoreError::Altered { what: what.to_owned(), path });
         }
         return Ok(gzipped);
@@ -223,11 +244,18 @@ impl DirStore {
         })
     }
 
-    /// An item's bytes as stored, not yet checked.
-    pub fn bytes(&self, what: &str, item: &ItemRef) -> Result<Vec<u8>, StoreError> {
-        let path = self.dir.join(item.path());
-        std::fs::read(&path)
-            .map_err(|_| StoreError::Missing { what: what.to_owned(), path: path.display().to_string() })
+    /// An item's bytes as stored, not yet checked: its file's, or a packed
+    /// item's slot of its pack.
+    pub fn bytes(&self, what: &str, item: &ItemRef, span: Option<&Span>) -> Result<Vec<u8>, StoreError> {
+        use std::io::{Seek, SeekFrom};
+        let path = self.dir.join(span.map_or(item, |s| &s.pack).path());
+        let missing = || StoreError::Missing { what: what.to_owned(), path: path.display().to_string() };
+        let Some(span) = span else { return std::fs::read(&path).map_err(|_| missing()) };
+        let mut file = std::fs::File::open(&path).map_err(|_| missing())?;
+        file.seek(SeekFrom::Start(span.offset)).map_err(|_| missing())?;
+        let mut bytes = Vec::with_capacity(span.length as usize);
+        file.take(u64::from(span.length)).read_to_end(&mut bytes).map_err(|_| missing())?;
+        Ok(bytes)
     }
 }
 
@@ -272,6 +300,13 @@ mod tests {
         let mut altered = bytes.clone();
         altered[bytes.len() / 2] ^= 1;
         let error = open::<Vec<(u32, String)>>("a page", &item, &altered).unwrap_err();
+        assert!(matches!(error, StoreError::Altered { .. }), "{error}");
+        // In a pack's slot, zeros may follow it; anything else is a change.
+        let mut slot = bytes.clone();
+        slot.resize(bytes.len() + 9, 0);
+        assert_eq!(open::<Vec<(u32, String)>>("a row", &item, &slot).unwrap(), value);
+        *slot.last_mut().unwrap() = 1;
+        let error = open::<Vec<(u32, String)>>("a row", &item, &slot).unwrap_err();
         assert!(matches!(error, StoreError::Altered { .. }), "{error}");
         let bound = ItemRef::placed(&tag, b'n', 7, plain - 1);
         let error = open::<Vec<(u32, String)>>("a page", &bound, &bytes).unwrap_err();
