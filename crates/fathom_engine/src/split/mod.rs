@@ -48,7 +48,7 @@ use fathom_search::roles::{Judged, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::Index;
-use crate::store::{ItemRef, Span, StoreError, seal, seal_placed};
+use crate::store::{ItemRef, Span, StoreError, seal, seal_packed, seal_placed};
 
 mod reader;
 pub use reader::{Costly, Fetched, Need, SplitReader, Step, drive, drive_within, name_keys};
@@ -834,8 +834,8 @@ impl Index {
             let (head, groups, parts, rows, pieces) = meaning_items(lane, chunks, graph, &flags);
             groups.iter().for_each(|group| place(&mut report.meaning, GROUPS, seal_placed(group)));
             parts.iter().for_each(|part| place(&mut report.meaning, PARTS, seal_placed(part)));
-            rows.iter().for_each(|page| place(&mut report.meaning, ROWS, seal_placed(page)));
-            pieces.iter().for_each(|page| place(&mut report.meaning, PIECES, seal_placed(page)));
+            rows.iter().for_each(|page| place(&mut report.meaning, ROWS, seal_packed(page)));
+            pieces.iter().for_each(|page| place(&mut report.meaning, PIECES, seal_packed(page)));
             let figures = (lane.vectors().dim() as u32, lane.model().vocabulary() as u32, lane.corpus().documents());
             (lane.table().to_owned(), figures, head)
         });

@@ -147,12 +147,36 @@ pub fn seal_placed<T: Serialize + ?Sized>(value: &T) -> (Vec<u8>, u64, u32) {
     (bytes, checksum, item.plain)
 }
 
+/// A placed item's header says, in its length's top bit, that the body is
+/// postcard as it is, not gzipped: a packed item (a row of int8, which gzip
+/// barely shrinks, and which it makes vary in length, so the slot be the
+/// longest).
+const RAW: u32 = 1 << 31;
+
+/// Encodes `value` as a packed item ([`Span`]): as [`seal_placed`] does, its
+/// body not gzipped.
+pub fn seal_packed<T: Serialize + ?Sized>(value: &T) -> (Vec<u8>, u64, u32) {
+    let plain = postcard::to_allocvec(value).expect("every stored type has a postcard form");
+    let checksum = xxhash_rust::xxh3::xxh3_64(&plain);
+    let mut bytes = Vec::with_capacity(PLACED_HEADER + plain.len());
+    bytes.extend_from_slice(&(plain.len() as u32 | RAW).to_le_bytes());
+    bytes.extend_from_slice(&checksum.to_le_bytes());
+    bytes.extend_from_slice(&plain);
+    (bytes, checksum, plain.len() as u32)
+}
+
 /// Decodes an item's `bytes`, checked against its reference first (a
 /// placed item, against its own header).
 pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
     let gzipped = check(what, item, bytes)?;
     let path = item.path();
     let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
+    if item.is_placed() && u32::from_le_bytes(bytes[..4].try_into().expect("checked: a header")) & RAW != 0 {
+        if gzipped.len() > item.plain as usize {
+            return Err(err(format!("it holds more than the {} bytes its family's items hold at most", item.plain)));
+        }
+        return postcard::from_bytes(gzipped).map_err(|e| err(e.to_string()));
+    }
     // Inflated no further than the reference says: a forged item cannot
     // ask for more memory than its referrer allowed (a placed item's, than
     // the most its family's items hold, so not reserved ahead).
@@ -187,7 +211,7 @@ pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8]
                 expected: PLACED_HEADER,
             });
         };
-        let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
+        let length = (u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) & !RAW) as usize;
         let checksum = u64::from_le_bytes(header[4..].try_into().expect("8 bytes"));
         if gzipped.len() < length {
             let (got, expected) = (bytes.len(), PLACED_HEADER + length);
@@ -301,7 +325,17 @@ mod tests {
         altered[bytes.len() / 2] ^= 1;
         let error = open::<Vec<(u32, String)>>("a page", &item, &altered).unwrap_err();
         assert!(matches!(error, StoreError::Altered { .. }), "{error}");
-        // In a pack's slot, zeros may follow it; anything else is a change.
+        // Packed: not gzipped, and in a pack's slot, zeros may follow it;
+        // anything else is a change.
+        let (packed, _, _) = seal_packed(&value);
+        assert_eq!(packed[PLACED_HEADER..], postcard::to_allocvec(&value).unwrap(), "postcard as it is");
+        assert_eq!(open::<Vec<(u32, String)>>("a row", &item, &packed).unwrap(), value);
+        let error = open::<Vec<(u32, String)>>("a row", &ItemRef::placed(&tag, b'n', 7, plain - 1), &packed);
+        assert!(error.unwrap_err().to_string().contains("holds more than"));
+        let mut altered = packed.clone();
+        altered[PLACED_HEADER + 40] ^= 1;
+        let error = open::<Vec<(u32, String)>>("a row", &item, &altered).unwrap_err();
+        assert!(matches!(error, StoreError::Altered { .. }), "{error}");
         let mut slot = bytes.clone();
         slot.resize(bytes.len() + 9, 0);
         assert_eq!(open::<Vec<(u32, String)>>("a row", &item, &slot).unwrap(), value);
