@@ -471,8 +471,12 @@ describe('a static documentation site', () => {
       expect(bundleReads.filter((r) => r.includes('/flask-split/s/'))).toEqual([]);
       await later.close();
       // Every kept item altered (a byte flipped): a visit refuses each copy it reads, drops it, reads the host's, and keeps that.
-      const altered = await page.evaluate(async () => {
-        const store = await caches.open('fathom-split-v1');
+      /** The stores the browser keeps the Flask split bundle's builds in. */
+      const builds = () => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('fathom-split-v2 ') && k.endsWith('/flask-split/')));
+      const [build] = await builds();
+      expect(await builds()).toHaveLength(1);
+      const altered = await page.evaluate(async (name) => {
+        const store = await caches.open(name);
         let count = 0;
         for (const request of await store.keys()) {
           if (!request.url.includes('/s/')) continue;
@@ -482,7 +486,7 @@ describe('a static documentation site', () => {
           count += 1;
         }
         return count;
-      });
+      }, build ?? '');
       expect(altered).toBe(items.length);
       const visit = async () => {
         const at = requests.length;
@@ -500,6 +504,21 @@ describe('a static documentation site', () => {
       expect(mended.cited).toEqual(laterCited);
       const after = await visit();
       expect(after).toEqual({ cited: mended.cited, items: 0 });
+      // A new build on the host (Flask with the static lane, in the same folder): its root drops the older build's store.
+      await page.context().route('**/flask-split/**', (route) => {
+        const body = readFileSync(join(site, 'flask-split-static', new URL(route.request().url()).pathname.split('/flask-split/')[1] ?? ''));
+        const range = /^bytes=(\d+)-(\d+)$/.exec(route.request().headers().range ?? '');
+        if (!range) return route.fulfill({ status: 200, body, contentType: 'application/octet-stream' });
+        const [from, to] = [Number(range[1]), Number(range[2])];
+        const headers = { 'content-range': `bytes ${from}-${to}/${body.length}` };
+        return route.fulfill({ status: 206, body: body.subarray(from, to + 1), headers, contentType: 'application/octet-stream' });
+      });
+      const rebuilt = await visit();
+      expect(rebuilt.items).toBeGreaterThan(0);
+      const now = await builds();
+      expect(now).toHaveLength(1);
+      expect(now[0]).not.toBe(build);
+      await page.context().unroute('**/flask-split/**');
       await screenshot(page, 'static-site-split-offline');
       await page.setViewportSize({ width: 390, height: 844 });
       await screenshot(page, 'static-site-split-offline-narrow');

@@ -811,7 +811,7 @@ async function openSplit(base: string, modelBase: string): Promise<SplitOpened> 
   const url = new URL('root.fathom', base).href;
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
-  const { root, warm } = await fetchRoot(url);
+  const { root, warm } = await fetchRoot(url, base);
   return install(url, root, { base, fetching: new Map(), warm, modelBase });
 }
 
@@ -825,6 +825,7 @@ async function openSplitFiles(name: string, files: { path: string; file: Blob }[
   if (!rootFile) throw new Error(`${name} holds no root.fathom: it is not a split bundle's folder`);
   void getWorkspace().catch(() => undefined);
   const root = new Uint8Array(await rootFile.arrayBuffer());
+  keptStore = Promise.resolve(undefined);
   return install(`${name}/root.fathom`, root, { base: `${name}/`, fetching: new Map(), local, modelBase });
 }
 
@@ -1014,14 +1015,30 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
  * fetched, and all of it once the page asks (`keepOffline`). Items are
  * named by their contents, so a kept copy is read before the host's; the
  * root is the host's, and the kept one only when the host cannot be
- * reached. Absent where the page may keep nothing (not a secure context).
+ * reached. Each build of a bundle is kept in a store of its own, named
+ * `${KEPT} <its root's digest> <the bundle's folder>`: a new build's root
+ * drops the older builds' stores, so what a site replaced is not kept
+ * forever. Absent where the page may keep nothing (not a secure context).
  */
-const KEPT = 'fathom-split-v1';
-let keptStore: Promise<Cache | undefined> | undefined;
+const KEPT = 'fathom-split-v2';
+/** The store of the open bundle's build. */
+let keptStore: Promise<Cache | undefined> = Promise.resolve(undefined);
 
 function kept(): Promise<Cache | undefined> {
-  keptStore ??= typeof caches === 'undefined' ? Promise.resolve(undefined) : caches.open(KEPT).catch(() => undefined);
   return keptStore;
+}
+
+/** The stores of the builds of the bundle at `base`, oldest first. */
+async function buildStores(base: string): Promise<string[]> {
+  if (typeof caches === 'undefined') return [];
+  const names = await caches.keys().catch(() => [] as string[]);
+  return names.filter((name) => name.startsWith(`${KEPT} `) && name.endsWith(` ${base}`));
+}
+
+/** The first 8 bytes of a root's SHA-256, in hex: its build's name. */
+async function buildOf(root: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', root as BufferSource));
+  return Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Where a packed item fetched by itself is kept: its pack's URL with its range. */
@@ -1077,20 +1094,35 @@ async function keptOrFetched<T>(
  * host cannot be reached. `warm`: the one kept is this one, so its items
  * may be kept too; a first visit (or a new build) looks none up.
  */
-async function fetchRoot(url: string): Promise<{ root: Uint8Array; warm: boolean }> {
-  const before = keptCopy(url);
+async function fetchRoot(url: string, base: string): Promise<{ root: Uint8Array; warm: boolean }> {
+  const stores = buildStores(base);
+  // The one store every bundle shared before builds had their own.
+  if (typeof caches !== 'undefined') void caches.delete('fathom-split-v1').catch(() => undefined);
+  let root: Uint8Array;
   try {
     // Checked with the host each time (`no-cache`, which a service worker reads as network first): a new build replaces it.
-    const root = await fetchChecked(url, "the split bundle's root", { cache: 'no-cache' });
-    const kept = await before;
-    const warm = kept !== undefined && kept.length === root.length && kept.every((b, i) => b === root[i]);
-    if (!warm) void keep(url, root);
-    return { root, warm };
+    root = await fetchChecked(url, "the split bundle's root", { cache: 'no-cache' });
   } catch (error) {
-    const copy = error instanceof Unreachable ? await before : undefined;
-    if (copy) return { root: copy, warm: true };
-    throw error;
+    // The host cannot be reached: the build kept last.
+    const last = error instanceof Unreachable ? (await stores).at(-1) : undefined;
+    const store = last ? await caches.open(last).catch(() => undefined) : undefined;
+    const copy = await store?.match(url).catch(() => undefined);
+    if (!store || !copy) throw error;
+    keptStore = Promise.resolve(store);
+    return { root: new Uint8Array(await copy.arrayBuffer()), warm: true };
   }
+  if (typeof caches === 'undefined' || typeof crypto?.subtle === 'undefined') {
+    keptStore = Promise.resolve(undefined);
+    return { root, warm: false };
+  }
+  const name = `${KEPT} ${await buildOf(root)} ${base}`;
+  const known = await stores;
+  keptStore = caches.open(name).catch(() => undefined);
+  // Older builds of this bundle: the site serves them no more.
+  await Promise.all(known.filter((other) => other !== name).map((other) => caches.delete(other).catch(() => false)));
+  const warm = known.includes(name) && (await keptCopy(url)) !== undefined;
+  if (!warm) void keep(url, root);
+  return { root, warm };
 }
 
 /**
