@@ -30,8 +30,8 @@ use crate::split_dir::SplitDir;
 /// The most characters one answer holds; longer answers are cut at a line.
 pub const MAX_CHARS: usize = 16_000;
 
-/// The most a split bundle's reader holds before it forgets what it read
-/// and starts again from the root.
+/// The most heap the server holds with a split bundle's reader before the
+/// reader forgets what it read and starts again from the root.
 const SPLIT_HELD: u64 = 256 << 20;
 
 /// The tools a split bundle cannot answer: each reads the whole index

@@ -88,10 +88,13 @@ impl SplitDir {
         }
     }
 
-    /// Forgets everything fetched once the reader holds more than `most`
-    /// bytes of items (as fetched): the next question starts from the root.
+    /// Forgets everything fetched once this process holds more than `most`
+    /// bytes of heap (what it read, inflated and decoded, not the bytes it
+    /// fetched; those, where the allocator counts nothing): the next
+    /// question starts from the root.
     pub fn forget_past(&mut self, most: u64) -> Result<()> {
-        if self.reader.fetched().bytes <= most {
+        let held = fathom_engine::heap::live().unwrap_or(self.reader.fetched().bytes);
+        if held <= most || self.reader.fetched().items == 0 {
             return Ok(());
         }
         let mut reader = SplitReader::open(&self.path, &self.root)?;
@@ -120,5 +123,42 @@ impl SplitDir {
             human_bytes(fetched.meaning),
             human_bytes(fetched.summary)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that holds more than it may forgets it all and answers
+    /// again from the root; one within its bound keeps what it read.
+    #[test]
+    fn a_reader_past_what_it_may_hold_forgets_and_answers_again() {
+        struct Still;
+        impl fathom_engine::Observer for Still {
+            fn now_ms(&self) -> f64 {
+                0.0
+            }
+        }
+        let text = b"def add_item(cart, item):\n    cart.append(item)\n    return cart\n".to_vec();
+        let files = vec![("shop/cart.py".to_owned(), text)];
+        let index = fathom_engine::index_files("shop", files, &fathom_engine::Options::default(), &mut Still);
+        let dir = std::env::temp_dir().join(format!("fathom-split-dir-{}", std::process::id()));
+        index.to_split().write(&dir).unwrap();
+        let mut split = SplitDir::open(&dir, false).unwrap();
+        let options = fathom_engine::SearchOptions::default();
+        let search = |split: &mut SplitDir| {
+            let answer = split.ask(u64::MAX, |r| r.search_step("add_item", &options)).unwrap().unwrap();
+            serde_json::to_value(answer).unwrap()
+        };
+        let first = search(&mut split);
+        let held = split.reader.fetched();
+        assert!(held.items > 0);
+        split.forget_past(u64::MAX).unwrap();
+        assert_eq!(split.reader.fetched(), held, "within its bound: kept");
+        split.forget_past(0).unwrap();
+        assert_eq!(split.reader.fetched().items, 0, "past it: forgotten");
+        assert_eq!(search(&mut split), first);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
