@@ -780,7 +780,7 @@ async function runMinilm(ws: Workspace, options: MeaningOptions, base: string, m
 let split:
   | {
       base: string;
-      fetching: Map<string, Promise<Uint8Array>>;
+      fetching: Map<string, Promise<void>>;
       warm?: boolean;
       local?: Map<string, Blob>;
       /** Where the tokenizer is fetched from, for the static lane, and whether the bundle carries one (set on opening). */
@@ -978,7 +978,7 @@ async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Prom
  * once the reader took it (a kept copy the reader refuses is dropped, and
  * the host's read). From a folder on this computer: its file.
  */
-function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Uint8Array> {
+function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<void> {
   let fetching = open.fetching.get(need.hash);
   if (!fetching) {
     const supply = (bytes: Uint8Array) =>
@@ -1000,7 +1000,8 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<Ui
       if (fetched) void keep(keyOf(url, slot), bytes);
       return bytes;
     };
-    fetching = open.local ? fromFolder(open.local) : fromHost();
+    // Once in, the reader holds it: this remembers that it came, not its bytes.
+    fetching = (open.local ? fromFolder(open.local) : fromHost()).then(() => undefined);
     open.fetching.set(need.hash, fetching);
     // Kept once in, so never asked for again; a failure is forgotten, for the next question to try.
     fetching.catch(() => open.fetching.delete(need.hash));
