@@ -2,7 +2,7 @@
 // `fathom` (built as `make bench` builds its other tools), where the pinned
 // projects are, the site's explorer and which projects a run measures.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../e2e/cli';
@@ -39,4 +39,20 @@ export function* benchProjects<P extends { name: string; source: string }>(proje
     if (!existsSync(source)) throw new Error(`${source} is missing: run scripts/corpora.sh --bench`);
     yield { project, source, slug: project.name.split(' ')[0]?.toLowerCase() ?? 'p' };
   }
+}
+
+/** The peak resident memory of the browser's renderer processes (the tab, its workers and their wasm). */
+export function rendererPeakKb(): number {
+  let peak = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmdline.includes('--type=renderer') || cmdline.includes('--extension-process')) continue;
+      const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      peak = Math.max(peak, Number(hwm?.[1] ?? 0));
+    } catch {
+      // The process ended.
+    }
+  }
+  return peak;
 }

@@ -10,13 +10,13 @@
 // (`fathom index -o FILE`) and split (`fathom index --split -o DIR`), read in
 // parts, beside it.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import { launchBrowser, openApp } from '../e2e/browser';
-import { benchProjects, explorerSite, fathomRelease } from './release';
+import { benchProjects, explorerSite, fathomRelease, rendererPeakKb } from './release';
 import { countedHost, type Host, type Protocol, type Served, waves } from './counted-serve';
 
 interface Project {
@@ -83,21 +83,6 @@ async function results(page: Page, query: string, timeout: number): Promise<stri
   return (await handle.jsonValue()) as string[];
 }
 
-/** The peak resident memory of the browser's renderer processes (the tab, its workers and their wasm). */
-function rendererPeakKb(): number {
-  let peak = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmdline.includes('--type=renderer') || cmdline.includes('--extension-process')) continue;
-      const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      peak = Math.max(peak, Number(hwm?.[1] ?? 0));
-    } catch {
-      // The process ended.
-    }
-  }
-  return peak;
-}
 
 interface Visit {
   first_answer_ms: number;
