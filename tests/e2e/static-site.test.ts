@@ -584,6 +584,22 @@ describe('a static documentation site', () => {
     });
   });
 
+  test('the app opens a split bundle\'s folder with the static lane: packed rows and pieces are read as slices of their files', async () => {
+    await withApp(browser(), appUrl, async ({ page, requests }) => {
+      await page.getByTestId('folder-input').setInputFiles(join(site, 'flask-split-static'));
+      await expect.poll(() => page.locator('#status-line').textContent(), { timeout: 60_000 }).toMatch(/^Opened flask-split-static, a split bundle read in parts.* · ready$/);
+      await page.getByTestId('search-input').fill('how are errors handled');
+      const list = page.locator('[data-testid="search-results"][data-query="how are errors handled"]');
+      await list.waitFor({ state: 'attached', timeout: 30_000 });
+      const said = await list.evaluate((l) => l.parentElement?.querySelector('.search-status')?.textContent ?? '');
+      expect(said).toContain('the static lane');
+      expect(said).not.toContain('failed');
+      expect(await page.getByTestId('search-result').count()).toBeGreaterThan(0);
+      // Nothing of the bundle came over the network: its files only, the packs sliced.
+      expect(requests.filter((r) => r.includes('flask-split-static'))).toEqual([]);
+    });
+  });
+
   test('a bundle exported by the page is read by the CLI, with the same answers', async () => {
     await withApp(browser(), appUrl, async ({ page }) => {
       await uploadZip(page, 'mini-py-js.zip', zipFixture('mini-py-js'));
