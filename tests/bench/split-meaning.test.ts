@@ -90,6 +90,11 @@ test('meaning over a split bundle: recall@10 against the whole bundle, and bytes
           const wire = (list: Served[]) => list.reduce((n, s) => n + s.header_bytes + s.body_bytes, 0);
           const opened = wire(host.take().filter((s) => s.path.endsWith('.safetensors')));
           const peak_open_kb = rendererPeakKb();
+          const engineNow = () => app.page.evaluate(async () => {
+            const memory = await document.querySelector('fathom-explorer')?.client?.memory();
+            return { linear_kb: Math.round((memory?.heapBytes ?? 0) / 1024), peak_live_kb: Math.round((memory?.peakLiveBytes ?? 0) / 1024) };
+          });
+          const engine_open = await engineNow();
           const asked = [];
           for (const query of project.queries) {
             const started = Date.now();
@@ -106,13 +111,11 @@ test('meaning over a split bundle: recall@10 against the whole bundle, and bytes
               tokenizer_wire: wire(served.filter((s) => s.path.endsWith('/minilm-l6-v2.tokenizer.json'))),
               table_wire: wire(served.filter((s) => s.path.endsWith('.safetensors'))),
               peak_kb: rendererPeakKb(),
+              engine_linear_kb: (await engineNow()).linear_kb,
             });
           }
           // This browser's tab alone: its peak, once it has answered every question, and of it the engine's (its wasm memory, and what its allocator held at most).
-          const engine = await app.page.evaluate(async () => {
-            const memory = await document.querySelector('fathom-explorer')?.client?.memory();
-            return { linear_kb: Math.round((memory?.heapBytes ?? 0) / 1024), peak_live_kb: Math.round((memory?.peakLiveBytes ?? 0) / 1024) };
-          });
+          const engine = { ...(await engineNow()), open: engine_open };
           return { asked, table_wire: opened + asked.reduce((n, q) => n + q.table_wire, 0), foreign_requests: app.foreignRequests(), peak_renderer_kb: rendererPeakKb(), peak_open_kb, engine };
         } finally {
           await app.close();
