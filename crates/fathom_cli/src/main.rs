@@ -704,22 +704,7 @@ fn split_ask_within<T>(
 /// A split bundle's placed families, from its root: name, items, bytes,
 /// and the files they are (their packs, for a packed family).
 fn placed_families(root: &fathom_engine::split::Root) -> Vec<(&'static str, u32, u64, usize)> {
-    let mut families = vec![
-        ("postings", &root.postings),
-        ("name pages", &root.names),
-        ("node pages", &root.nodes),
-        ("edge runs", &root.edges),
-        ("more edges", &root.more),
-    ];
-    if let Some(meaning) = &root.meaning {
-        families.extend([
-            ("groups", &meaning.groups),
-            ("partitions", &meaning.parts),
-            ("rows", &meaning.rows),
-            ("table pages", &meaning.pieces),
-        ]);
-    }
-    families.into_iter().map(|(name, placed)| (name, placed.count, placed.bytes, placed.files())).collect()
+    root.families().map(|(name, _, placed)| (name, placed.count, placed.bytes, placed.files())).collect()
 }
 
 /// Whether the target is a split bundle's directory.

@@ -129,6 +129,34 @@ pub struct Root {
     pub brief: String,
 }
 
+impl Root {
+    /// Each family of placed items: its name, the byte its items' names are
+    /// made with, and what the root says of it.
+    pub fn families(&self) -> impl Iterator<Item = (&'static str, u8, &Placed)> {
+        let graph = [
+            ("postings", POSTINGS, &self.postings),
+            ("name pages", NAMES, &self.names),
+            ("node pages", NODES, &self.nodes),
+            ("edge runs", EDGES, &self.edges),
+            ("more edges", MORE, &self.more),
+        ];
+        let meaning = self.meaning.iter().flat_map(|m| {
+            [
+                ("groups", GROUPS, &m.groups),
+                ("partitions", PARTS, &m.parts),
+                ("rows", ROWS, &m.rows),
+                ("table pages", PIECES, &m.pieces),
+            ]
+        });
+        graph.into_iter().chain(meaning)
+    }
+
+    /// The family of placed items whose names are made with `kind`.
+    pub fn family(&self, kind: u8) -> Option<&Placed> {
+        self.families().find(|&(_, k, _)| k == kind).map(|(.., placed)| placed)
+    }
+}
+
 /// A family of placed items: how many, the most one inflates to, and for
 /// runs of nodes each one's first node id (stored as the difference from
 /// the one before).
@@ -290,17 +318,18 @@ impl Placed {
         (crate::store::PACK_BYTES / u64::from(self.stride.max(1))).max(1)
     }
 
+    /// The reference of pack `p`, for a packed family.
+    fn pack(&self, tag: &[u8; crate::store::HASH], family: u8, p: u64) -> ItemRef {
+        ItemRef::placed(tag, family | PACKED, p as u32, self.max)
+    }
+
     /// Where item `at` is, for a packed family.
     pub fn span(&self, tag: &[u8; crate::store::HASH], family: u8, at: usize) -> Option<Span> {
         if self.stride == 0 || at >= self.count as usize {
             return None;
         }
         let (pack, slot) = (at as u64 / self.per_pack(), at as u64 % self.per_pack());
-        Some(Span {
-            pack: ItemRef::placed(tag, family | PACKED, pack as u32, self.max),
-            offset: slot * u64::from(self.stride),
-            length: self.stride,
-        })
+        Some(Span { pack: self.pack(tag, family, pack), offset: slot * u64::from(self.stride), length: self.stride })
     }
 
     /// How many files the family's items are: one each, or their packs.
@@ -314,11 +343,8 @@ impl Placed {
             return Vec::new();
         }
         let per = self.per_pack() as usize;
-        (0..(self.count as usize).div_ceil(per))
-            .map(|p| {
-                let items = p * per..((p + 1) * per).min(self.count as usize);
-                (ItemRef::placed(tag, family | PACKED, p as u32, self.max), items)
-            })
+        (0..self.files())
+            .map(|p| (self.pack(tag, family, p as u64), p * per..((p + 1) * per).min(self.count as usize)))
             .collect()
     }
 
@@ -879,35 +905,6 @@ impl Index {
             rows: family(ROWS, Vec::new()),
             pieces: family(PIECES, Vec::new()),
         });
-        let mut counts: HashMap<u8, u32> = HashMap::new();
-        for (kind, mut bytes, _, _) in placed {
-            let at = counts.entry(kind).or_default();
-            let of = match kind {
-                POSTINGS => &postings,
-                NAMES => &names,
-                NODES => &nodes,
-                EDGES => &edges_placed,
-                MORE => &more,
-                _ => {
-                    let meaning = meaning.as_ref().expect("the lane's items come with its root");
-                    match kind {
-                        GROUPS => &meaning.groups,
-                        PARTS => &meaning.parts,
-                        ROWS => &meaning.rows,
-                        _ => &meaning.pieces,
-                    }
-                }
-            };
-            match of.span(&tag, kind, *at as usize) {
-                // Packed: in its slot, zeros after it.
-                Some(span) => {
-                    bytes.resize(span.length as usize, 0);
-                    items.entry(span.pack).or_default().extend_from_slice(&bytes);
-                }
-                None => drop(items.insert(ItemRef::placed(&tag, kind, *at, of.max), bytes)),
-            }
-            *at += 1;
-        }
         let brief = crate::IndexSummary { skipped: Vec::new(), errors: Vec::new(), ..self.summary.clone() };
         let brief = serde_json::to_string(&brief).expect("the summary is plain data");
 
@@ -929,6 +926,20 @@ impl Index {
             meaning,
             brief,
         };
+        let mut counts: HashMap<u8, u32> = HashMap::new();
+        for (kind, mut bytes, _, _) in placed {
+            let at = counts.entry(kind).or_default();
+            let of = root.family(kind).expect("every placed item's family is in the root");
+            match of.span(&tag, kind, *at as usize) {
+                // Packed: in its slot, zeros after it.
+                Some(span) => {
+                    bytes.resize(span.length as usize, 0);
+                    items.entry(span.pack).or_default().extend_from_slice(&bytes);
+                }
+                None => drop(items.insert(ItemRef::placed(&tag, kind, *at, of.max), bytes)),
+            }
+            *at += 1;
+        }
         let root = encode_root(&root);
         report.root_bytes = root.len() as u64;
         Split { root, items, report }

@@ -809,7 +809,7 @@ impl SplitReader {
     /// Checks an item's bytes, as [`SplitReader::every_item`] names it, without
     /// keeping them: each slot of a pack as its item.
     pub fn check(&self, what: &str, item: &ItemRef, bytes: &[u8]) -> Result<(), StoreError> {
-        for (family, kind) in self.packed_families() {
+        for (_, kind, family) in self.root.families().filter(|(.., family)| family.stride > 0) {
             let Some((_, items)) = family.packs(&self.root.tag, kind).into_iter().find(|(pack, _)| pack == item) else {
                 continue;
             };
@@ -830,36 +830,21 @@ impl SplitReader {
         crate::store::check(what, item, bytes).map(drop)
     }
 
-    /// The families whose items are packed, with their names' bytes.
-    fn packed_families(&self) -> Vec<(&super::Placed, u8)> {
-        let placed = [(&self.root.postings, super::POSTINGS), (&self.root.names, super::NAMES)];
-        let placed = placed.into_iter().chain([
-            (&self.root.nodes, super::NODES),
-            (&self.root.edges, super::EDGES),
-            (&self.root.more, super::MORE),
-        ]);
-        let meaning = self.root.meaning.iter().flat_map(|m| {
-            [(&m.groups, super::GROUPS), (&m.parts, super::PARTS), (&m.rows, super::ROWS), (&m.pieces, super::PIECES)]
-        });
-        placed.chain(meaning).filter(|(family, _)| family.stride > 0).collect()
-    }
-
     /// Where a packed item is in its pack.
     fn span_of(&self, want: Want) -> Option<Span> {
-        let root = &self.root;
-        let meaning = root.meaning.as_ref();
-        match want {
-            Want::Postings(at) => root.postings.span(&root.tag, super::POSTINGS, at),
-            Want::Names(at) => root.names.span(&root.tag, super::NAMES, at),
-            Want::Nodes(at) => root.nodes.span(&root.tag, super::NODES, at),
-            Want::Edges(at) => root.edges.span(&root.tag, super::EDGES, at),
-            Want::More(at) => root.more.span(&root.tag, super::MORE, at),
-            Want::Group(at) => meaning?.groups.span(&root.tag, super::GROUPS, at),
-            Want::Part(at) => meaning?.parts.span(&root.tag, super::PARTS, at),
-            Want::Rows(at) => meaning?.rows.span(&root.tag, super::ROWS, at),
-            Want::Pieces(at) => meaning?.pieces.span(&root.tag, super::PIECES, at),
-            Want::Digest(_) | Want::File(_) | Want::Meaning | Want::Summary => None,
-        }
+        let (kind, at) = match want {
+            Want::Postings(at) => (super::POSTINGS, at),
+            Want::Names(at) => (super::NAMES, at),
+            Want::Nodes(at) => (super::NODES, at),
+            Want::Edges(at) => (super::EDGES, at),
+            Want::More(at) => (super::MORE, at),
+            Want::Group(at) => (super::GROUPS, at),
+            Want::Part(at) => (super::PARTS, at),
+            Want::Rows(at) => (super::ROWS, at),
+            Want::Pieces(at) => (super::PIECES, at),
+            Want::Digest(_) | Want::File(_) | Want::Meaning | Want::Summary => return None,
+        };
+        self.root.family(kind)?.span(&self.root.tag, kind, at)
     }
 
     /// The file items a node page names in its files' heads, once `bytes`

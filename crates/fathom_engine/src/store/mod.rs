@@ -139,12 +139,19 @@ const PLACED_HEADER: usize = 12;
 /// bundle's tag is made of) and its inflated length.
 pub fn seal_placed<T: Serialize + ?Sized>(value: &T) -> (Vec<u8>, u64, u32) {
     let (item, gzipped) = seal(value);
-    let checksum = xxhash_rust::xxh3::xxh3_64(&gzipped);
-    let mut bytes = Vec::with_capacity(PLACED_HEADER + gzipped.len());
-    bytes.extend_from_slice(&(gzipped.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&checksum.to_le_bytes());
-    bytes.extend_from_slice(&gzipped);
+    let (bytes, checksum) = with_header(&gzipped, 0);
     (bytes, checksum, item.plain)
+}
+
+/// A placed item's bytes: the header (the body's length, with `flags` in
+/// its top bit, and the body's xxh3-64), then the body; and the checksum.
+fn with_header(body: &[u8], flags: u32) -> (Vec<u8>, u64) {
+    let checksum = xxhash_rust::xxh3::xxh3_64(body);
+    let mut bytes = Vec::with_capacity(PLACED_HEADER + body.len());
+    bytes.extend_from_slice(&(body.len() as u32 | flags).to_le_bytes());
+    bytes.extend_from_slice(&checksum.to_le_bytes());
+    bytes.extend_from_slice(body);
+    (bytes, checksum)
 }
 
 /// A placed item's header says, in its length's top bit, that the body is
@@ -157,21 +164,17 @@ const RAW: u32 = 1 << 31;
 /// body not gzipped.
 pub fn seal_packed<T: Serialize + ?Sized>(value: &T) -> (Vec<u8>, u64, u32) {
     let plain = postcard::to_allocvec(value).expect("every stored type has a postcard form");
-    let checksum = xxhash_rust::xxh3::xxh3_64(&plain);
-    let mut bytes = Vec::with_capacity(PLACED_HEADER + plain.len());
-    bytes.extend_from_slice(&(plain.len() as u32 | RAW).to_le_bytes());
-    bytes.extend_from_slice(&checksum.to_le_bytes());
-    bytes.extend_from_slice(&plain);
+    let (bytes, checksum) = with_header(&plain, RAW);
     (bytes, checksum, plain.len() as u32)
 }
 
 /// Decodes an item's `bytes`, checked against its reference first (a
 /// placed item, against its own header).
 pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Result<T, StoreError> {
-    let gzipped = check(what, item, bytes)?;
+    let (gzipped, raw) = checked(what, item, bytes)?;
     let path = item.path();
     let err = |cause: String| StoreError::Undecodable { what: what.to_owned(), path: path.clone(), cause };
-    if item.is_placed() && u32::from_le_bytes(bytes[..4].try_into().expect("checked: a header")) & RAW != 0 {
+    if raw {
         if gzipped.len() > item.plain as usize {
             return Err(err(format!("it holds more than the {} bytes its family's items hold at most", item.plain)));
         }
@@ -198,6 +201,11 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
 /// its own header) without inflating them: what is kept for later (an
 /// offline copy) is checked as what is read now. Returns the gzipped body.
 pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8], StoreError> {
+    checked(what, item, bytes).map(|(body, _)| body)
+}
+
+/// [`check`], and whether the body is postcard as it is (a packed item's).
+fn checked<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<(&'b [u8], bool), StoreError> {
     let path = item.path();
     if looks_like_html(bytes) {
         return Err(StoreError::Html { what: what.to_owned(), path });
@@ -211,7 +219,8 @@ pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8]
                 expected: PLACED_HEADER,
             });
         };
-        let length = (u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) & !RAW) as usize;
+        let word = u32::from_le_bytes(header[..4].try_into().expect("4 bytes"));
+        let length = (word & !RAW) as usize;
         let checksum = u64::from_le_bytes(header[4..].try_into().expect("8 bytes"));
         if gzipped.len() < length {
             let (got, expected) = (bytes.len(), PLACED_HEADER + length);
@@ -222,7 +231,7 @@ pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8]
         if padding.iter().any(|&b| b != 0) || xxhash_rust::xxh3::xxh3_64(gzipped) != checksum {
             return Err(StoreError::Altered { what: what.to_owned(), path });
         }
-        return Ok(gzipped);
+        return Ok((gzipped, word & RAW != 0));
     }
     if bytes.len() < item.bytes as usize {
         return Err(StoreError::Truncated {
@@ -235,7 +244,7 @@ pub fn check<'b>(what: &str, item: &ItemRef, bytes: &'b [u8]) -> Result<&'b [u8]
     if bytes.len() > item.bytes as usize || Sha256::digest(bytes)[..HASH] != item.hash {
         return Err(StoreError::Altered { what: what.to_owned(), path });
     }
-    Ok(bytes)
+    Ok((bytes, false))
 }
 
 /// What a static host sends for a path it does not have, often with 200.
