@@ -862,15 +862,27 @@ function splitMeaning(open: NonNullable<typeof split>): Promise<true | string> {
 /** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
 class Unreachable extends Error {}
 
-/** A file a host serves, or an error that names it and what went wrong. */
-async function fetchChecked(url: string, what: string, init?: RequestInit): Promise<Uint8Array> {
+/**
+ * A file a host serves, or an error that names it and what went wrong;
+ * with a `slot`, that slot of it, by a Range request. A host that sends the
+ * whole file instead is named, and the file is not read: a split bundle's
+ * packed items (the meaning's rows and table) need a host that serves byte
+ * ranges, as static hosts do.
+ */
+async function fetchChecked(url: string, what: string, init: RequestInit = {}, slot?: Slot): Promise<Uint8Array> {
+  const range = slot ? `bytes=${slot.offset}-${slot.offset + slot.length - 1}` : undefined;
   let response: Response;
   try {
-    response = await fetch(url, init);
+    response = await fetch(url, range ? { ...init, headers: { Range: range } } : init);
   } catch (error) {
-    throw new Unreachable(`could not fetch ${what} (${url}): ${errorMessage(error)}`);
+    throw new Unreachable(`could not fetch ${what} (${url}${range ? `, ${range}` : ''}): ${errorMessage(error)}`);
   }
   if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
+  const whole = slot !== undefined && response.status !== 206;
+  if (whole && !(slot.offset === 0 && response.headers.get('content-length') === String(slot.length))) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new Error(`${what} could not be read: ${url} answered a Range request (${range}) with HTTP ${response.status} and the whole file, so this host does not serve byte ranges, which a split bundle's packed items need`);
+  }
   if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
     throw new Error(`${url} answered with an HTML page, not ${what}: is the path right?`);
   }
@@ -885,32 +897,6 @@ interface Slot {
 
 function slotOf(need: SplitNeed): Slot | undefined {
   return need.offset == null || need.length == null ? undefined : { offset: need.offset, length: need.length };
-}
-
-/**
- * A packed item's bytes from its pack, by a Range request. A host that
- * sends the whole pack instead is named, and the pack is not read: a split
- * bundle's packed items (the meaning's rows and table) need a host that
- * serves byte ranges, as static hosts do.
- */
-async function fetchSlot(url: string, what: string, slot: Slot): Promise<Uint8Array> {
-  const range = `bytes=${slot.offset}-${slot.offset + slot.length - 1}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { Range: range } });
-  } catch (error) {
-    throw new Unreachable(`could not fetch ${what} (${url}, ${range}): ${errorMessage(error)}`);
-  }
-  const whole = response.status === 200 && slot.offset === 0 && response.headers.get('content-length') === String(slot.length);
-  if (response.status !== 206 && !whole) {
-    void response.body?.cancel().catch(() => undefined);
-    if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
-    throw new Error(`${what} could not be read: ${url} answered a Range request (${range}) with HTTP ${response.status} and the whole file, so this host does not serve byte ranges, which a split bundle's packed items need`);
-  }
-  if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
-    throw new Error(`${url} answered with an HTML page, not ${what}: is the path right?`);
-  }
-  return new Uint8Array(await response.arrayBuffer());
 }
 
 /**
@@ -1086,7 +1072,7 @@ async function keptOrFetched<T>(
       void forget(keyOf(url, slot));
     }
   }
-  const bytes = slot ? await fetchSlot(url, what, slot) : await fetchChecked(url, what);
+  const bytes = await fetchChecked(url, what, {}, slot);
   return { value: await take(bytes), bytes, fetched: true };
 }
 
@@ -1121,7 +1107,7 @@ async function fetchRoot(url: string, base: string): Promise<{ root: Uint8Array;
   keptStore = caches.open(name).catch(() => undefined);
   // Older builds of this bundle: the site serves them no more.
   await Promise.all(known.filter((other) => other !== name).map((other) => caches.delete(other).catch(() => false)));
-  const warm = known.includes(name) && (await keptCopy(url)) !== undefined;
+  const warm = known.includes(name) && (await (await keptStore)?.match(url).catch(() => undefined)) !== undefined;
   if (!warm) void keep(url, root);
   return { root, warm };
 }
