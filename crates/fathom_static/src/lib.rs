@@ -18,6 +18,8 @@
 #[cfg(feature = "distil")]
 pub mod distil;
 
+use std::collections::HashMap;
+
 use safetensors::{Dtype, SafeTensors};
 use sha2::{Digest, Sha256};
 use tokenizers::Tokenizer;
@@ -115,7 +117,13 @@ pub enum StaticError {
 /// A loaded table and its tokenizer.
 pub struct StaticModel {
     tokenizer: Tokenizer,
+    /// The rows, `dim` bytes each: piece `id`'s at `id` in a whole table;
+    /// in a sparse one, at the place [`Self::placed`] gives it.
     rows: Vec<i8>,
+    /// A sparse model's row of each piece put in: a split bundle's reader
+    /// holds only its queries' pieces' rows (a whole table is 7.8 MB, more
+    /// than all the rows a reader fetches in a long visit).
+    placed: Option<HashMap<u32, usize>>,
     scales: Vec<f32>,
     dim: usize,
     id: String,
@@ -154,7 +162,7 @@ impl StaticModel {
             .collect();
         let rows = rows.data().iter().map(|&b| b as i8).collect();
         let digest: String = Sha256::digest(table).iter().take(8).map(|b| format!("{b:02x}")).collect();
-        Ok(StaticModel { tokenizer, rows, scales, dim, id: format!("{TABLE_FILE} (sha256 {digest}…)") })
+        Ok(StaticModel { tokenizer, rows, placed: None, scales, dim, id: format!("{TABLE_FILE} (sha256 {digest}…)") })
     }
 
     /// The tokenizer alone, with every row of a table of `vocabulary` rows
@@ -164,22 +172,38 @@ impl StaticModel {
     /// from.
     pub fn sparse(tokenizer: &[u8], vocabulary: usize, dim: usize, id: String) -> Result<StaticModel, StaticError> {
         let tokenizer = lookup_tokenizer(tokenizer, vocabulary)?;
-        Ok(StaticModel { tokenizer, rows: vec![0; vocabulary * dim], scales: vec![0.0; vocabulary], dim, id })
+        let placed = Some(HashMap::new());
+        Ok(StaticModel { tokenizer, rows: Vec::new(), placed, scales: vec![0.0; vocabulary], dim, id })
     }
 
     /// Puts piece `id`'s row in (a sparse model's), as [`Self::row`] gave it.
     pub fn fill(&mut self, id: u32, row: &[i8], scale: f32) {
-        let at = id as usize;
-        if at < self.scales.len() && row.len() == self.dim {
-            self.rows[at * self.dim..(at + 1) * self.dim].copy_from_slice(row);
-            self.scales[at] = if scale.is_finite() { scale } else { 0.0 };
+        if id as usize >= self.scales.len() || row.len() != self.dim {
+            return;
         }
+        let at = match &mut self.placed {
+            None => id as usize,
+            Some(placed) => *placed.entry(id).or_insert_with(|| {
+                self.rows.resize(self.rows.len() + self.dim, 0);
+                self.rows.len() / self.dim - 1
+            }),
+        };
+        self.rows[at * self.dim..(at + 1) * self.dim].copy_from_slice(row);
+        self.scales[id as usize] = if scale.is_finite() { scale } else { 0.0 };
     }
 
-    /// Piece `id`'s row and scale (a scale of 0: no row).
+    /// Piece `id`'s row and scale (a scale of 0: no row; a sparse model's
+    /// piece not put in has none).
     pub fn row(&self, id: u32) -> Option<(&[i8], f32)> {
-        let at = id as usize;
-        Some((self.rows.get(at * self.dim..(at + 1) * self.dim)?, *self.scales.get(at)?))
+        let scale = *self.scales.get(id as usize)?;
+        let at = match &self.placed {
+            None => id as usize,
+            Some(placed) => match placed.get(&id) {
+                Some(&at) => at,
+                None => return Some((&[][..], 0.0)),
+            },
+        };
+        Some((self.rows.get(at * self.dim..(at + 1) * self.dim)?, scale))
     }
 
     /// The pieces [`Self::embed_query`] reads of `text`.
@@ -260,12 +284,11 @@ impl StaticModel {
         let mut sum = vec![0f32; self.dim];
         for run in sorted.chunk_by(|a, b| a == b) {
             let id = run[0] as usize;
-            let Some(&scale) = self.scales.get(id) else { continue };
+            let Some((row, scale)) = self.row(run[0]) else { continue };
             if scale == 0.0 {
                 continue;
             }
             let weight = scale * (run.len() as f32).sqrt() * corpus.map_or(1.0, |c| c.idf(run[0]));
-            let row = &self.rows[id * self.dim..(id + 1) * self.dim];
             for (s, &r) in sum.iter_mut().zip(row) {
                 *s += weight * f32::from(r);
             }
