@@ -283,7 +283,6 @@ impl StaticModel {
         sorted.sort_unstable();
         let mut sum = vec![0f32; self.dim];
         for run in sorted.chunk_by(|a, b| a == b) {
-            let id = run[0] as usize;
             let Some((row, scale)) = self.row(run[0]) else { continue };
             if scale == 0.0 {
                 continue;
