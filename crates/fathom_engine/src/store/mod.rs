@@ -182,8 +182,11 @@ pub fn open<T: DeserializeOwned>(what: &str, item: &ItemRef, bytes: &[u8]) -> Re
     }
     // Inflated no further than the reference says: a forged item cannot
     // ask for more memory than its referrer allowed (a placed item's, than
-    // the most its family's items hold, so not reserved ahead).
-    let mut plain = Vec::with_capacity(if item.is_placed() { 0 } else { item.plain as usize });
+    // the most its family's items hold). A placed item's room is what its
+    // gzip trailer states, trusted no further than that bound: reserved
+    // once, not doubled as it inflates.
+    let stated = gzipped.last_chunk::<4>().map_or(0, |size| u32::from_le_bytes(*size));
+    let mut plain = Vec::with_capacity(if item.is_placed() { stated.min(item.plain) } else { item.plain } as usize);
     flate2::read::GzDecoder::new(gzipped)
         .take(u64::from(item.plain) + 1)
         .read_to_end(&mut plain)
