@@ -923,7 +923,7 @@ async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAV
     });
     if ('ready' in next) return next.ready;
     if (wave === waves) break;
-    await eachLimited(next.needs, IN_FLIGHT, (need) => fetchItem(open, need));
+    await eachLimited(inRuns(open, next.needs), IN_FLIGHT, (run) => (run.length === 1 ? fetchItem(open, run[0] as SplitNeed) : fetchRun(open, run)));
   }
   throw new Error(`a question needed more than ${waves} waves of fetches`);
 }
@@ -993,6 +993,57 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<vo
     fetching.catch(() => open.fetching.delete(need.hash));
   }
   return fetching;
+}
+
+/**
+ * A step's needs, those the engine put in one run (packed items whose
+ * slots follow one another) together: each run is read with one Range
+ * request. An item on its way already, one kept offline (a warm visit
+ * reads its kept copies) and a folder's (read as a slice) go by themselves.
+ */
+function inRuns(open: NonNullable<typeof split>, needs: SplitNeed[]): SplitNeed[][] {
+  const runs = new Map<number, SplitNeed[]>();
+  const alone: SplitNeed[][] = [];
+  for (const need of needs) {
+    if (need.run == null || open.local || open.warm || open.fetching.has(need.hash)) alone.push([need]);
+    else runs.set(need.run, [...(runs.get(need.run) ?? []), need]);
+  }
+  return [...alone, ...runs.values()];
+}
+
+/**
+ * Fetches a run of packed items from the host with one Range request and
+ * hands each its slot, as `fetchItem` hands one item; each is kept by
+ * itself. An item the reader refuses fails the run, once all are handed.
+ */
+function fetchRun(open: NonNullable<typeof split>, run: SplitNeed[]): Promise<void> {
+  const slots = run.map((need) => slotOf(need) as Slot);
+  const from = Math.min(...slots.map((s) => s.offset));
+  const span = { offset: from, length: Math.max(...slots.map((s) => s.offset + s.length)) - from };
+  const url = new URL(run[0]?.path ?? '', open.base).href;
+  const what = `${run.length} packed items (${run[0]?.what} to ${run.at(-1)?.what})`;
+  const read = fetchChecked(url, what, {}, span).then((bytes) =>
+    inQueue(async () => {
+      const ws = await getWorkspace();
+      const failures: unknown[] = [];
+      run.forEach((need, at) => {
+        const slot = slots[at] as Slot;
+        const mine = bytes.slice(slot.offset - from, slot.offset - from + slot.length);
+        try {
+          ws.supply(need, mine);
+          void keep(keyOf(url, slot), mine);
+        } catch (error) {
+          failures.push(error);
+        }
+      });
+      if (failures.length > 0) throw failures[0];
+    }),
+  );
+  for (const need of run) {
+    open.fetching.set(need.hash, read);
+    read.catch(() => open.fetching.delete(need.hash));
+  }
+  return read;
 }
 
 // ---- Split bundles kept offline -------------------------------------------------

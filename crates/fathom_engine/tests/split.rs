@@ -5,7 +5,7 @@ mod common;
 
 use common::{Recorder, zip_folder};
 use fathom_engine::split::{Costly, Need, Split, SplitReader, Step, drive, drive_within};
-use fathom_engine::store::{ItemRef, StoreError};
+use fathom_engine::store::{ItemRef, Span, StoreError};
 use fathom_engine::{Index, Options, index_files, index_zip};
 use fathom_search::retrieval::{Filter, Mode as SearchMode, SearchOptions, TestFilter};
 
@@ -661,6 +661,39 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
     assert!(truth["note"].as_str().is_some_and(|n| n.contains("ran dense as lexical")), "{}", truth["note"]);
     assert_eq!(answer, truth);
     assert!(fallback.fetched().postings > 0);
+    // Packed items whose slots follow one another in a pack share a run,
+    // which a page reads with one Range request: each run's slots are
+    // contiguous, in one pack, and no longer than RUN_BYTES.
+    let mut runs_of = SplitReader::open("root", &split.root).unwrap();
+    runs_of.read_meaning(&tokenizer).unwrap();
+    let (mut joined, mut packed) = (0, 0);
+    for query in ["how are errors handled", "render a template with context", "register a blueprint"] {
+        while let Step::Needs(needs) = runs_of.search_step(query, &dense) {
+            let mut runs: std::collections::BTreeMap<u32, Vec<Span>> = std::collections::BTreeMap::new();
+            for need in &needs {
+                assert_eq!(need.run.is_some(), need.span.is_some(), "{need:?}");
+                if let (Some(run), Some(span)) = (need.run, need.span) {
+                    runs.entry(run).or_default().push(span);
+                }
+            }
+            for spans in runs.values_mut() {
+                spans.sort_by_key(|s| s.offset);
+                assert!(
+                    spans
+                        .windows(2)
+                        .all(|w| w[0].pack == w[1].pack && w[0].offset + u64::from(w[0].length) == w[1].offset)
+                );
+                let last = spans.last().unwrap();
+                assert!(last.offset + u64::from(last.length) - spans[0].offset <= fathom_engine::split::RUN_BYTES);
+                packed += spans.len();
+                joined += spans.len() - 1;
+            }
+            for need in needs {
+                runs_of.supply(&need.item, &split.bytes(&need.item, need.span.as_ref()).unwrap()).unwrap();
+            }
+        }
+    }
+    assert!(joined > 0 && joined < packed, "{joined} of {packed} packed items joined a run");
     // A group's item that checks itself but does not fit the head (sizes
     // that do not add up to its rows, codes of another length) is refused
     // by name, and the reader keeps what it holds.

@@ -73,7 +73,7 @@ export interface ResolutionStats {
 }
 
 /** An item of a split bundle a step waits for: `path` under the bundle's folder, its length and SHA-256's first 8 bytes in hex. */
-export interface SplitNeed { path: string; hash: string; bytes: number; plain: number; what: string; offset?: number | null; length?: number | null; }
+export interface SplitNeed { path: string; hash: string; bytes: number; plain: number; what: string; offset?: number | null; length?: number | null; run?: number | null; }
 /** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
 export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
 /** What a split bundle's reader has fetched: items and bytes, in all and by family. */
@@ -1153,6 +1153,10 @@ struct NeedJs {
     offset: Option<u64>,
     #[serde(default)]
     length: Option<u32>,
+    /// The packed items of a step with one run are read with one Range
+    /// request: their slots follow one another.
+    #[serde(default)]
+    run: Option<u32>,
 }
 
 impl NeedJs {
@@ -1167,7 +1171,8 @@ impl NeedJs {
     fn of(need: Need) -> NeedJs {
         let (item, path) = (need.item, need.path());
         let (offset, length) = need.span.map(|s| (s.offset, s.length)).unzip();
-        NeedJs { path, hash: item.hex(), bytes: item.bytes, plain: item.plain, what: need.what, offset, length }
+        let run = need.run;
+        NeedJs { path, hash: item.hex(), bytes: item.bytes, plain: item.plain, what: need.what, offset, length, run }
     }
 }
 

@@ -48,12 +48,16 @@ pub struct Costly {
 }
 
 /// An item a step waits for, and why; for a packed item, where it is in
-/// its pack.
+/// its pack, and the run of the step's packed items it is read with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Need {
     pub item: ItemRef,
     pub what: String,
     pub span: Option<Span>,
+    /// Packed items of one step whose slots follow one another in their
+    /// pack share a run (the index in the step of its first): one Range
+    /// request reads them all ([`runs`]).
+    pub run: Option<u32>,
 }
 
 impl Need {
@@ -802,7 +806,7 @@ impl SplitReader {
         wants
             .filter_map(|want| packed(want).or_else(|| self.item_of(want)))
             .filter(|(item, _)| seen.insert(*item))
-            .map(|(item, what)| Need { item, what, span: None })
+            .map(|(item, what)| Need { item, what, span: None, run: None })
             .collect()
     }
 
@@ -856,7 +860,7 @@ impl SplitReader {
         Ok(page
             .files
             .into_iter()
-            .map(|h| Need { item: h.text, what: format!("the text of `{}`", h.path), span: None })
+            .map(|h| Need { item: h.text, what: format!("the text of `{}`", h.path), span: None, run: None })
             .collect())
     }
 
@@ -1206,10 +1210,41 @@ impl SplitReader {
                 }
             }
             if seen.insert(item) {
-                needs.push(Need { item, what, span: self.span_of(want) });
+                needs.push(Need { item, what, span: self.span_of(want), run: None });
             }
         }
+        runs(&mut needs);
         (!needs.is_empty()).then_some(needs)
+    }
+}
+
+/// The most bytes one run of packed items reads ([`runs`]).
+pub const RUN_BYTES: u64 = 64 << 10;
+
+/// Gives the packed items of a step whose slots follow one another in a
+/// pack one run each, of at most [`RUN_BYTES`]: a page reads a run with
+/// one Range request, where it made one for each item. A question by
+/// meaning reads some two hundred rows, a third of them beside another
+/// (rows are kept in their partitions' order), and each request costs the
+/// page's worker objects that stay until it next collects its garbage.
+/// Slots that only lie near each other are not joined: the bytes between
+/// them would be read for nothing.
+fn runs(needs: &mut [Need]) {
+    let mut packed: Vec<(Span, usize)> = needs.iter().enumerate().filter_map(|(at, n)| Some((n.span?, at))).collect();
+    packed.sort_unstable_by_key(|(span, _)| (span.pack.hash, span.offset));
+    let mut run: Option<(Span, u64, u32)> = None;
+    for (span, at) in packed {
+        let joins = run.is_some_and(|(last, start, _)| {
+            last.pack == span.pack
+                && last.offset + u64::from(last.length) == span.offset
+                && span.offset + u64::from(span.length) - start <= RUN_BYTES
+        });
+        let (start, id) = match run {
+            Some((_, start, id)) if joins => (start, id),
+            _ => (span.offset, at as u32),
+        };
+        needs[at].run = Some(id);
+        run = Some((span, start, id));
     }
 }
 
