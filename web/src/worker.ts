@@ -5,6 +5,7 @@ import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm.xz?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
+import { FetchPool, type Slot, Unreachable, fetchChecked } from './fetching';
 import { Cancelled, MiniLmPool, cpuWorkers, onCpu } from './minilm-pool';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
@@ -806,11 +807,15 @@ const MAX_WAVES = 8;
  */
 const IN_FLIGHT = 48;
 
+/** The workers that fetch a split bundle's items from its host. */
+const fetches = new FetchPool();
+
 /** Fetches a split bundle's root from `base` (a folder's URL) and opens it. */
 async function openSplit(base: string, modelBase: string): Promise<SplitOpened> {
   const url = new URL('root.fathom', base).href;
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
+  fetches.warm();
   const { root, warm } = await fetchRoot(url, base);
   return install(url, root, { base, fetching: new Map(), warm, modelBase });
 }
@@ -825,7 +830,7 @@ async function openSplitFiles(name: string, files: { path: string; file: Blob }[
   if (!rootFile) throw new Error(`${name} holds no root.fathom: it is not a split bundle's folder`);
   void getWorkspace().catch(() => undefined);
   const root = new Uint8Array(await rootFile.arrayBuffer());
-  keptStore = Promise.resolve(undefined);
+  useStore(undefined);
   return install(`${name}/root.fathom`, root, { base: `${name}/`, fetching: new Map(), local, modelBase });
 }
 
@@ -859,42 +864,6 @@ function splitMeaning(open: NonNullable<typeof split>): Promise<true | string> {
   return open.meaning;
 }
 
-/** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
-class Unreachable extends Error {}
-
-/**
- * A file a host serves, or an error that names it and what went wrong;
- * with a `slot`, that slot of it, by a Range request. A host that sends the
- * whole file instead is named, and the file is not read: a split bundle's
- * packed items (the meaning's rows and table) need a host that serves byte
- * ranges, as static hosts do.
- */
-async function fetchChecked(url: string, what: string, init: RequestInit = {}, slot?: Slot): Promise<Uint8Array> {
-  const range = slot ? `bytes=${slot.offset}-${slot.offset + slot.length - 1}` : undefined;
-  let response: Response;
-  try {
-    response = await fetch(url, range ? { ...init, headers: { Range: range } } : init);
-  } catch (error) {
-    throw new Unreachable(`could not fetch ${what} (${url}${range ? `, ${range}` : ''}): ${errorMessage(error)}`);
-  }
-  if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
-  const whole = slot !== undefined && response.status !== 206;
-  if (whole && !(slot.offset === 0 && response.headers.get('content-length') === String(slot.length))) {
-    void response.body?.cancel().catch(() => undefined);
-    throw new Error(`${what} could not be read: ${url} answered a Range request (${range}) with HTTP ${response.status} and the whole file, so this host does not serve byte ranges, which a split bundle's packed items need`);
-  }
-  if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
-    throw new Error(`${url} answered with an HTML page, not ${what}: is the path right?`);
-  }
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-/** A packed item's place in its pack: bytes `offset..offset + length`. */
-interface Slot {
-  offset: number;
-  length: number;
-}
-
 function slotOf(need: SplitNeed): Slot | undefined {
   return need.offset == null || need.length == null ? undefined : { offset: need.offset, length: need.length };
 }
@@ -923,7 +892,8 @@ async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAV
     });
     if ('ready' in next) return next.ready;
     if (wave === waves) break;
-    await eachLimited(inRuns(open, next.needs), IN_FLIGHT, (run) => (run.length === 1 ? fetchItem(open, run[0] as SplitNeed) : fetchRun(open, run)));
+    const { alone, fromHost } = inRuns(open, next.needs);
+    await Promise.all([eachLimited(alone, IN_FLIGHT, (need) => fetchItem(open, need)), fetchWave(open, fromHost)]);
   }
   throw new Error(`a question needed more than ${waves} waves of fetches`);
 }
@@ -996,54 +966,77 @@ function fetchItem(open: NonNullable<typeof split>, need: SplitNeed): Promise<vo
 }
 
 /**
- * A step's needs, those the engine put in one run (packed items whose
- * slots follow one another) together: each run is read with one Range
- * request. An item on its way already, one kept offline (a warm visit
- * reads its kept copies) and a folder's (read as a slice) go by themselves.
+ * A step's needs, split into those fetched one by one (an item on its way
+ * already, one a warm visit may have kept offline, a folder's, read as a
+ * slice) and those a fetch worker reads from the host in one batch, in
+ * runs: the packed items the engine put in one run (slots that follow one
+ * another) are read with one Range request.
  */
-function inRuns(open: NonNullable<typeof split>, needs: SplitNeed[]): SplitNeed[][] {
+function inRuns(open: NonNullable<typeof split>, needs: SplitNeed[]): { alone: SplitNeed[]; fromHost: SplitNeed[][] } {
+  const alone: SplitNeed[] = [];
   const runs = new Map<number, SplitNeed[]>();
-  const alone: SplitNeed[][] = [];
+  const loose: SplitNeed[][] = [];
   for (const need of needs) {
-    if (need.run == null || open.local || open.warm || open.fetching.has(need.hash)) alone.push([need]);
+    if (open.local || open.warm || open.fetching.has(need.hash)) alone.push(need);
+    else if (need.run == null) loose.push([need]);
     else runs.set(need.run, [...(runs.get(need.run) ?? []), need]);
   }
-  return [...alone, ...runs.values()];
+  return { alone, fromHost: [...loose, ...runs.values()] };
 }
 
 /**
- * Fetches a run of packed items from the host with one Range request and
- * hands each its slot, as `fetchItem` hands one item; each is kept by
- * itself. An item the reader refuses fails the run, once all are handed.
+ * Fetches a wave's items from the host by a fetch worker, in one batch
+ * (each run with one request), then hands each item to the reader and has
+ * those it took kept, in one batch too. The engine's worker gets one
+ * message for the wave, not one for each item: each message, like each
+ * request, leaves objects that are collected late. An item the reader
+ * refuses, or the host fails, fails the wave once all are handed; the
+ * next question fetches it again.
  */
-function fetchRun(open: NonNullable<typeof split>, run: SplitNeed[]): Promise<void> {
-  const slots = run.map((need) => slotOf(need) as Slot);
-  const from = Math.min(...slots.map((s) => s.offset));
-  const span = { offset: from, length: Math.max(...slots.map((s) => s.offset + s.length)) - from };
-  const url = new URL(run[0]?.path ?? '', open.base).href;
-  const what = `${run.length} packed items (${run[0]?.what} to ${run.at(-1)?.what})`;
-  const read = fetchChecked(url, what, {}, span).then((bytes) =>
+async function fetchWave(open: NonNullable<typeof split>, runs: SplitNeed[][]): Promise<void> {
+  if (runs.length === 0) return;
+  const spans = runs.map((run): Slot | undefined => {
+    const slots = run.map(slotOf);
+    if (slots.some((slot) => slot === undefined)) return undefined;
+    const from = Math.min(...slots.map((slot) => (slot as Slot).offset));
+    return { offset: from, length: Math.max(...slots.map((slot) => (slot as Slot).offset + (slot as Slot).length)) - from };
+  });
+  const what = (run: SplitNeed[]) => (run.length === 1 ? (run[0]?.what ?? 'an item') : `${run.length} packed items (${run[0]?.what} to ${run.at(-1)?.what})`);
+  const urls = runs.map((run) => new URL(run[0]?.path ?? '', open.base).href);
+  const read = fetches.fetchMany(runs.map((run, at) => ({ url: urls[at] as string, what: what(run), slot: spans[at] }))).then((results) =>
     inQueue(async () => {
       const ws = await getWorkspace();
       const failures: unknown[] = [];
-      run.forEach((need, at) => {
-        const slot = slots[at] as Slot;
-        const mine = bytes.slice(slot.offset - from, slot.offset - from + slot.length);
-        try {
-          ws.supply(need, mine);
-          void keep(keyOf(url, slot), mine);
-        } catch (error) {
-          failures.push(error);
+      const took: { url: string; bytes: Uint8Array }[] = [];
+      results.forEach((result, at) => {
+        const run = runs[at] as SplitNeed[];
+        if (result instanceof Error) {
+          failures.push(result);
+          return;
+        }
+        const span = spans[at];
+        for (const need of run) {
+          const slot = slotOf(need);
+          const mine = span && slot ? result.slice(slot.offset - span.offset, slot.offset - span.offset + slot.length) : result;
+          try {
+            ws.supply(need, mine);
+            took.push({ url: keyOf(urls[at] as string, slot), bytes: mine });
+          } catch (error) {
+            failures.push(error);
+          }
         }
       });
+      if (keptName !== undefined && took.length > 0) void fetches.keepMany(keptName, took).catch(() => undefined);
       if (failures.length > 0) throw failures[0];
     }),
   );
-  for (const need of run) {
-    open.fetching.set(need.hash, read);
-    read.catch(() => open.fetching.delete(need.hash));
-  }
-  return read;
+  // Once in, the reader holds it: this remembers that it came, not its bytes.
+  const came = read.then(() => undefined);
+  const needs = runs.flat();
+  for (const need of needs) open.fetching.set(need.hash, came);
+  // A failure is forgotten, for the next question to try; what the reader took it holds, and does not ask for again.
+  came.catch(() => needs.forEach((need) => open.fetching.get(need.hash) === came && open.fetching.delete(need.hash)));
+  await came;
 }
 
 // ---- Split bundles kept offline -------------------------------------------------
@@ -1061,9 +1054,17 @@ function fetchRun(open: NonNullable<typeof split>, run: SplitNeed[]): Promise<vo
 const KEPT = 'fathom-split-v2';
 /** The store of the open bundle's build. */
 let keptStore: Promise<Cache | undefined> = Promise.resolve(undefined);
+/** Its name, for the fetch workers, which keep what the reader took. */
+let keptName: string | undefined;
 
 function kept(): Promise<Cache | undefined> {
   return keptStore;
+}
+
+/** Keeps what is fetched from here on in the store named `name`, or nowhere. */
+function useStore(name: string | undefined): void {
+  keptName = name;
+  keptStore = name === undefined ? Promise.resolve(undefined) : caches.open(name).catch(() => undefined);
 }
 
 /** The stores of the builds of the bundle at `base`, oldest first. */
@@ -1094,9 +1095,13 @@ async function keptCopy(url: string, slot?: Slot): Promise<Uint8Array | undefine
   return new Uint8Array(await (await pack.blob()).slice(slot.offset, slot.offset + slot.length).arrayBuffer());
 }
 
-/** Keeps a copy; a store that is full or gone keeps nothing, and the answer is not held up for it. */
+/**
+ * Keeps a copy, by a fetch worker (what writing it leaves behind goes with
+ * that worker); a store that is full or gone keeps nothing, and the answer
+ * is not held up for it.
+ */
 async function keep(url: string, bytes: Uint8Array): Promise<void> {
-  await (await kept())?.put(url, new Response(bytes as BlobPart)).catch(() => undefined);
+  if (keptName !== undefined) await fetches.keepMany(keptName, [{ url, bytes }]).catch(() => undefined);
 }
 
 async function forget(url: string): Promise<void> {
@@ -1123,7 +1128,7 @@ async function keptOrFetched<T>(
       void forget(keyOf(url, slot));
     }
   }
-  const bytes = await fetchChecked(url, what, {}, slot);
+  const bytes = await fetches.fetch(url, what, slot);
   return { value: await take(bytes), bytes, fetched: true };
 }
 
@@ -1146,16 +1151,16 @@ async function fetchRoot(url: string, base: string): Promise<{ root: Uint8Array;
     const store = last ? await caches.open(last).catch(() => undefined) : undefined;
     const copy = await store?.match(url).catch(() => undefined);
     if (!store || !copy) throw error;
-    keptStore = Promise.resolve(store);
+    useStore(last);
     return { root: new Uint8Array(await copy.arrayBuffer()), warm: true };
   }
   if (typeof caches === 'undefined' || typeof crypto?.subtle === 'undefined') {
-    keptStore = Promise.resolve(undefined);
+    useStore(undefined);
     return { root, warm: false };
   }
   const name = `${KEPT} ${await buildOf(root)} ${base}`;
   const known = await stores;
-  keptStore = caches.open(name).catch(() => undefined);
+  useStore(name);
   // Older builds of this bundle: the site serves them no more.
   await Promise.all(known.filter((other) => other !== name).map((other) => caches.delete(other).catch(() => false)));
   const warm = known.includes(name) && (await (await keptStore)?.match(url).catch(() => undefined)) !== undefined;

@@ -1,0 +1,163 @@
+// How the engine's worker reads a split bundle's files from its host. An
+// item is fetched by a fetch worker of its own (web/src/fetch-worker.ts),
+// which is let go after FETCHES_PER_WORKER requests and replaced: each
+// request leaves the context that made it some 16 KB of objects that
+// Chromium collects late (5,000 small Range requests grew a tab by 80 MiB,
+// with or without DevTools attached, and by 33 MiB when its garbage was
+// collected after each thousand), and a worker let go frees all of its at
+// once. The root, fetched once a visit, is read by the engine's worker.
+
+/** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
+export class Unreachable extends Error {}
+
+/** A packed item's place in its pack, or a run of them: bytes `offset..offset + length`. */
+export interface Slot {
+  offset: number;
+  length: number;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A file a host serves, or an error that names it and what went wrong;
+ * with a `slot`, that slot of it, by a Range request. A host that sends the
+ * whole file instead is named, and the file is not read: a split bundle's
+ * packed items (the meaning's rows and table) need a host that serves byte
+ * ranges, as static hosts do.
+ */
+export async function fetchChecked(url: string, what: string, init: RequestInit = {}, slot?: Slot): Promise<Uint8Array> {
+  const range = slot ? `bytes=${slot.offset}-${slot.offset + slot.length - 1}` : undefined;
+  let response: Response;
+  try {
+    response = await fetch(url, range ? { ...init, headers: { Range: range } } : init);
+  } catch (error) {
+    throw new Unreachable(`could not fetch ${what} (${url}${range ? `, ${range}` : ''}): ${errorMessage(error)}`);
+  }
+  if (!response.ok) throw new Error(`${what} is missing: ${url} answered HTTP ${response.status}`);
+  const whole = slot !== undefined && response.status !== 206;
+  if (whole && !(slot.offset === 0 && response.headers.get('content-length') === String(slot.length))) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new Error(`${what} could not be read: ${url} answered a Range request (${range}) with HTTP ${response.status} and the whole file, so this host does not serve byte ranges, which a split bundle's packed items need`);
+  }
+  if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
+    throw new Error(`${url} answered with an HTML page, not ${what}: is the path right?`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** A file, or a slot of it, that the engine's worker asks for. */
+export interface Wanted {
+  url: string;
+  what: string;
+  slot?: Slot | undefined;
+}
+
+/** What the engine's worker asks a fetch worker for: files (each as `fetchChecked` reads it), or to keep copies in a store of Cache Storage. */
+export type FetchRequest = { id: number; fetch: Wanted[] } | { id: number; keep: { store: string; items: { url: string; bytes: Uint8Array }[] } };
+
+/** Why a file was not read, as a fetch worker says it. */
+export interface Failed {
+  error: string;
+  unreachable: boolean;
+}
+
+/** A fetch worker's answer: each file's bytes (handed over, not copied) or why not, in the order asked; or that the copies are kept. */
+export type FetchReply = { id: number; results: (Uint8Array | Failed)[] } | { id: number; kept: true } | { id: number; failed: string };
+
+/** Requests a fetch worker makes before it is let go. */
+export const FETCHES_PER_WORKER = 256;
+
+interface Fetcher {
+  worker: Worker;
+  sent: number;
+  waiting: Map<number, { resolve: (results: (Uint8Array | Error)[]) => void; reject: (error: Error) => void }>;
+  /** Replaced: it ends once its last answer is in. */
+  retired: boolean;
+}
+
+/**
+ * The fetch workers: one takes requests until it has made
+ * FETCHES_PER_WORKER, then a new one does, and the old one ends once it
+ * has answered. A worker that fails fails what it was asked, by name.
+ */
+export class FetchPool {
+  #current: Fetcher | undefined;
+  #next = 1;
+
+  /** Starts a worker ahead of the first request, so that its script loads while the root comes. */
+  warm(): void {
+    this.#current ??= this.#spawn();
+  }
+
+  /** A file a host serves, or a slot of it (`fetchChecked`'s). */
+  async fetch(url: string, what: string, slot?: Slot): Promise<Uint8Array> {
+    const [result] = await this.fetchMany([{ url, what, slot }]);
+    if (result instanceof Uint8Array) return result;
+    throw result ?? new Error(`${what} was not fetched`);
+  }
+
+  /**
+   * Files, each as `fetchChecked` reads it or the error it met, in order:
+   * one message each way for each FETCHES_PER_WORKER of them.
+   */
+  async fetchMany(wanted: Wanted[]): Promise<(Uint8Array | Error)[]> {
+    const shares: Wanted[][] = [];
+    for (let at = 0; at < wanted.length; at += FETCHES_PER_WORKER) shares.push(wanted.slice(at, at + FETCHES_PER_WORKER));
+    const answers = await Promise.all(shares.map((share) => this.#ask({ id: this.#next++, fetch: share }, share.length)));
+    return answers.flat();
+  }
+
+  /** Keeps copies in the store named `store`, each as its `url`. */
+  async keepMany(store: string, items: { url: string; bytes: Uint8Array }[]): Promise<void> {
+    await this.#ask({ id: this.#next++, keep: { store, items } }, items.length);
+  }
+
+  #ask(request: FetchRequest, requests: number): Promise<(Uint8Array | Error)[]> {
+    let fetcher = this.#current;
+    if (!fetcher || fetcher.sent >= FETCHES_PER_WORKER) {
+      if (fetcher) this.#retire(fetcher);
+      fetcher = this.#spawn();
+      this.#current = fetcher;
+    }
+    fetcher.sent += requests;
+    const asked = fetcher;
+    return new Promise((resolve, reject) => {
+      asked.waiting.set(request.id, { resolve, reject });
+      asked.worker.postMessage(request);
+    });
+  }
+
+  #spawn(): Fetcher {
+    const worker = new Worker(new URL('./fetch-worker.ts', import.meta.url), { type: 'module', name: 'fathom-fetch' });
+    const fetcher: Fetcher = { worker, sent: 0, waiting: new Map(), retired: false };
+    worker.onmessage = (event: MessageEvent<FetchReply>) => {
+      const reply = event.data;
+      const waiter = fetcher.waiting.get(reply.id);
+      fetcher.waiting.delete(reply.id);
+      if ('results' in reply) {
+        waiter?.resolve(reply.results.map((r) => (r instanceof Uint8Array ? r : r.unreachable ? new Unreachable(r.error) : new Error(r.error))));
+      } else if ('kept' in reply) {
+        waiter?.resolve([]);
+      } else {
+        waiter?.reject(new Error(reply.failed));
+      }
+      if (fetcher.retired && fetcher.waiting.size === 0) worker.terminate();
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      const error = new Error(`the split bundle's fetch worker failed: ${event.message || 'its script did not load'}`);
+      for (const waiter of fetcher.waiting.values()) waiter.reject(error);
+      fetcher.waiting.clear();
+      if (this.#current === fetcher) this.#current = undefined;
+      worker.terminate();
+    };
+    return fetcher;
+  }
+
+  #retire(fetcher: Fetcher): void {
+    fetcher.retired = true;
+    if (fetcher.waiting.size === 0) fetcher.worker.terminate();
+  }
+}
