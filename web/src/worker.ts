@@ -1224,8 +1224,10 @@ type SplitRequest =
 
 const SPLIT_OPS: ReadonlySet<WorkerRequest['op']> = new Set(['search', 'file', 'symbol', 'callers', 'callees', 'impact', 'query']);
 
-/** What a question over a split bundle (a Cypher query, a walk) fetches before it asks (issue 63: 5 MB). */
-const QUERY_ALLOWANCE = 5_000_000;
+/** What a question over a split bundle (a Cypher query, a walk) fetches before it asks: the engine's allowance. */
+async function allowance(): Promise<number> {
+  return (await getWorkspace()).splitAllowance();
+}
 
 function splitAnswers(request: WorkerRequest): boolean {
   return SPLIT_OPS.has(request.op) || (request.op === 'call' && (request.method === 'highlight' || request.method === 'references'));
@@ -1260,18 +1262,18 @@ async function answerSplit(request: SplitRequest): Promise<void> {
     } else if (request.op === 'query') {
       // A query matching nodes by no name reads the whole graph: each wave is priced, as a walk's.
       const { text, params } = request;
-      const rows = await stepped((ws) => ws.queryStep(text, params), QUERY_WAVES, request.allowBytes ?? QUERY_ALLOWANCE);
+      const rows = await stepped((ws) => ws.queryStep(text, params), QUERY_WAVES, request.allowBytes ?? (await allowance()));
       scope.postMessage({ id, type: 'result', op: 'query', value: rows });
     } else if (request.op === 'callers' || request.op === 'callees' || request.op === 'impact') {
       // A hub's walk reads most of the graph: a wave past the allowance is asked for first.
       const { op, symbol, depth } = request;
       const walk = { callers: 'callersStep', callees: 'calleesStep', impact: 'impactStep' } as const;
-      const reached = await stepped((ws) => ws[walk[op]](symbol, depth), MAX_WAVES, request.allowBytes ?? QUERY_ALLOWANCE);
+      const reached = await stepped((ws) => ws[walk[op]](symbol, depth), MAX_WAVES, request.allowBytes ?? (await allowance()));
       scope.postMessage({ id, type: 'result', op, value: reached });
     } else if (request.method === 'references') {
       // The files a reference is in are read for its line: a name used everywhere asks first, as a hub's walk does.
       const symbol = request.args[0] as string;
-      const references = await stepped((ws) => ws.referencesStep(symbol), MAX_WAVES, QUERY_ALLOWANCE);
+      const references = await stepped((ws) => ws.referencesStep(symbol), MAX_WAVES, await allowance());
       scope.postMessage({ id, type: 'result', op: 'call', value: references });
     } else {
       // The viewer has no grammars: a split bundle stores each file's colours.

@@ -11,8 +11,9 @@ use fathom_engine::split::{Costly, SplitReader, Step};
 use fathom_engine::store::DirStore;
 
 /// What a Cypher query over a split bundle may fetch unless its caller
-/// allows more: the 5 MB, as the page asks before it fetches more.
-pub const FETCH_MB: f64 = 5.0;
+/// allows more, in MB: the reader's allowance, as the page asks before it
+/// fetches more.
+pub const FETCH_MB: f64 = fathom_engine::split::ALLOWANCE as f64 / 1e6;
 
 /// `mb` megabytes in bytes; below none, none.
 pub fn megabytes(mb: f64) -> u64 {

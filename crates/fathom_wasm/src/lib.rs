@@ -1048,6 +1048,13 @@ impl Workspace {
         self.state.borrow().split.as_ref().map_or(Ok(JsValue::NULL), |reader| to_js(&reader.fetched()))
     }
 
+    /// What a question that reads the graph widely may fetch of a split
+    /// bundle before the page asks its reader to allow more, in bytes.
+    #[wasm_bindgen(js_name = splitAllowance)]
+    pub fn split_allowance(&self) -> f64 {
+        fathom_engine::split::ALLOWANCE as f64
+    }
+
     /// The graph schema, as `schema()` gives it, for the query console.
     #[wasm_bindgen(js_name = graphSchema, unchecked_return_type = "GraphSchema")]
     pub fn graph_schema(&self) -> Result<JsValue, JsError> {

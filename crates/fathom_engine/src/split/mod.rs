@@ -51,7 +51,7 @@ use crate::Index;
 use crate::store::{ItemRef, Span, StoreError, seal, seal_packed, seal_placed};
 
 mod reader;
-pub use reader::{Costly, Fetched, Need, RUN_BYTES, SplitReader, Step, drive, drive_within, name_keys};
+pub use reader::{ALLOWANCE, Costly, Fetched, Need, RUN_BYTES, SplitReader, Step, drive, drive_within, name_keys};
 
 /// The root's file name in a split bundle's directory.
 pub const ROOT: &str = "root.fathom";

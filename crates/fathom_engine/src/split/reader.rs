@@ -1221,6 +1221,12 @@ impl SplitReader {
 /// The most bytes one run of packed items reads ([`runs`]).
 pub const RUN_BYTES: u64 = 64 << 10;
 
+/// What a question that reads the graph widely (a Cypher query, a walk of
+/// callers or impact, a name's references) may fetch before its reader is
+/// asked to allow more: the 5 MB, for the CLI, the MCP server and
+/// the page alike ([`drive_within`]).
+pub const ALLOWANCE: u64 = 5_000_000;
+
 /// Gives the packed items of a step whose slots follow one another in a
 /// pack one run each, of at most [`RUN_BYTES`]: a page reads a run with
 /// one Range request, where it made one for each item. A question by
