@@ -5,7 +5,9 @@
 // Chromium collects late (5,000 small Range requests grew a tab by 80 MiB,
 // with or without DevTools attached, and by 33 MiB when its garbage was
 // collected after each thousand), and a worker let go frees all of its at
-// once. The root, fetched once a visit, is read by the engine's worker.
+// once. Nothing waits for a worker to start: until one says it is ready,
+// the engine's worker fetches by itself. The root, fetched once a visit,
+// is read by the engine's worker.
 
 /** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
 export class Unreachable extends Error {}
@@ -54,23 +56,71 @@ export interface Wanted {
   slot?: Slot | undefined;
 }
 
-/** What the engine's worker asks a fetch worker for: files (each as `fetchChecked` reads it), or to keep copies in a store of Cache Storage. */
-export type FetchRequest = { id: number; fetch: Wanted[] } | { id: number; keep: { store: string; items: { url: string; bytes: Uint8Array }[] } };
-
 /** Why a file was not read, as a fetch worker says it. */
 export interface Failed {
   error: string;
   unreachable: boolean;
 }
 
-/** A fetch worker's answer: each file's bytes (handed over, not copied) or why not, in the order asked; or that the copies are kept. */
-export type FetchReply = { id: number; results: (Uint8Array | Failed)[] } | { id: number; kept: true } | { id: number; failed: string };
+/** What the engine's worker asks a fetch worker for: files (each as `fetchChecked` reads it), or to keep copies in a store of Cache Storage. */
+export type FetchRequest = { id: number; fetch: Wanted[] } | { id: number; keep: { store: string; items: Kept[] } };
+
+/** A copy to keep, as `url`. */
+export interface Kept {
+  url: string;
+  bytes: Uint8Array;
+}
+
+/** A fetch worker's answer: each file's bytes (handed over, not copied) or why not, in the order asked; that the copies are kept; or, first, that it is ready. */
+export type FetchReply = { id: number; results: (Uint8Array | Failed)[] } | { id: number; kept: true } | { id: number; failed: string } | { ready: true };
 
 /** Requests a fetch worker makes before it is let go. */
 export const FETCHES_PER_WORKER = 256;
 
+/** The most requests in flight at once: over HTTP/2 they share one connection. */
+const IN_FLIGHT = 48;
+
+function failure(error: unknown): Failed {
+  return { error: errorMessage(error), unreachable: error instanceof Unreachable };
+}
+
+/** Files, each as `fetchChecked` reads it or why not, in order, IN_FLIGHT at a time: a fetch worker's work, or the engine's worker's until one is ready. */
+export async function fetchAll(wanted: Wanted[]): Promise<(Uint8Array | Failed)[]> {
+  const results: (Uint8Array | Failed)[] = new Array(wanted.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < wanted.length) {
+      const at = next++;
+      const { url, what, slot } = wanted[at] as Wanted;
+      results[at] = await fetchChecked(url, what, {}, slot).catch(failure);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, wanted.length) }, lane));
+  return results;
+}
+
+/** Cache Storage's stores opened in this context, by name. */
+const stores = new Map<string, Promise<Cache>>();
+
+/** Keeps copies in the store named `store`. */
+export async function keepAll(store: string, items: Kept[]): Promise<void> {
+  let opened = stores.get(store);
+  if (!opened) {
+    opened = caches.open(store);
+    stores.set(store, opened);
+  }
+  const cache = await opened;
+  await Promise.all(items.map(({ url, bytes }) => cache.put(url, new Response(bytes as BlobPart))));
+}
+
+function asErrors(results: (Uint8Array | Failed)[]): (Uint8Array | Error)[] {
+  return results.map((r) => (r instanceof Uint8Array ? r : r.unreachable ? new Unreachable(r.error) : new Error(r.error)));
+}
+
 interface Fetcher {
   worker: Worker;
+  /** It said it is ready: before, its work is done here. */
+  ready: boolean;
   sent: number;
   waiting: Map<number, { resolve: (results: (Uint8Array | Error)[]) => void; reject: (error: Error) => void }>;
   /** Replaced: it ends once its last answer is in. */
@@ -84,6 +134,8 @@ interface Fetcher {
  */
 export class FetchPool {
   #current: Fetcher | undefined;
+  /** The next, started once the current one has had its share, so that it is ready when asked. */
+  #spare: Fetcher | undefined;
   #next = 1;
 
   /** Starts a worker ahead of the first request, so that its script loads while the root comes. */
@@ -105,44 +157,57 @@ export class FetchPool {
   async fetchMany(wanted: Wanted[]): Promise<(Uint8Array | Error)[]> {
     const shares: Wanted[][] = [];
     for (let at = 0; at < wanted.length; at += FETCHES_PER_WORKER) shares.push(wanted.slice(at, at + FETCHES_PER_WORKER));
-    const answers = await Promise.all(shares.map((share) => this.#ask({ id: this.#next++, fetch: share }, share.length)));
+    const answers = await Promise.all(
+      shares.map((share) => {
+        const fetcher = this.#fetcher(share.length);
+        return fetcher ? this.#ask(fetcher, { id: this.#next++, fetch: share }) : fetchAll(share).then(asErrors);
+      }),
+    );
     return answers.flat();
   }
 
   /** Keeps copies in the store named `store`, each as its `url`. */
-  async keepMany(store: string, items: { url: string; bytes: Uint8Array }[]): Promise<void> {
-    await this.#ask({ id: this.#next++, keep: { store, items } }, items.length);
+  async keepMany(store: string, items: Kept[]): Promise<void> {
+    const fetcher = this.#fetcher(items.length);
+    await (fetcher ? this.#ask(fetcher, { id: this.#next++, keep: { store, items } }) : keepAll(store, items));
   }
 
-  #ask(request: FetchRequest, requests: number): Promise<(Uint8Array | Error)[]> {
+  /** The worker to send `requests` more to, counted; none while the one starting is not ready yet. */
+  #fetcher(requests: number): Fetcher | undefined {
     let fetcher = this.#current;
     if (!fetcher || fetcher.sent >= FETCHES_PER_WORKER) {
       if (fetcher) this.#retire(fetcher);
-      fetcher = this.#spawn();
+      fetcher = this.#spare ?? this.#spawn();
       this.#current = fetcher;
+      this.#spare = undefined;
     }
+    if (!fetcher.ready) return undefined;
     fetcher.sent += requests;
-    const asked = fetcher;
+    if (fetcher.sent >= FETCHES_PER_WORKER) this.#spare ??= this.#spawn();
+    return fetcher;
+  }
+
+  #ask(fetcher: Fetcher, request: FetchRequest): Promise<(Uint8Array | Error)[]> {
     return new Promise((resolve, reject) => {
-      asked.waiting.set(request.id, { resolve, reject });
-      asked.worker.postMessage(request);
+      fetcher.waiting.set(request.id, { resolve, reject });
+      fetcher.worker.postMessage(request);
     });
   }
 
   #spawn(): Fetcher {
     const worker = new Worker(new URL('./fetch-worker.ts', import.meta.url), { type: 'module', name: 'fathom-fetch' });
-    const fetcher: Fetcher = { worker, sent: 0, waiting: new Map(), retired: false };
+    const fetcher: Fetcher = { worker, ready: false, sent: 0, waiting: new Map(), retired: false };
     worker.onmessage = (event: MessageEvent<FetchReply>) => {
       const reply = event.data;
+      if ('ready' in reply) {
+        fetcher.ready = true;
+        return;
+      }
       const waiter = fetcher.waiting.get(reply.id);
       fetcher.waiting.delete(reply.id);
-      if ('results' in reply) {
-        waiter?.resolve(reply.results.map((r) => (r instanceof Uint8Array ? r : r.unreachable ? new Unreachable(r.error) : new Error(r.error))));
-      } else if ('kept' in reply) {
-        waiter?.resolve([]);
-      } else {
-        waiter?.reject(new Error(reply.failed));
-      }
+      if ('results' in reply) waiter?.resolve(asErrors(reply.results));
+      else if ('kept' in reply) waiter?.resolve([]);
+      else waiter?.reject(new Error(reply.failed));
       if (fetcher.retired && fetcher.waiting.size === 0) worker.terminate();
     };
     worker.onerror = (event: ErrorEvent) => {
@@ -151,6 +216,7 @@ export class FetchPool {
       for (const waiter of fetcher.waiting.values()) waiter.reject(error);
       fetcher.waiting.clear();
       if (this.#current === fetcher) this.#current = undefined;
+      if (this.#spare === fetcher) this.#spare = undefined;
       worker.terminate();
     };
     return fetcher;
