@@ -4,7 +4,7 @@
 // another port. The explorer opens the bundle, searches and shows code,
 // with no request leaving the site.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -551,6 +551,34 @@ describe('a static documentation site', () => {
       expect(rest.callers).toBeGreaterThan(0);
       expect(rest.file).toBeGreaterThan(1000);
     });
+  });
+
+  test('a site that did not copy the fetch worker\'s script still answers from a split bundle: the engine\'s worker fetches by itself', async () => {
+    const cli = JSON.parse(spawnSync(fathomBinary(), ['search', join(site, 'flask-split-static/'), 'url_for', '--json', '-k', '5', '--mode', 'lexical'], { encoding: 'utf8' }).stdout);
+    const expected = cli.hits.map((h: { symbol: string }) => h.symbol);
+    const script = readdirSync(join(site, 'assets')).find((f) => f.startsWith('fetch-worker-'));
+    if (!script) throw new Error('the build has no fetch worker');
+    renameSync(join(site, 'assets', script), join(site, 'assets', `${script}.gone`));
+    try {
+      await withApp(browser(), `${url}split-meaning.html`, async ({ page, requests }) => {
+        const explorer = page.getByTestId('explorer');
+        await expect.poll(() => explorer.getAttribute('state'), { timeout: 60_000 }).toBe('ready');
+        const answers = await page.evaluate(async () => {
+          const client = document.querySelector('fathom-explorer')?.client;
+          if (!client) throw new Error('no client');
+          const words = await client.search('url_for', { k: 5, mode: 'lexical' });
+          const meaning = await client.search('how are errors handled', { k: 5, mode: 'dense' });
+          const again = await client.search('register a blueprint', { k: 5, mode: 'dense' });
+          return { words: words.hits.map((h) => h.symbol), meaning: meaning.hits.length, lane: again.params.meaning, again: again.hits.length };
+        });
+        expect(answers.words).toEqual(expected);
+        expect(answers).toMatchObject({ meaning: 5, lane: 'static', again: 5 });
+        // The worker was started once the first question was answered, and its script was not there.
+        expect(requests.filter((r) => r.includes(`/assets/${script}`))).toHaveLength(1);
+      });
+    } finally {
+      renameSync(join(site, 'assets', `${script}.gone`), join(site, 'assets', script));
+    }
   });
 
   test('the app opens a split bundle\'s folder picked from disk, reads each item from its file, and answers as the CLI does', async () => {

@@ -5,9 +5,10 @@
 // Chromium collects late (5,000 small Range requests grew a tab by 80 MiB,
 // with or without DevTools attached, and by 33 MiB when its garbage was
 // collected after each thousand), and a worker let go frees all of its at
-// once. Nothing waits for a worker to start: until one says it is ready,
-// the engine's worker fetches by itself. The root, fetched once a visit,
-// is read by the engine's worker.
+// once. Nothing waits for a worker to start: the engine's worker fetches
+// the first question's items itself, then starts one (`warm`), and fetches
+// by itself whenever none is ready. The root, fetched once a visit, is read
+// by the engine's worker.
 
 /** A file the network did not answer for at all (offline, or the host is down): not one it refused. */
 export class Unreachable extends Error {}
@@ -84,15 +85,21 @@ function failure(error: unknown): Failed {
   return { error: errorMessage(error), unreachable: error instanceof Unreachable };
 }
 
-/** Files, each as `fetchChecked` reads it or why not, in order, IN_FLIGHT at a time: a fetch worker's work, or the engine's worker's until one is ready. */
-export async function fetchAll(wanted: Wanted[]): Promise<(Uint8Array | Failed)[]> {
+/**
+ * Files, each as `fetchChecked` reads it or why not, in order, IN_FLIGHT
+ * at a time, each also given to `each` as it comes: a fetch worker's work,
+ * or the engine's worker's while none is ready.
+ */
+export async function fetchAll(wanted: Wanted[], each?: (at: number, result: Uint8Array | Failed) => void): Promise<(Uint8Array | Failed)[]> {
   const results: (Uint8Array | Failed)[] = new Array(wanted.length);
   let next = 0;
   const lane = async () => {
     while (next < wanted.length) {
       const at = next++;
       const { url, what, slot } = wanted[at] as Wanted;
-      results[at] = await fetchChecked(url, what, {}, slot).catch(failure);
+      const result = await fetchChecked(url, what, {}, slot).catch(failure);
+      results[at] = result;
+      each?.(at, result);
     }
   };
   await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, wanted.length) }, lane));
@@ -113,8 +120,12 @@ export async function keepAll(store: string, items: Kept[]): Promise<void> {
   await Promise.all(items.map(({ url, bytes }) => cache.put(url, new Response(bytes as BlobPart))));
 }
 
+function asError(result: Uint8Array | Failed): Uint8Array | Error {
+  return result instanceof Uint8Array ? result : result.unreachable ? new Unreachable(result.error) : new Error(result.error);
+}
+
 function asErrors(results: (Uint8Array | Failed)[]): (Uint8Array | Error)[] {
-  return results.map((r) => (r instanceof Uint8Array ? r : r.unreachable ? new Unreachable(r.error) : new Error(r.error)));
+  return results.map(asError);
 }
 
 interface Fetcher {
@@ -130,17 +141,21 @@ interface Fetcher {
 /**
  * The fetch workers: one takes requests until it has made
  * FETCHES_PER_WORKER, then a new one does, and the old one ends once it
- * has answered. A worker that fails fails what it was asked, by name.
+ * has answered. A worker that fails fails what it was asked, by name, and
+ * the engine's worker fetches by itself from then on (a site that did not
+ * copy the worker's script still answers).
  */
 export class FetchPool {
   #current: Fetcher | undefined;
   /** The next, started once the current one has had its share, so that it is ready when asked. */
   #spare: Fetcher | undefined;
+  /** A worker failed to start or run: from then on the engine's worker fetches by itself. */
+  #failed = false;
   #next = 1;
 
-  /** Starts a worker ahead of the first request, so that its script loads while the root comes. */
+  /** Starts a worker ahead of the requests it will make, unless one is started (or they failed). */
   warm(): void {
-    this.#current ??= this.#spawn();
+    if (!this.#failed) this.#current ??= this.#spawn();
   }
 
   /** A file a host serves, or a slot of it (`fetchChecked`'s). */
@@ -151,16 +166,22 @@ export class FetchPool {
   }
 
   /**
-   * Files, each as `fetchChecked` reads it or the error it met, in order:
-   * one message each way for each FETCHES_PER_WORKER of them.
+   * Files, each as `fetchChecked` reads it or the error it met, in order,
+   * each also given to `each`: as it comes where this worker fetches, all
+   * at once from a fetch worker, with one message each way for each
+   * FETCHES_PER_WORKER of them.
    */
-  async fetchMany(wanted: Wanted[]): Promise<(Uint8Array | Error)[]> {
+  async fetchMany(wanted: Wanted[], each: (at: number, result: Uint8Array | Error) => void = () => {}): Promise<(Uint8Array | Error)[]> {
     const shares: Wanted[][] = [];
     for (let at = 0; at < wanted.length; at += FETCHES_PER_WORKER) shares.push(wanted.slice(at, at + FETCHES_PER_WORKER));
     const answers = await Promise.all(
-      shares.map((share) => {
+      shares.map(async (share, n) => {
+        const first = n * FETCHES_PER_WORKER;
         const fetcher = this.#fetcher(share.length);
-        return fetcher ? this.#ask(fetcher, { id: this.#next++, fetch: share }) : fetchAll(share).then(asErrors);
+        if (!fetcher) return asErrors(await fetchAll(share, (at, result) => each(first + at, asError(result))));
+        const results = await this.#ask(fetcher, { id: this.#next++, fetch: share });
+        results.forEach((result, at) => each(first + at, result));
+        return results;
       }),
     );
     return answers.flat();
@@ -172,11 +193,12 @@ export class FetchPool {
     await (fetcher ? this.#ask(fetcher, { id: this.#next++, keep: { store, items } }) : keepAll(store, items));
   }
 
-  /** The worker to send `requests` more to, counted; none while the one starting is not ready yet. */
+  /** The worker to send `requests` more to, counted; none before one is warmed, or while the one starting is not ready yet. */
   #fetcher(requests: number): Fetcher | undefined {
     let fetcher = this.#current;
-    if (!fetcher || fetcher.sent >= FETCHES_PER_WORKER) {
-      if (fetcher) this.#retire(fetcher);
+    if (this.#failed || !fetcher) return undefined;
+    if (fetcher.sent >= FETCHES_PER_WORKER) {
+      this.#retire(fetcher);
       fetcher = this.#spare ?? this.#spawn();
       this.#current = fetcher;
       this.#spare = undefined;
@@ -213,6 +235,7 @@ export class FetchPool {
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
       const error = new Error(`the split bundle's fetch worker failed: ${event.message || 'its script did not load'}`);
+      this.#failed = true;
       for (const waiter of fetcher.waiting.values()) waiter.reject(error);
       fetcher.waiting.clear();
       if (this.#current === fetcher) this.#current = undefined;

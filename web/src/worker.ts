@@ -815,7 +815,6 @@ async function openSplit(base: string, modelBase: string): Promise<SplitOpened> 
   const url = new URL('root.fathom', base).href;
   // The module downloads and compiles while the root comes: neither waits for the other.
   void getWorkspace().catch(() => undefined);
-  fetches.warm();
   const { root, warm } = await fetchRoot(url, base);
   return install(url, root, { base, fetching: new Map(), warm, modelBase });
 }
@@ -890,7 +889,11 @@ async function stepped<T>(step: (ws: Workspace) => SplitStep<T>, waves = MAX_WAV
       }
       return next;
     });
-    if ('ready' in next) return next.ready;
+    if ('ready' in next) {
+      // From the second question on, a fetch worker fetches: it starts once the first has its answer, and never shares the CPU with the first.
+      if (!open.local) fetches.warm();
+      return next.ready;
+    }
     if (wave === waves) break;
     const { alone, fromHost } = inRuns(open, next.needs);
     await Promise.all([eachLimited(alone, IN_FLIGHT, (need) => fetchItem(open, need)), fetchWave(open, fromHost)]);
@@ -1003,19 +1006,20 @@ async function fetchWave(open: NonNullable<typeof split>, runs: SplitNeed[][]): 
   });
   const what = (run: SplitNeed[]) => (run.length === 1 ? (run[0]?.what ?? 'an item') : `${run.length} packed items (${run[0]?.what} to ${run.at(-1)?.what})`);
   const urls = runs.map((run) => new URL(run[0]?.path ?? '', open.base).href);
-  const read = fetches.fetchMany(runs.map((run, at) => ({ url: urls[at] as string, what: what(run), slot: spans[at] }))).then((results) =>
-    inQueue(async () => {
-      const ws = await getWorkspace();
-      const failures: unknown[] = [];
-      const took: { url: string; bytes: Uint8Array }[] = [];
-      results.forEach((result, at) => {
-        const run = runs[at] as SplitNeed[];
+  const failures: unknown[] = [];
+  const took: { url: string; bytes: Uint8Array }[] = [];
+  const supplied: Promise<void>[] = [];
+  // Each run is handed to the reader as it comes (a fetch worker's, all at once).
+  const hand = (at: number, result: Uint8Array | Error) =>
+    supplied.push(
+      inQueue(async () => {
         if (result instanceof Error) {
           failures.push(result);
           return;
         }
+        const ws = await getWorkspace();
         const span = spans[at];
-        for (const need of run) {
+        for (const need of runs[at] as SplitNeed[]) {
           const slot = slotOf(need);
           const mine = span && slot ? result.slice(slot.offset - span.offset, slot.offset - span.offset + slot.length) : result;
           try {
@@ -1025,11 +1029,13 @@ async function fetchWave(open: NonNullable<typeof split>, runs: SplitNeed[][]): 
             failures.push(error);
           }
         }
-      });
-      if (keptName !== undefined && took.length > 0) void fetches.keepMany(keptName, took).catch(() => undefined);
-      if (failures.length > 0) throw failures[0];
-    }),
-  );
+      }),
+    );
+  const read = fetches.fetchMany(runs.map((run, at) => ({ url: urls[at] as string, what: what(run), slot: spans[at] })), hand).then(async () => {
+    await Promise.all(supplied);
+    if (keptName !== undefined && took.length > 0) void fetches.keepMany(keptName, took).catch(() => undefined);
+    if (failures.length > 0) throw failures[0];
+  });
   // Once in, the reader holds it: this remembers that it came, not its bytes.
   const came = read.then(() => undefined);
   const needs = runs.flat();
