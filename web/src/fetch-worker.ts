@@ -3,7 +3,7 @@
 // keeps the copies the reader took offline. The engine's worker lets it go
 // after a few hundred requests, and so frees what those requests left
 // behind.
-import { type FetchReply, type FetchRequest, fetchAll, keepAll } from './fetching';
+import { type FetchReply, type FetchRequest, errorMessage, fetchAll, keepAll } from './fetching';
 
 interface FetchScope {
   postMessage(message: FetchReply, transfer?: Transferable[]): void;
@@ -17,7 +17,7 @@ scope.addEventListener('message', (event) => {
   if ('keep' in request) {
     keepAll(request.keep.store, request.keep.items).then(
       () => scope.postMessage({ id, kept: true }),
-      (error: unknown) => scope.postMessage({ id, failed: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => scope.postMessage({ id, failed: errorMessage(error) }),
     );
     return;
   }

@@ -19,8 +19,29 @@ export interface Slot {
   length: number;
 }
 
-function errorMessage(error: unknown): string {
+export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The most requests in flight at once. A wide walk (the impact of a class
+ * all others use) names thousands in one wave, more than a browser lets a
+ * worker open at once; over HTTP/2 this many share one connection.
+ */
+export const IN_FLIGHT = 48;
+
+/** Runs `task` over `items`, at most `limit` at once; fails as the first failure does, once all have settled. */
+export async function eachLimited<T>(items: T[], limit: number, task: (item: T, at: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const lane = async () => {
+    while (next < items.length) {
+      const at = next++;
+      await task(items[at] as T, at).catch((error: unknown) => failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failures.length > 0) throw failures[0];
 }
 
 /**
@@ -78,9 +99,6 @@ export type FetchReply = { id: number; results: (Uint8Array | Failed)[] } | { id
 /** Requests a fetch worker makes before it is let go. */
 export const FETCHES_PER_WORKER = 256;
 
-/** The most requests in flight at once: over HTTP/2 they share one connection. */
-const IN_FLIGHT = 48;
-
 function failure(error: unknown): Failed {
   return { error: errorMessage(error), unreachable: error instanceof Unreachable };
 }
@@ -92,17 +110,11 @@ function failure(error: unknown): Failed {
  */
 export async function fetchAll(wanted: Wanted[], each?: (at: number, result: Uint8Array | Failed) => void): Promise<(Uint8Array | Failed)[]> {
   const results: (Uint8Array | Failed)[] = new Array(wanted.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < wanted.length) {
-      const at = next++;
-      const { url, what, slot } = wanted[at] as Wanted;
-      const result = await fetchChecked(url, what, {}, slot).catch(failure);
-      results[at] = result;
-      each?.(at, result);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, wanted.length) }, lane));
+  await eachLimited(wanted, IN_FLIGHT, async ({ url, what, slot }, at) => {
+    const result = await fetchChecked(url, what, {}, slot).catch(failure);
+    results[at] = result;
+    each?.(at, result);
+  });
   return results;
 }
 

@@ -5,7 +5,7 @@ import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm.xz?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
-import { FetchPool, type Slot, Unreachable, fetchChecked } from './fetching';
+import { FetchPool, IN_FLIGHT, type Kept, type Slot, Unreachable, eachLimited, errorMessage, fetchChecked } from './fetching';
 import { Cancelled, MiniLmPool, cpuWorkers, onCpu } from './minilm-pool';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
@@ -111,9 +111,6 @@ function throttledProgress(send: (progress: Progress) => void): (progress: Progr
   };
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 // ---- Parsing on every core ---------------------------------------------------
 // A repository is read here, then its files are parsed by a pool of parse
@@ -800,12 +797,6 @@ let opening: Promise<unknown> = Promise.resolve();
  * symbol's own edges before it.
  */
 const MAX_WAVES = 8;
-/**
- * The most items in flight at once. A wide walk (the impact of a class all
- * others use) names thousands in one wave, more than a browser lets a
- * worker open at once; over HTTP/2 this many share one connection.
- */
-const IN_FLIGHT = 48;
 
 /** The workers that fetch a split bundle's items from its host. */
 const fetches = new FetchPool();
@@ -917,20 +908,6 @@ class Costly extends Error {
   }
 }
 
-/** Runs `task` over `items`, at most `limit` at once; fails as the first failure does, once all have settled. */
-async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item).catch((error: unknown) => failures.push(error));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failures.length > 0) throw failures[0];
-}
-
 /**
  * Fetches an item and hands it to the reader, which checks it. From a
  * host: the copy kept offline where there is one, else the host's, kept
@@ -1007,7 +984,7 @@ async function fetchWave(open: NonNullable<typeof split>, runs: SplitNeed[][]): 
   const what = (run: SplitNeed[]) => (run.length === 1 ? (run[0]?.what ?? 'an item') : `${run.length} packed items (${run[0]?.what} to ${run.at(-1)?.what})`);
   const urls = runs.map((run) => new URL(run[0]?.path ?? '', open.base).href);
   const failures: unknown[] = [];
-  const took: { url: string; bytes: Uint8Array }[] = [];
+  const took: Kept[] = [];
   const supplied: Promise<void>[] = [];
   // Each run is handed to the reader as it comes (a fetch worker's, all at once).
   const hand = (at: number, result: Uint8Array | Error) =>
