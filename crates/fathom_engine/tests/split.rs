@@ -204,6 +204,31 @@ fn a_changed_item_is_refused_by_name_and_the_reader_keeps_working() {
     assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
 }
 
+/// A postings item whose own checksum holds, but which names a chunk, node
+/// or file past the index's, is refused by what it names: nothing after it
+/// indexes past the end.
+#[test]
+fn postings_past_the_end_are_refused() {
+    use fathom_engine::split::{Columns, Posting, PostingsItem};
+    let (index, split) = small_split();
+    let (mut reader, item, bytes) = first_need(&split);
+    let posting = Posting { chunk: 0, node: 0, file: 0, weight: 1.0, flags: 0 };
+    for (past, what) in [
+        (Posting { chunk: 1 << 30, ..posting }, "chunk 1073741824"),
+        (Posting { node: 1 << 30, ..posting }, "node 1073741824"),
+        (Posting { file: 1 << 30, ..posting }, "in file 1073741824"),
+    ] {
+        let forged: PostingsItem = vec![(7, Columns::of(&[posting, past]))];
+        let error = reader.supply(&item, &fathom_engine::store::seal_placed(&forged).0).unwrap_err();
+        assert!(error.to_string().contains(what), "{error}");
+    }
+    reader.supply(&item, &bytes).unwrap();
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let (answer, _) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
+    assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
+}
+
 #[test]
 fn a_missing_item_stops_the_search_with_its_name_and_nothing_else() {
     let (_, split) = small_split();

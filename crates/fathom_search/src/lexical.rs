@@ -120,22 +120,72 @@ impl Inverted {
 
     /// Every document holding a query term, with its BM25 score: the sum,
     /// over the query's terms in order, of the term's IDF times its weight
-    /// in the document, as the `bm25` crate's scorer sums them.
-    fn scores(&self, query: &[u32]) -> HashMap<u32, f32, RandomState> {
-        let postings: usize = query.iter().filter_map(|term| self.terms.get(term)).map(|list| list.len()).sum();
-        let mut scores: HashMap<u32, f32, RandomState> =
-            HashMap::with_capacity_and_hasher(postings, RandomState::default());
-        for term in query {
-            let Some(holding) = self.terms.get(term) else { continue };
-            let frequency = holding.len() as f32;
-            let idf = (1.0 + (self.documents as f32 - frequency + 0.5) / (frequency + 0.5)).ln();
+    /// in the document, as the `bm25` crate's scorer sums them. Each is
+    /// handed to `each` once, in no set order.
+    ///
+    /// Summed in a hash map where the query's postings are few beside the
+    /// documents, and in an array of every document's sum where they are
+    /// many: a common term lists most documents, and a map's entry with its
+    /// spare room takes two to four times an array's four bytes (on the
+    /// 50k set, 4.7 MB against 1.4 MB for a term in 315,000 chunks).
+    fn scores(&self, query: &[u32], mut each: impl FnMut(u32, f32)) {
+        let lists: Vec<(&[(u32, f32)], f32)> = query
+            .iter()
+            .filter_map(|term| self.terms.get(term))
+            .map(|holding| {
+                let frequency = holding.len() as f32;
+                let idf = (1.0 + (self.documents as f32 - frequency + 0.5) / (frequency + 0.5)).ln();
+                (holding.as_slice(), idf)
+            })
+            .collect();
+        let postings: usize = lists.iter().map(|(list, _)| list.len()).sum();
+        Inverted::sum(lists, self.documents, postings.saturating_mul(DENSE_BELOW) >= self.documents, &mut each);
+    }
+
+    /// Sums the lists' weights by document, in an array of `documents` or
+    /// in a map.
+    fn sum(lists: Vec<(&[(u32, f32)], f32)>, documents: usize, dense: bool, each: &mut dyn FnMut(u32, f32)) {
+        if !dense {
+            let postings = lists.iter().map(|(list, _)| list.len()).sum();
+            let mut scores: HashMap<u32, f32, RandomState> =
+                HashMap::with_capacity_and_hasher(postings, RandomState::default());
+            for (holding, idf) in lists {
+                for &(document, weight) in holding {
+                    *scores.entry(document).or_insert(0.0) += idf * weight;
+                }
+            }
+            scores.into_iter().for_each(|(document, score)| each(document, score));
+            return;
+        }
+        // `0.0 + x` is `x`, so each sum is the map's to the bit; a document
+        // is found where a posting names it, whatever its sum.
+        let mut sums = vec![0.0f32; documents];
+        let mut found = vec![0u64; documents.div_ceil(64)];
+        for (holding, idf) in lists {
             for &(document, weight) in holding {
-                *scores.entry(document).or_insert(0.0) += idf * weight;
+                let at = document as usize;
+                // A stored posting past the documents is refused where it is
+                // read ([`Lexical::put_term`]'s callers); never indexed here.
+                if let Some(sum) = sums.get_mut(at) {
+                    *sum += idf * weight;
+                    found[at / 64] |= 1 << (at % 64);
+                }
             }
         }
-        scores
+        for (word, &bits) in found.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let at = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                each(at as u32, sums[at]);
+            }
+        }
     }
 }
+
+/// [`Inverted::scores`] sums in an array where the query's postings are
+/// at least the documents over this.
+const DENSE_BELOW: usize = 4;
 
 impl Lexical {
     /// Indexes `documents`, where document `i` is chunk `i`.
@@ -243,17 +293,30 @@ impl Lexical {
     /// [`Lexical::search`] over the chunks `keep` accepts: the best `limit`
     /// of those, however many others score above them.
     pub fn search_where(&self, query: &str, limit: usize, keep: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        if limit == 0 {
+            return Vec::new();
+        }
         let query = self.query_terms(query);
-        let mut matches: Vec<(u32, f32)> =
-            self.inverted.scores(&query).into_iter().filter(|&(chunk, _)| keep(chunk)).collect();
         // Equal scores in chunk order, not hash order, which could differ
         // between two copies of one index: a total order, so the best
-        // `limit` are picked first and only they are sorted.
+        // `limit` are one set however the matches arrive. They are kept as
+        // they come, at most twice `limit` at a time (a common term's
+        // matches are most chunks), and only the best are sorted.
         let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if matches.len() > limit {
-            if limit > 0 {
-                matches.select_nth_unstable_by(limit - 1, order);
+        let room = limit.saturating_mul(2);
+        let mut matches: Vec<(u32, f32)> = Vec::new();
+        self.inverted.scores(&query, |chunk, score| {
+            if !keep(chunk) {
+                return;
             }
+            matches.push((chunk, score));
+            if matches.len() >= room {
+                matches.select_nth_unstable_by(limit - 1, order);
+                matches.truncate(limit);
+            }
+        });
+        if matches.len() > limit {
+            matches.select_nth_unstable_by(limit - 1, order);
             matches.truncate(limit);
         }
         matches.sort_by(order);
@@ -528,6 +591,46 @@ mod tests {
             expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             assert_eq!(lexical.search(query, 100), expected, "{query:?}");
         }
+    }
+
+    /// Summed in an array or in a map, every document a posting names has
+    /// the same score to the bit; and the best few, kept as they come, are
+    /// the best of all the matches sorted.
+    #[test]
+    fn scores_in_an_array_are_the_maps_and_the_best_are_kept_as_they_come() {
+        let words = ["alpha", "beta", "gamma", "delta", "user", "save", "parse", "header"];
+        let documents: Vec<String> = (0..300u32)
+            .map(|i| {
+                let picked = (0..1 + i % 5).map(|j| words[((i * 7 + j * 3) % 8) as usize]);
+                picked.collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        let lexical = Lexical::build(&documents);
+        for query in ["alpha", "user save", "gamma delta header beta", "nothing"] {
+            let terms = lexical.query_terms(query);
+            let summed = |dense: bool| {
+                let lists = terms
+                    .iter()
+                    .filter_map(|term| lexical.inverted.terms.get(term))
+                    .map(|holding| {
+                        let frequency = holding.len() as f32;
+                        let idf = (1.0 + (300.0 - frequency + 0.5) / (frequency + 0.5)).ln();
+                        (holding.as_slice(), idf)
+                    })
+                    .collect();
+                let mut out: Vec<(u32, u32)> = Vec::new();
+                Inverted::sum(lists, 300, dense, &mut |d, s| out.push((d, s.to_bits())));
+                out.sort_unstable();
+                out
+            };
+            assert_eq!(summed(true), summed(false), "{query:?}");
+            let all = lexical.search(query, usize::MAX);
+            for limit in [1, 2, 3, 10, 299] {
+                assert_eq!(lexical.search(query, limit), all[..limit.min(all.len())], "{query:?} {limit}");
+            }
+        }
+        assert!(lexical.search("alpha", 0).is_empty());
+        assert!(lexical.search("alpha", usize::MAX).len() > 50);
     }
 
     /// A document given in pieces is the pieces joined by spaces.

@@ -845,6 +845,9 @@ impl Retrieval {
     pub fn sparse(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical) -> Retrieval {
         let mut retrieval = Retrieval::of(graph, chunks, lexical, crate::roles::FileRoles::default());
         retrieval.briefs = vec![None; graph.node_count()];
+        // No chunk of a sparse index is embedded here (its text is not), so
+        // it holds no place for a vector: none is pending, none set.
+        retrieval.vectors = Vec::new();
         retrieval
     }
 

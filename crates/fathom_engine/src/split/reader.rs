@@ -871,13 +871,19 @@ impl SplitReader {
                 let nodes = self.held.len() as u32;
                 // Checked whole first, so that an item refused changes nothing.
                 let files = self.index.texts.len();
+                let chunks = self.index.retrieval.chunks().len();
                 let bad = |cause: String| StoreError::Undecodable { what: "postings".into(), path: item.path(), cause };
                 for (_, columns) in &postings {
                     let ranged = columns.postings().and_then(|mut list| list.try_for_each(|p| p.map(|_| ())));
                     ranged.ok_or_else(|| bad("its columns differ in length or run out of range".into()))?;
                     let mut list = columns.postings().into_iter().flatten().flatten();
-                    if let Some(p) = list.find(|p| p.node >= nodes || p.file as usize >= files) {
-                        return Err(bad(format!("a posting is of node {} in file {}", p.node, p.file)));
+                    if let Some(p) =
+                        list.find(|p| p.node >= nodes || p.file as usize >= files || p.chunk as usize >= chunks)
+                    {
+                        return Err(bad(format!(
+                            "a posting is of chunk {}, node {} in file {}",
+                            p.chunk, p.node, p.file
+                        )));
                     }
                 }
                 for (term, columns) in postings {
