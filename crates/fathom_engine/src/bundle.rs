@@ -204,7 +204,7 @@ impl Index {
             encode(&self.graph),
             encode(&self.texts),
             encode(&self.stored_summary()),
-            encode(retrieval.chunks()),
+            encode(retrieval.chunks().whole()),
             encode(&retrieval.stored_lexical()),
             encode(&retrieval.loose_vectors()),
             encode(&retrieval.dense()),

@@ -605,20 +605,20 @@ impl Index {
 
     /// The chunks both search indexes hold, in index order.
     pub fn chunks(&self) -> &[Chunk] {
-        self.retrieval.chunks()
+        self.retrieval.chunks().whole()
     }
 
     /// The text of a chunk: what is embedded.
     pub fn chunk_text(&self, chunk: usize) -> Option<String> {
         let chunk = self.retrieval.chunks().get(chunk)?;
-        Some(fathom_search::chunks::text(&self.sources(), chunk))
+        Some(fathom_search::chunks::text(&self.sources(), &chunk))
     }
 
     /// A chunk's key in the embedding cache ([`fathom_search::chunks::hash`]),
     /// computed now: indexing leaves hashing to the embedding that needs it.
     pub fn chunk_hash(&self, chunk: usize) -> Option<String> {
         let chunk = self.retrieval.chunks().get(chunk)?;
-        Some(fathom_search::chunks::hash(&self.sources(), chunk))
+        Some(fathom_search::chunks::hash(&self.sources(), &chunk))
     }
 
     /// Chunks that have no vector yet.

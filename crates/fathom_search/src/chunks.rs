@@ -114,6 +114,112 @@ mod stored_part {
     }
 }
 
+/// An index's chunks, by number: each whole, or a sparse index's
+/// ([`Chunks::sparse`]), which holds each chunk's symbol and the rest of a
+/// chunk only once a page brought it. A split bundle's postings name the
+/// symbol of every chunk a common term is in (most of them), where its
+/// pages bring a few hundred chunks: on the 50k set, a symbol is four bytes
+/// a chunk where a whole chunk was sixteen (5.5 MB).
+#[derive(Clone, Debug)]
+pub enum Chunks {
+    Whole(Vec<Chunk>),
+    Sparse { nodes: Vec<NodeId>, whole: std::collections::HashMap<u32, Chunk, ahash::RandomState> },
+}
+
+impl Chunks {
+    /// `len` chunks of no symbol yet, to put in as they arrive.
+    pub fn sparse(len: usize) -> Chunks {
+        Chunks::Sparse { nodes: vec![NodeId::end(); len], whole: Default::default() }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Chunks::Whole(chunks) => chunks.len(),
+            Chunks::Sparse { nodes, .. } => nodes.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Chunk `i`'s symbol. Panics past the end, as indexing does.
+    pub fn node(&self, i: usize) -> NodeId {
+        match self {
+            Chunks::Whole(chunks) => chunks[i].node,
+            Chunks::Sparse { nodes, .. } => nodes[i],
+        }
+    }
+
+    /// Chunk `i`: a sparse index's, where no page brought it, of its symbol
+    /// alone (the whole part, at line 0).
+    pub fn get(&self, i: usize) -> Option<Chunk> {
+        match self {
+            Chunks::Whole(chunks) => chunks.get(i).cloned(),
+            Chunks::Sparse { nodes, whole } => whole.get(&(i as u32)).cloned().or_else(|| {
+                let node = *nodes.get(i)?;
+                Some(Chunk { node, part: Part::Whole, start_line: 0, end_line: 0 })
+            }),
+        }
+    }
+
+    /// Chunk `i`'s first and last lines ([`Chunks::get`]'s). Panics past the end.
+    pub fn lines(&self, i: usize) -> [u32; 2] {
+        match self {
+            Chunks::Whole(chunks) => [chunks[i].start_line, chunks[i].end_line],
+            Chunks::Sparse { nodes, whole } => {
+                assert!(i < nodes.len(), "chunk {i} of {}", nodes.len());
+                whole.get(&(i as u32)).map_or([0, 0], |c| [c.start_line, c.end_line])
+            }
+        }
+    }
+
+    /// Every chunk of a whole index; none of a sparse one's, which holds
+    /// most of its chunks by their symbol alone.
+    pub fn whole(&self) -> &[Chunk] {
+        match self {
+            Chunks::Whole(chunks) => chunks,
+            Chunks::Sparse { .. } => &[],
+        }
+    }
+
+    /// Notes chunk `i`'s symbol, keeping the rest of it; nothing past the end.
+    pub fn set_node(&mut self, i: usize, node: NodeId) {
+        match self {
+            Chunks::Whole(chunks) => {
+                if let Some(chunk) = chunks.get_mut(i) {
+                    chunk.node = node;
+                }
+            }
+            Chunks::Sparse { nodes, whole } => {
+                if let Some(slot) = nodes.get_mut(i) {
+                    *slot = node;
+                    if let Some(chunk) = whole.get_mut(&(i as u32)) {
+                        chunk.node = node;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts chunk `i` in whole; nothing past the end.
+    pub fn put(&mut self, i: usize, chunk: Chunk) {
+        match self {
+            Chunks::Whole(chunks) => {
+                if let Some(slot) = chunks.get_mut(i) {
+                    *slot = chunk;
+                }
+            }
+            Chunks::Sparse { nodes, whole } => {
+                if let Some(slot) = nodes.get_mut(i) {
+                    *slot = chunk.node;
+                    whole.insert(i as u32, chunk);
+                }
+            }
+        }
+    }
+}
+
 /// What chunking reads: the graph and the text of each file. Chunks are
 /// indexed on every core natively, so sources are shared between threads.
 pub trait Sources: Sync {
@@ -475,6 +581,33 @@ fn kind_word(kind: SymbolKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sparse index's chunk reads as a whole one's once its page is in,
+    /// and by its symbol alone (lines 0) before; nothing past the end goes
+    /// in, and a symbol noted later keeps the lines a page brought.
+    #[test]
+    fn sparse_chunks_read_as_whole_ones_once_in() {
+        let chunk = Chunk { node: NodeId::new(7), part: Part::Window(2), start_line: 10, end_line: 40 };
+        let mut whole =
+            Chunks::Whole(vec![Chunk { node: NodeId::end(), part: Part::Whole, start_line: 0, end_line: 0 }; 3]);
+        let mut sparse = Chunks::sparse(3);
+        for chunks in [&mut whole, &mut sparse] {
+            chunks.set_node(0, NodeId::new(5));
+            chunks.put(1, chunk.clone());
+            chunks.set_node(1, NodeId::new(7));
+            chunks.put(3, chunk.clone());
+            chunks.set_node(9, NodeId::new(1));
+        }
+        for i in 0..3 {
+            assert_eq!(sparse.get(i), whole.get(i), "chunk {i}");
+            assert_eq!(sparse.node(i), whole.node(i));
+            assert_eq!(sparse.lines(i), whole.lines(i));
+        }
+        assert_eq!(sparse.get(1), Some(chunk));
+        assert_eq!(sparse.lines(0), [0, 0]);
+        assert_eq!((sparse.len(), sparse.get(3)), (3, None));
+        assert!(sparse.whole().is_empty() && whole.whole().len() == 3);
+    }
 
     /// Slicing lines where `LineStarts` says they start gives the lines
     /// scanning gives: for every range (backwards, past the end, from a

@@ -10,7 +10,7 @@ use fathom_graph::{CodeGraph, EdgeKind, NodeId};
 use fathom_model::{LineStarts, SymbolKind};
 use serde::{Deserialize, Serialize};
 
-use crate::chunks::{self, Chunk, Piece, Sources};
+use crate::chunks::{self, Chunk, Chunks, Piece, Sources};
 use crate::dense::{Dense, HnswParams, StaticVectors, Vector};
 use crate::hints::{self, Hints};
 use crate::lexical::{Bm25Params, Input, Lexical, LineTerms, NAME_BOOST, Splitter, StoredLexical};
@@ -683,7 +683,7 @@ pub struct Facts {
 
 /// The lexical and dense indexes over a graph's chunks.
 pub struct Retrieval {
-    chunks: Vec<Chunk>,
+    chunks: Chunks,
     lexical: Lexical,
     names: NameIndex,
     /// Each chunk's vector; once the dense index is built, the same
@@ -728,7 +728,7 @@ impl Retrieval {
     fn of(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical, roles: crate::roles::FileRoles) -> Retrieval {
         let vectors = vec![None; chunks.len()];
         Retrieval {
-            chunks,
+            chunks: Chunks::Whole(chunks),
             lexical,
             names: NameIndex::build(graph),
             vectors,
@@ -812,7 +812,7 @@ impl Retrieval {
             }
         }
         Ok(Retrieval {
-            chunks,
+            chunks: Chunks::Whole(chunks),
             lexical,
             names: NameIndex::build(graph),
             vectors,
@@ -825,7 +825,7 @@ impl Retrieval {
         })
     }
 
-    pub fn chunks(&self) -> &[Chunk] {
+    pub fn chunks(&self) -> &Chunks {
         &self.chunks
     }
 
@@ -842,8 +842,9 @@ impl Retrieval {
     /// chunk in place, the postings of no term yet ([`Lexical::sparse`]),
     /// and no file's role. A split bundle's reader puts the parts a query
     /// needs in, then searches it as it would the whole index.
-    pub fn sparse(graph: &CodeGraph, chunks: Vec<Chunk>, lexical: Lexical) -> Retrieval {
-        let mut retrieval = Retrieval::of(graph, chunks, lexical, crate::roles::FileRoles::default());
+    pub fn sparse(graph: &CodeGraph, chunks: usize, lexical: Lexical) -> Retrieval {
+        let mut retrieval = Retrieval::of(graph, Vec::new(), lexical, crate::roles::FileRoles::default());
+        retrieval.chunks = Chunks::sparse(chunks);
         retrieval.briefs = vec![None; graph.node_count()];
         // No chunk of a sparse index is embedded here (its text is not), so
         // it holds no place for a vector: none is pending, none set.
@@ -853,7 +854,7 @@ impl Retrieval {
 
     /// The parts of a sparse index, to put in what arrives. Call
     /// [`Retrieval::rebuild_names`] once the graph has its new nodes.
-    pub fn sparse_parts(&mut self) -> (&mut [Chunk], &mut Lexical, &mut crate::roles::FileRoles) {
+    pub fn sparse_parts(&mut self) -> (&mut Chunks, &mut Lexical, &mut crate::roles::FileRoles) {
         (&mut self.chunks, &mut self.lexical, &mut self.roles)
     }
 
@@ -998,7 +999,7 @@ impl Retrieval {
             Some(StoredStatic { table, corpus, vectors }) if table == model.id() && vectors.dim() == model.dim() => {
                 self.statics = Some(StaticLane { model, corpus, vectors });
             }
-            _ => self.statics = Some(StaticLane::build(&Prepared::new(sources), &self.chunks, model)?),
+            _ => self.statics = Some(StaticLane::build(&Prepared::new(sources), self.chunks.whole(), model)?),
         }
         Ok(())
     }
@@ -1086,14 +1087,17 @@ impl Retrieval {
                 .get(&hit.node)
                 .or_else(|| dense_chunk.get(&hit.node))
                 .copied()
-                .or_else(|| self.chunks.iter().position(|c| c.node == hit.node));
-            let Some(chunk) = chunk.filter(|c| !out.contains(c)) else { continue };
-            let cost = crate::chunks::text(sources, &self.chunks[chunk]).len().min(READ_CHARS);
+                .or_else(|| (0..self.chunks.len()).position(|c| self.chunks.node(c) == hit.node));
+            let Some((at, chunk)) = chunk.filter(|c| !out.contains(c)).and_then(|c| Some((c, self.chunks.get(c)?)))
+            else {
+                continue;
+            };
+            let cost = crate::chunks::text(sources, &chunk).len().min(READ_CHARS);
             if !out.is_empty() && spent + cost > budget {
                 break;
             }
             spent += cost;
-            out.push(chunk);
+            out.push(at);
         }
         out
     }
@@ -1166,7 +1170,7 @@ impl Retrieval {
             let matches = match &accept {
                 Some(accept) => self
                     .lexical
-                    .search_where(query, LANE_DEPTH, |chunk| accept.node(graph, self.chunks[chunk as usize].node)),
+                    .search_where(query, LANE_DEPTH, |chunk| accept.node(graph, self.chunks.node(chunk as usize))),
                 None => self.lexical.search(query, LANE_DEPTH),
             };
             let lexical: Vec<(NodeId, usize, f32)> = by_symbol(&self.chunks, matches).collect();
@@ -1190,7 +1194,7 @@ impl Retrieval {
                 hit.explain.lexical_rank = Some(rank as u32 + 1);
                 hit.explain.bm25 = Some((f64::from(bm25) * 1000.0).round() / 1000.0);
                 hit.explain.lanes.lexical = share;
-                hit.explain.chunk_lines = Some([self.chunks[chunk].start_line, self.chunks[chunk].end_line]);
+                hit.explain.chunk_lines = Some(self.chunks.lines(chunk));
                 best_chunk.insert(node, chunk);
                 hit.score += share;
             }
@@ -1222,7 +1226,7 @@ impl Retrieval {
                 hit.explain.dense_rank = Some(rank as u32 + 1);
                 hit.explain.lanes.dense = share;
                 hit.explain.similarity = Some((f64::from(similarity) * 1000.0).round() / 1000.0);
-                hit.explain.chunk_lines.get_or_insert([self.chunks[chunk].start_line, self.chunks[chunk].end_line]);
+                hit.explain.chunk_lines.get_or_insert(self.chunks.lines(chunk));
                 dense_chunk.insert(node, chunk);
                 hit.score += share;
             }
@@ -1569,7 +1573,7 @@ fn names_as_code(hints: &Hints, query: &str, name: &str) -> bool {
 /// `fusion` is given (hybrid mode), by the lane's confidence in its best
 /// match and each match's similarity relative to the best (see `Fusion`).
 fn meaning_shares(
-    chunks: &[Chunk],
+    chunks: &Chunks,
     matches: Vec<(u32, f32)>,
     weight: f64,
     fusion: Option<&Fusion>,
@@ -1586,10 +1590,10 @@ fn meaning_shares(
 
 /// Chunk results grouped into symbols in order of each symbol's best chunk:
 /// `(symbol, best chunk, its score)`.
-fn by_symbol(chunks: &[Chunk], ranked: Vec<(u32, f32)>) -> impl Iterator<Item = (NodeId, usize, f32)> {
+fn by_symbol(chunks: &Chunks, ranked: Vec<(u32, f32)>) -> impl Iterator<Item = (NodeId, usize, f32)> {
     let mut seen = std::collections::HashSet::new();
     ranked.into_iter().filter_map(move |(chunk, score)| {
-        let node = chunks[chunk as usize].node;
+        let node = chunks.node(chunk as usize);
         seen.insert(node).then_some((node, chunk as usize, score))
     })
 }

@@ -718,7 +718,7 @@ impl Index {
             item
         };
         let graph = &self.graph;
-        let chunks = self.retrieval.chunks();
+        let chunks = self.retrieval.chunks().whole();
 
         // What ranking weighs of each node before reading its page.
         let flags: Vec<u8> = graph

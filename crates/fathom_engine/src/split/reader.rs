@@ -27,7 +27,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use fathom_graph::{CodeGraph, Edge, FileEntry, FileId, NodeId};
 use fathom_model::Language;
 use fathom_query::{QueryError, Reached, SymbolContext};
-use fathom_search::chunks::{Chunk, Part};
 use fathom_search::lexical::Lexical;
 use fathom_search::retrieval::{Facts, Mode, Retrieval, SearchOptions};
 
@@ -232,9 +231,8 @@ impl SplitReader {
         }
         let placeholder_file = FileEntry { path: String::new(), language: Language::Text, module: NodeId::end() };
         let graph = CodeGraph::sparse(nodes, vec![placeholder_file; files]);
-        let placeholder_chunk = Chunk { node: NodeId::end(), part: Part::Whole, start_line: 0, end_line: 0 };
         let lexical = Lexical::sparse(chunks, root.avgdl);
-        let retrieval = Retrieval::sparse(&graph, vec![placeholder_chunk; chunks], lexical);
+        let retrieval = Retrieval::sparse(&graph, chunks, lexical);
         // What the index holds, counted when it was written: the sparse
         // graph counts nothing yet.
         let summary: IndexSummary =
@@ -890,9 +888,7 @@ impl SplitReader {
                     let mut list = Vec::with_capacity(columns.len());
                     for posting in columns.postings().into_iter().flatten().flatten() {
                         let (chunks, _, _) = self.index.retrieval.sparse_parts();
-                        if let Some(chunk) = chunks.get_mut(posting.chunk as usize) {
-                            chunk.node = NodeId::new(posting.node as usize);
-                        }
+                        chunks.set_node(posting.chunk as usize, NodeId::new(posting.node as usize));
                         self.posted(NodeId::new(posting.node as usize), posting.file, posting.flags);
                         list.push((posting.chunk, posting.weight));
                     }
@@ -966,9 +962,7 @@ impl SplitReader {
                 }
                 let (chunks, _, _) = self.index.retrieval.sparse_parts();
                 for (id, chunk) in page.chunks {
-                    if let Some(slot) = chunks.get_mut(id as usize) {
-                        *slot = chunk;
-                    }
+                    chunks.put(id as usize, chunk);
                 }
                 self.nodes_in[at] = true;
                 self.dirty = true;

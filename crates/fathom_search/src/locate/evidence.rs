@@ -219,7 +219,7 @@ impl Localiser<'_> {
         let mut files: Vec<LaneFile<'g>> = Vec::new();
         let mut at: HashMap<&'g str, usize> = HashMap::new();
         for (chunk, score) in ranked {
-            let Some(path) = graph.path_of(self.index.chunks()[chunk as usize].node) else { continue };
+            let Some(path) = graph.path_of(self.index.chunks().node(chunk as usize)) else { continue };
             let relative = f64::from(score) / best;
             match at.get(path) {
                 Some(&i) => files[i].mass += relative,

@@ -98,7 +98,7 @@ impl Localiser<'_> {
             if let Some(chunk) = e.word_chunk {
                 add(
                     &mut symbols,
-                    self.index.chunks()[chunk].node,
+                    self.index.chunks().node(chunk),
                     format!("best match for the words ({})", shown.join(", ")),
                 );
             }

@@ -307,7 +307,7 @@ impl SplitReader {
                 for row in page.rows {
                     let node = row.of.node;
                     let (slots, _, _) = self.index.retrieval.sparse_parts();
-                    slots[row.chunk as usize] = row.of;
+                    slots.put(row.chunk as usize, row.of);
                     // Known in brief, as a posting makes it.
                     self.posted(node, row.file, row.flags);
                     if let Some((_, _, vectors)) = self.index.retrieval.sparse_static() {
