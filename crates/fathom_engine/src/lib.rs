@@ -603,7 +603,9 @@ impl Index {
         }
     }
 
-    /// The chunks both search indexes hold, in index order.
+    /// The chunks both search indexes hold, in index order: none of a
+    /// split bundle's reader's, which holds most by their symbol alone
+    /// ([`fathom_search::chunks::Chunks`]).
     pub fn chunks(&self) -> &[Chunk] {
         self.retrieval.chunks().whole()
     }
