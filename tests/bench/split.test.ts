@@ -90,11 +90,14 @@ interface Visit {
   before_first: ReturnType<typeof bytes>;
   requested_before_first: string[];
   /**
-   * waves: the index's round trips one after another; after_engine: those
-   * that began once the engine's module had come (what the engine waited
-   * for), the rest having overlapped its download.
+   * waves: the index's round trips one after another (a split bundle's:
+   * its root, then the waves its engine asked for; a whole one's, as the
+   * host saw them); host_waves: as the host saw them, which on loopback,
+   * where each request ends before the next is sent, counts every request;
+   * after_engine: the host's, begun once the engine's module had come (what
+   * the engine waited for), the rest having overlapped its download.
    */
-  index_before_first: ReturnType<typeof bytes> & { waves: number; waves_after_engine: number };
+  index_before_first: ReturnType<typeof bytes> & { waves: number; host_waves: number; waves_after_engine: number };
   further_queries: { query: string; ms: number; index: ReturnType<typeof bytes> }[];
   further_query_index_wire_median: number;
   /** A result's file opened from the list, with its symbol's panel (callers, callees, tests); file_item: the file's own item's bytes, of a split bundle. */
@@ -134,6 +137,8 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
     const [first, ...rest] = project.queries as [string, ...string[]];
     top10[first] = await results(app.page, first, 900_000);
     const first_answer_ms = Date.now() - started;
+    // A split reader's waves as its engine counts them, the root's before them.
+    const engineWaves = await app.page.evaluate(async () => (await document.querySelector('fathom-explorer')?.client?.splitFetched())?.waves ?? null);
     const cold = host.take();
     const index = cold.filter(isIndex);
     // The engine's module: the viewer's, xz-compressed, or the whole engine's.
@@ -206,7 +211,12 @@ async function visit(browser: Browser, host: Host, url: string, project: Project
       before_first: bytes(cold),
       // What each of those requests was, and its body's bytes on the wire.
       requested_before_first: cold.map((s) => `${s.path} ${s.body_bytes}`),
-      index_before_first: { ...bytes(index), waves: waves(index), waves_after_engine: waves(index.filter((s) => s.start_ms >= engineEnd)) },
+      index_before_first: {
+        ...bytes(index),
+        waves: engineWaves === null ? waves(index) : engineWaves + 1,
+        host_waves: waves(index),
+        waves_after_engine: waves(index.filter((s) => s.start_ms >= engineEnd)),
+      },
       further_queries,
       further_query_index_wire_median: median(further_queries.map((q) => q.index.wire)),
       open_file: { ...bytes(opened.filter(isIndex)), file, file_item },

@@ -229,6 +229,21 @@ fn postings_past_the_end_are_refused() {
     assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
 }
 
+/// The reader counts the waves its steps asked for, as the loop that
+/// fetched them did; a question answered from what is in asks for none.
+#[test]
+fn the_reader_counts_the_waves_it_asked_for() {
+    let (_, split) = small_split();
+    let mut reader = SplitReader::open("root", &split.root).unwrap();
+    let fetch =
+        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let (_, waves) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
+    assert!(waves >= 2, "postings, then the hits' pages: {waves}");
+    assert_eq!(reader.fetched().waves, waves);
+    let (_, again) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
+    assert_eq!((again, reader.fetched().waves), (0, waves));
+}
+
 #[test]
 fn a_missing_item_stops_the_search_with_its_name_and_nothing_else() {
     let (_, split) = small_split();

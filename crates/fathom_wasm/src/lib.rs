@@ -77,7 +77,7 @@ export interface SplitNeed { path: string; hash: string; bytes: number; plain: n
 /** A question over a split bundle: its answer, or the items to fetch and `supply` first. */
 export type SplitStep<T> = { needs: SplitNeed[] } | { ready: T };
 /** What a split bundle's reader has fetched: items and bytes, in all and by family. */
-export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; more: number; files: number; meaning: number; summary: number; }
+export interface SplitFetched { items: number; bytes: number; postings: number; names: number; nodes: number; edges: number; more: number; files: number; meaning: number; summary: number; waves: number; }
 
 export interface IndexSummary {
   archive: string;

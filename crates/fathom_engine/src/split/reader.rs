@@ -143,6 +143,10 @@ pub struct Fetched {
     pub files: u64,
     pub meaning: u64,
     pub summary: u64,
+    /// Steps that asked for items: the round trips their caller made, one
+    /// after another, each fetching a step's items at once. A host's log
+    /// cannot count them where each request ends before the next is sent.
+    pub waves: usize,
 }
 
 pub struct SplitReader {
@@ -1214,7 +1218,11 @@ impl SplitReader {
             }
         }
         runs(&mut needs);
-        (!needs.is_empty()).then_some(needs)
+        if needs.is_empty() {
+            return None;
+        }
+        self.fetched.waves += 1;
+        Some(needs)
     }
 }
 
