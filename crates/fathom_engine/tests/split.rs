@@ -21,8 +21,7 @@ fn split_search(
     query: &str,
     options: &SearchOptions,
 ) -> (serde_json::Value, usize) {
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(split);
     let (results, waves) = drive(reader, fetch, |r| r.search_step(query, options)).unwrap();
     (serde_json::to_value(results).unwrap(), waves)
 }
@@ -96,8 +95,7 @@ fn a_split_search_answers_as_the_whole_index_does() {
     // known by name yet.
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     split_search(&split, &mut reader, "url_for", &lexical(10));
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let before = reader.fetched().files;
     let mut opened = 0;
     for file in index.graph().files() {
@@ -164,6 +162,17 @@ fn questions_that_read_everything_answer_as_the_whole_index_does() {
     }
 }
 
+/// Fetches a step's need from the split bundle written in memory.
+fn fetcher(split: &Split) -> impl Fn(&Need) -> Result<Vec<u8>, StoreError> + Copy + '_ {
+    |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"))
+}
+
+/// The reader, fed whatever it still needs, answers "add" as the whole index does.
+fn answers_add_as_whole(reader: &mut SplitReader, split: &Split, index: &Index) {
+    let (answer, _) = drive(reader, fetcher(split), |r| r.search_step("add", &lexical(10))).unwrap();
+    assert_eq!(serde_json::to_value(answer).unwrap(), whole(index, "add", &lexical(10)));
+}
+
 fn small_split() -> (Index, Split) {
     let files = vec![(
         "repo/calc.py".to_owned(),
@@ -198,10 +207,7 @@ fn a_changed_item_is_refused_by_name_and_the_reader_keeps_working() {
     let error = reader.supply(&item, b"<!doctype html><h1>Not Found</h1>").unwrap_err();
     assert!(matches!(error, StoreError::Html { .. }), "{error}");
     // The right bytes still go in, and the search answers.
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
-    let (answer, _) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
-    assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
+    answers_add_as_whole(&mut reader, &split, &index);
 }
 
 /// A postings item whose own checksum holds, but which names a chunk, node
@@ -223,10 +229,7 @@ fn postings_past_the_end_are_refused() {
         assert!(error.to_string().contains(what), "{error}");
     }
     reader.supply(&item, &bytes).unwrap();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
-    let (answer, _) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
-    assert_eq!(serde_json::to_value(answer).unwrap(), whole(&index, "add", &lexical(10)));
+    answers_add_as_whole(&mut reader, &split, &index);
 }
 
 /// The reader counts the waves its steps asked for, as the loop that
@@ -235,8 +238,7 @@ fn postings_past_the_end_are_refused() {
 fn the_reader_counts_the_waves_it_asked_for() {
     let (_, split) = small_split();
     let mut reader = SplitReader::open("root", &split.root).unwrap();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let (_, waves) = drive(&mut reader, fetch, |r| r.search_step("add", &lexical(10))).unwrap();
     assert!(waves >= 2, "postings, then the hits' pages: {waves}");
     assert_eq!(reader.fetched().waves, waves);
@@ -293,8 +295,7 @@ fn a_root_that_is_not_one_says_what_it_is() {
 #[test]
 fn a_file_is_read_from_its_item() {
     let (index, split) = small_split();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let mut reader = SplitReader::open("root", &split.root).unwrap();
     assert!(matches!(reader.file_step("calc.py"), Step::Ready(None)), "no item has named it yet");
     // The postings alone name the file's id, not its path: a search's pages do.
@@ -350,8 +351,7 @@ fn a_shared_name_reads_its_digest_and_answers_as_the_whole_index_does() {
 #[test]
 fn graph_questions_answer_as_the_whole_index_does() {
     let (index, split) = flask();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let graph = index.graph();
     // Every symbol is found among the names its qualified name reads.
     for (_, node) in graph.nodes().filter(|(_, n)| !n.is_external) {
@@ -421,8 +421,7 @@ fn split_query(
     params: &Params,
     allowed: u64,
 ) -> serde_json::Value {
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(split);
     match drive_within(reader, fetch, |r| r.query_step(text, params), allowed).unwrap() {
         Ok((answer, _)) => serde_json::to_value(answer.map_err(|e| e.to_string())).unwrap(),
         Err(costly) => panic!("{text}: {costly:?}"),
@@ -439,8 +438,7 @@ type Params = std::collections::BTreeMap<String, serde_json::Value>;
 #[test]
 fn cypher_answers_as_the_whole_graph_does_and_asks_before_reading_it_all() {
     let (index, split) = flask();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let everything: u64 = split.items.values().map(|b| b.len() as u64).sum();
     let params: Params = [("name".to_owned(), serde_json::json!("url_for"))].into();
     let named = [
@@ -529,8 +527,7 @@ fn a_qualified_name_reads_its_own_name_page() {
         .collect();
     let index = index_files("repo", files, &Options::default(), &mut Recorder::new());
     let split = index.to_split();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let json = |value: &dyn erased::Json| value.json();
     for symbol in ["m0123.Record123.name", "m1499.Record1499.name", "m0000.Record0.name", "name", "Record7.name"] {
         let expected = json(&index.symbol(symbol).map_err(|e| e.to_string()));
@@ -773,8 +770,7 @@ fn meaning_over_a_split_bundle_finds_what_the_whole_lane_finds() {
 fn the_summary_reads_as_the_whole_index_s() {
     let (index, split) = flask();
     let mut reader = SplitReader::open("root", &split.root).unwrap();
-    let fetch =
-        |need: &Need| Ok(split.bytes(&need.item, need.span.as_ref()).expect("every item a step names is written"));
+    let fetch = fetcher(&split);
     let (summary, waves) = drive(&mut reader, fetch, |r| r.summary_step()).unwrap();
     assert_eq!(waves, 1, "the summary's own item");
     assert!(!summary.skipped.is_empty() && summary.symbols > 0, "{summary:?}");
