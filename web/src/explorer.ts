@@ -67,6 +67,9 @@ const COMPONENT_CSS = `
   .fx-body { grid-template-columns: minmax(0, 1fr); grid-template-rows: minmax(0, 2fr) minmax(0, 3fr); }
   .fx-results { border-right: 0; border-bottom: 1px solid var(--border); }
   .fx-title { display: none; }
+  /* The query the full width, the index's status on a line of its own below it. */
+  .fx-bar { flex-wrap: wrap; row-gap: 3px; }
+  .fx-bar .search-input, .fx-status { flex: 1 1 100%; }
 }
 `;
 
