@@ -121,14 +121,19 @@ export async function fetchAll(wanted: Wanted[], each?: (at: number, result: Uin
 /** Cache Storage's stores opened in this context, by name. */
 const stores = new Map<string, Promise<Cache>>();
 
+/** The Cache Storage store named `name`, opened once in this context. */
+export function openStore(name: string): Promise<Cache> {
+  let opened = stores.get(name);
+  if (!opened) {
+    opened = caches.open(name);
+    stores.set(name, opened);
+  }
+  return opened;
+}
+
 /** Keeps copies in the store named `store`. */
 export async function keepAll(store: string, items: Kept[]): Promise<void> {
-  let opened = stores.get(store);
-  if (!opened) {
-    opened = caches.open(store);
-    stores.set(store, opened);
-  }
-  const cache = await opened;
+  const cache = await openStore(store);
   await Promise.all(items.map(({ url, bytes }) => cache.put(url, new Response(bytes as BlobPart))));
 }
 

@@ -5,7 +5,7 @@ import wasmUrl from '../../pkg/fathom_wasm_bg.wasm?url';
 import viewerUrl from '../../pkg/fathom_wasm_viewer_bg.wasm.xz?url';
 import minilmUrl from '../../pkg/fathom_wasm_minilm_bg.wasm?url';
 import { EmbeddingCache } from './embedding-cache';
-import { FetchPool, IN_FLIGHT, type Kept, type Slot, Unreachable, eachLimited, errorMessage, fetchChecked } from './fetching';
+import { FetchPool, IN_FLIGHT, type Kept, type Slot, Unreachable, eachLimited, errorMessage, fetchChecked, openStore } from './fetching';
 import { Cancelled, MiniLmPool, cpuWorkers, onCpu } from './minilm-pool';
 import { POOL_MIN_BYTES, ParsePool, poolSize } from './parse-pool';
 import { CALL_METHODS } from './protocol';
@@ -1047,7 +1047,7 @@ function kept(): Promise<Cache | undefined> {
 /** Keeps what is fetched from here on in the store named `name`, or nowhere. */
 function useStore(name: string | undefined): void {
   keptName = name;
-  keptStore = name === undefined ? Promise.resolve(undefined) : caches.open(name).catch(() => undefined);
+  keptStore = name === undefined ? Promise.resolve(undefined) : openStore(name).catch(() => undefined);
 }
 
 /** The stores of the builds of the bundle at `base`, oldest first. */
