@@ -195,7 +195,12 @@ export class FetchPool {
       shares.map(async (share, n) => {
         const first = n * FETCHES_PER_WORKER;
         const fetcher = this.#fetcher(share.length);
-        if (!fetcher) return asErrors(await fetchAll(share, (at, result) => each(first + at, asError(result))));
+        if (!fetcher) {
+          // Each read once as the error it met, the same one handed to `each` and returned.
+          const results: (Uint8Array | Error)[] = new Array(share.length);
+          await fetchAll(share, (at, result) => each(first + at, (results[at] = asError(result))));
+          return results;
+        }
         const results = await this.#ask(fetcher, { id: this.#next++, fetch: share });
         results.forEach((result, at) => each(first + at, result));
         return results;
